@@ -1,0 +1,108 @@
+/* cdyn — linear complementarity problems.
+ *
+ * LCP(q, M): find z in R^n with  z >= 0,  w = M z + q >= 0,  z^T w = 0.
+ * M is dense, n-by-n, column-major (LAPACK order): M[i + j*n] is row i, column j.
+ *
+ * Entry points
+ *   cdyn_lcp_solve       default: Lemke, then fallbacks (see below); use this one.
+ *   cdyn_lemke           Lemke's complementary pivoting, one covering vector.
+ *   cdyn_lcp_enumerate   all basic solutions of a small problem (n <= CDYN_LCP_SMALL_N).
+ *   cdyn_lcp_is_pmatrix  exact P-matrix test by principal minors (n <= CDYN_LCP_SMALL_N).
+ *   cdyn_lcp_residual    ||min(z, M z + q)||_inf, the residual every LCP solver reports.
+ *
+ * Thread safety: every function is reentrant; nothing is shared between calls. */
+#ifndef CDYN_LCP_H
+#define CDYN_LCP_H
+
+#include "cdyn/alloc.h"
+#include "cdyn/status.h"
+
+#include "cdyn/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest n accepted by the exponential-cost methods (enumeration, P-matrix test). */
+#define CDYN_LCP_SMALL_N 12
+
+typedef struct cdyn_lcp {
+    int n;           /* > 0 */
+    const double *M; /* n*n, column-major */
+    const double *q; /* n */
+} cdyn_lcp;
+
+/* ||min(z, M z + q)||_inf; returns NAN for invalid arguments. */
+CDYN_API double cdyn_lcp_residual(const cdyn_lcp *lcp, const double *z);
+
+/* ---- Lemke -------------------------------------------------------------------- */
+
+typedef struct cdyn_lemke_options {
+    int max_pivots;          /* 0: default 50*(n+1) */
+    double pivot_tol;        /* entries <= pivot_tol are not pivot candidates (default 1e-12,
+                                relative to the largest entry of the column) */
+    double tie_tol;          /* ratios within tie_tol (relative) are ties, broken lexicographically
+                                (default 1e-12) */
+    int refactor_every;      /* rebuild the basis inverse from an LU factorization every this many
+                                pivots (default 64; 0 keeps the default, < 0 never) */
+    const double *covering;  /* covering vector d > 0 (n values); NULL: all ones */
+    const int *warm_basis;   /* optional guessed complementary basis: warm_basis[i] != 0 means z_i
+                                basic (w_i nonbasic). If that basis gives z >= 0, w >= 0 the solve
+                                ends there; otherwise Lemke restarts from it (see docs/theory.md). */
+    const cdyn_allocator *allocator; /* NULL: malloc/free */
+} cdyn_lemke_options;
+
+CDYN_API void cdyn_lemke_defaults(cdyn_lemke_options *opts);
+
+/* Lemke's method with the lexicographic minimum-ratio rule (cannot cycle on degenerate problems).
+ * z and w (each n values) receive the result; on failure they are left unchanged.
+ * Returns CDYN_OK (residual <= a tolerance relative to the data, see docs), CDYN_ERAY (ray
+ * termination: for copositive-plus M this proves the LCP has no solution; for other M it only
+ * says this covering vector failed), CDYN_ENOCONV (pivot limit), CDYN_ENUMERIC (the basis became
+ * singular or the final solution lost accuracy), CDYN_EINVAL, CDYN_ENOMEM.
+ * opts may be NULL (defaults); report may be NULL. report->iterations counts pivots. */
+CDYN_API cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z, double *w,
+                       cdyn_report *report);
+
+/* ---- Default entry point with fallbacks ------------------------------------------ */
+
+typedef struct cdyn_lcp_options {
+    cdyn_lemke_options lemke;   /* settings for every Lemke attempt */
+    int try_alternate_covering; /* nonzero (default): after a ray, retry Lemke with other covering
+                                   vectors */
+    int try_enumeration;        /* nonzero (default): finally enumerate bases when n <= SMALL_N */
+} cdyn_lcp_options;
+
+CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
+
+/* Solve with Lemke (covering vector of ones); on a ray or numerical failure try the alternate
+ * covering vectors, then enumeration for n <= CDYN_LCP_SMALL_N. report->method names the method
+ * that produced the answer ("lemke", "lemke-alt-covering", "enumeration"); report->iterations
+ * sums the pivots of all attempts. Returns CDYN_ENOSOLUTION when enumeration proves there is no
+ * solution, otherwise the last attempt's status. */
+CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z, double *w,
+                           cdyn_report *report);
+
+/* ---- Small problems --------------------------------------------------------------- */
+
+/* Enumerate all 2^n complementary bases (n <= CDYN_LCP_SMALL_N) and store each distinct basic
+ * solution z (n values) in solutions[k*n ...] for k < max_solutions; *count receives the number
+ * found (which may exceed max_solutions: then only the first max_solutions are stored).
+ * Singular bases are skipped, so for an LCP with a continuum of solutions this lists the vertices
+ * of the solution set's pieces. Returns CDYN_OK (even when *count is 0: the LCP then has no
+ * solution among nonsingular bases), CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM.
+ * solutions may be NULL when max_solutions is 0. */
+CDYN_API cdyn_status cdyn_lcp_enumerate(const cdyn_lcp *lcp, double *solutions, int max_solutions,
+                               int *count, const cdyn_allocator *allocator, cdyn_report *report);
+
+/* Exact P-matrix test: *is_p = 1 when every principal minor of M (n-by-n, n <= CDYN_LCP_SMALL_N)
+ * is positive, else 0. An LCP has a unique solution for every q exactly when M is a P-matrix.
+ * Minors are computed by LU with partial pivoting; a minor within tol*scale of zero counts as not
+ * positive (tol <= 0: default 1e-12). Returns CDYN_OK, CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM. */
+CDYN_API cdyn_status cdyn_lcp_is_pmatrix(int n, const double *M, double tol, int *is_p,
+                                const cdyn_allocator *allocator, cdyn_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): installs missing packages, then
+#   1. a warnings-as-errors build and the whole ctest suite (build/),
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+export OPENBLAS_NUM_THREADS=1
+
+echo "== cdyn: -Werror build and tests"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDYN_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== cdyn: AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCDYN_WERROR=ON -DCDYN_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"

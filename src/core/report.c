@@ -1,0 +1,33 @@
+#include "core/report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void cdyn_report_method(cdyn_report *r, const char *method)
+{
+    if (r == NULL)
+        return;
+    snprintf(r->method, sizeof r->method, "%s", method ? method : "");
+}
+
+void cdyn_report_clear(cdyn_report *r, const char *method)
+{
+    if (r == NULL)
+        return;
+    memset(r, 0, sizeof *r);
+    r->status = CDYN_OK;
+    cdyn_report_method(r, method);
+}
+
+cdyn_status cdyn_fail(cdyn_report *r, cdyn_status status, const char *fmt, ...)
+{
+    if (r != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->message, sizeof r->message, fmt, ap);
+        va_end(ap);
+        r->status = status;
+    }
+    return status;
+}
