@@ -191,7 +191,14 @@ cdyn_status cdyn_sparse_lu_refactor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_
     }
     if (!(c->rgrowth >= CDYN_KLU_REGROWTH_FRACTION * lu->rgrowth_pivoted))
         return full_factor(lu, values, report); /* the old pivots became unstable */
-    return finish(lu, report);
+    if (!klu_rcond(lu->symbolic, lu->numeric, c)) {
+        klu_free_numeric(&lu->numeric, c);
+        return from_klu(c, report, "klu_rcond");
+    }
+    if (!(c->rcond >= DBL_EPSILON))
+        return full_factor(lu, values, report); /* maybe only the reused pivots are to blame */
+    lu->rcond = c->rcond;
+    return CDYN_OK;
 }
 
 cdyn_status cdyn_sparse_lu_solve(cdyn_sparse_lu *lu, int trans, int nrhs, const double *B,

@@ -31,8 +31,8 @@ cdyn_status cdyn_sparse_lu_factor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_re
 
 /* New values, same pattern: klu_refactor reuses the pivot order of the last full factorization.
  * Falls back to a full factorization when there is no factor yet, when refactor meets a zero
- * pivot, or when the reused pivots became unstable (reciprocal pivot growth below 1e-3 times the
- * one of the last full factorization). report->method says which produced the factor:
+ * pivot, when the reused pivots became unstable (reciprocal pivot growth below 1e-3 times the
+ * one of the last full factorization) or when the pivot ratio drops below machine epsilon. report->method says which produced the factor:
  * "klu_refactor" or "klu_factor". Statuses as cdyn_sparse_lu_factor. */
 cdyn_status cdyn_sparse_lu_refactor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_report *report);
 
