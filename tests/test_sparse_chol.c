@@ -313,6 +313,13 @@ static void test_invalid_arguments(void **state)
     assert_int_equal(cdyn_sparse_chol_solve(chol, 1, c, x, &r), CDYN_OK);
     for (int i = 0; i < 5; ++i)
         assert_true(fabs(x[i] - (i + 1)) <= 100 * EPS);
+    /* A rejected factor call keeps the previous factor. */
+    T.values[0] = NAN;
+    assert_int_equal(cdyn_sparse_chol_factor(chol, &T.A, &r), CDYN_EINVAL);
+    T.values[0] = 2.0;
+    assert_int_equal(cdyn_sparse_chol_solve(chol, 1, c, x, &r), CDYN_OK);
+    for (int i = 0; i < 5; ++i)
+        assert_true(fabs(x[i] - (i + 1)) <= 100 * EPS);
     cdyn_sparse_chol_free(chol);
     cdyn_sparse_chol_free(NULL);
     test_csc_free(&T);

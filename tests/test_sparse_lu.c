@@ -411,9 +411,10 @@ static void test_invalid_arguments(void **state)
     assert_int_equal(cdyn_sparse_lu_factor(lu, &F.A, &r), CDYN_EINVAL);
     assert_non_null(strstr(r.message, "pattern differs"));
     assert_int_equal(cdyn_sparse_lu_refactor(lu, &F.A, &r), CDYN_EINVAL);
+    const double saved = C.values[3];
     C.values[3] = NAN;
     assert_int_equal(cdyn_sparse_lu_factor(lu, &C.A, &r), CDYN_EINVAL);
-    C.values[3] = -1.5;
+    C.values[3] = saved;
     assert_int_equal(cdyn_sparse_lu_factor(NULL, &C.A, &r), CDYN_EINVAL);
     double b[16], x[16];
     for (int i = 0; i < 16; ++i)
@@ -426,6 +427,14 @@ static void test_invalid_arguments(void **state)
     assert_int_equal(cdyn_sparse_lu_solve(lu, 1, 1, b, x, &r), CDYN_EINVAL);
     for (int i = 0; i < 16; ++i)
         assert_true(x[i] == 5.0);
+    /* A rejected refactor keeps the previous factor: the solve still matches A x = b. */
+    b[7] = 1.0;
+    const double saved0 = C.values[0];
+    C.values[0] = INFINITY;
+    assert_int_equal(cdyn_sparse_lu_refactor(lu, &C.A, &r), CDYN_EINVAL);
+    C.values[0] = saved0;
+    assert_int_equal(cdyn_sparse_lu_solve(lu, 0, 1, b, x, &r), CDYN_OK);
+    assert_true(backward_error(&C.A, 0, x, b) <= 10.0 * 16 * EPS);
     cdyn_sparse_lu_free(lu);
     cdyn_sparse_lu_free(NULL);
     test_csc_free(&C);

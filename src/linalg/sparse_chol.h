@@ -10,8 +10,11 @@
  * Memory: the handle and the pattern copy come from the cdyn_allocator passed to create (NULL:
  * malloc). CHOLMOD's own objects (factor, workspace) are allocated by SuiteSparse through its
  * process-global SuiteSparse_config hooks, which cdyn never changes: by default malloc/free.
- * Solve keeps CHOLMOD's solution and workspace between calls (cholmod_solve2), so repeated
- * solves with the same number of right-hand sides do not allocate.
+ * Solve keeps CHOLMOD's solution and workspace objects between calls (cholmod_solve2). Measured
+ * with SuiteSparse 5.12: a simplicial solve still reallocates its workspace block each call (the
+ * solver shrinks it to the columns used), and every cholmod_factorize allocates a temporary
+ * permuted copy of A; both are freed before the call returns. cdyn itself allocates only in
+ * create.
  *
  * Thread safety: one handle per thread; distinct handles are independent. */
 #ifndef CDYN_LINALG_SPARSE_CHOL_H
@@ -33,8 +36,9 @@ cdyn_status cdyn_sparse_chol_create(const cdyn_csc *A, const cdyn_allocator *all
  * CDYN_ESINGULAR when A is not positive definite (the message and
  * cdyn_sparse_chol_failed_column name the column, in the caller's numbering, where the
  * factorization broke down) or numerically singular (rcond < machine epsilon).
- * CDYN_EINVAL for a changed pattern or non-finite values, CDYN_ENOMEM. After a failure the
- * handle holds no factor (solve refuses) until a later factor succeeds. */
+ * CDYN_EINVAL for a changed pattern or non-finite values (the previous factor, if any, stays
+ * usable), CDYN_ENOMEM. After any other failure the handle holds no factor (solve refuses) until
+ * a later factor succeeds. */
 cdyn_status cdyn_sparse_chol_factor(cdyn_sparse_chol *chol, const cdyn_csc *A,
                                     cdyn_report *report);
 

@@ -26,14 +26,17 @@ cdyn_status cdyn_sparse_lu_create(const cdyn_csc *A, const cdyn_allocator *alloc
 /* Full numeric factorization with pivoting (klu_factor). report->method = "klu_factor".
  * CDYN_ESINGULAR when a pivot is exactly zero (the message names the caller's column) or the
  * matrix is numerically singular (rcond < machine epsilon); CDYN_EINVAL for a changed pattern
- * or non-finite values; CDYN_ENOMEM. After a failure the handle holds no factor. */
+ * or non-finite values (the previous factor, if any, stays usable); CDYN_ENOMEM. After any other
+ * failure the handle holds no factor (solve refuses) until a later factorization succeeds. */
 cdyn_status cdyn_sparse_lu_factor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_report *report);
 
 /* New values, same pattern: klu_refactor reuses the pivot order of the last full factorization.
  * Falls back to a full factorization when there is no factor yet, when refactor meets a zero
  * pivot, when the reused pivots became unstable (reciprocal pivot growth below 1e-3 times the
- * one of the last full factorization) or when the pivot ratio drops below machine epsilon. report->method says which produced the factor:
- * "klu_refactor" or "klu_factor". Statuses as cdyn_sparse_lu_factor. */
+ * one of the last full factorization) or when the pivot ratio drops below machine epsilon.
+ * report->method says which produced the factor: "klu_refactor" or "klu_factor". Statuses as
+ * cdyn_sparse_lu_factor. No allocation on the refactor path (KLU's refactor reuses the factor's
+ * memory); the fallback allocates a new factor. */
 cdyn_status cdyn_sparse_lu_refactor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_report *report);
 
 /* Solve A X = B (trans == 0) or A^T X = B (trans != 0) for nrhs >= 1 right-hand sides, B and X
