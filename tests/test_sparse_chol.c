@@ -264,6 +264,13 @@ static void test_indefinite_and_semidefinite(void **state)
     assert_true(col >= 0 && col < 900);
     cdyn_sparse_chol_free(chol);
 
+    /* No entries at all (values may then be NULL): zero diagonal, not positive definite. */
+    int cp0[3] = {0, 0, 0};
+    cdyn_csc Z = {2, 2, cp0, NULL, NULL};
+    assert_int_equal(cdyn_sparse_chol_create(&Z, NULL, &chol, &r), CDYN_OK);
+    assert_int_equal(cdyn_sparse_chol_factor(chol, &Z, &r), CDYN_ESINGULAR);
+    cdyn_sparse_chol_free(chol);
+
     test_laplacian_1d_neumann(200, 1, &N);
     assert_int_equal(cdyn_sparse_chol_create(&N.A, NULL, &chol, &r), CDYN_OK);
     assert_int_equal(cdyn_sparse_chol_factor(chol, &N.A, &r), CDYN_ESINGULAR);

@@ -342,6 +342,14 @@ static void test_singular(void **state)
     assert_true(col == 0 || col == 1);
     cdyn_sparse_lu_free(lu);
 
+    /* No entries at all (values may then be NULL). */
+    int cp0[3] = {0, 0, 0};
+    cdyn_csc Z = {2, 2, cp0, NULL, NULL};
+    assert_int_equal(cdyn_sparse_lu_create(&Z, NULL, &lu, &r), CDYN_OK);
+    assert_int_equal(cdyn_sparse_lu_factor(lu, &Z, &r), CDYN_ESINGULAR);
+    assert_int_equal(cdyn_sparse_lu_refactor(lu, &Z, &r), CDYN_ESINGULAR);
+    cdyn_sparse_lu_free(lu);
+
     /* Structurally singular: column 1 is empty. */
     int cp2[4] = {0, 2, 2, 4}, ri2[4] = {0, 2, 1, 2};
     double v2[4] = {1, 1, 1, 1};

@@ -150,7 +150,8 @@ cdyn_status cdyn_sparse_chol_factor(cdyn_sparse_chol *chol, const cdyn_csc *A,
     chol->failed_column = -1;
     chol->rcond = NAN;
     cholmod_common *c = &chol->common;
-    cholmod_sparse S = wrap(chol, A->values);
+    static const double no_entries = 0.0; /* values may be NULL when nnz = 0 */
+    cholmod_sparse S = wrap(chol, A->values != NULL ? A->values : &no_entries);
     if (!cholmod_factorize(&S, chol->L, c))
         return from_cholmod(c, report, "cholmod_factorize");
     if (c->status == CHOLMOD_NOT_POSDEF || chol->L->minor < chol->L->n) {

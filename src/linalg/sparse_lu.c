@@ -100,6 +100,9 @@ cdyn_status cdyn_sparse_lu_create(const cdyn_csc *A, const cdyn_allocator *alloc
     return CDYN_OK;
 }
 
+/* Stand-in for values == NULL, which a valid matrix may have when it has no entries. */
+static const double no_entries[1] = {0.0};
+
 /* Shared checks of factor/refactor; on success the old factor's validity is cleared. */
 static cdyn_status check_values(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_report *report)
 {
@@ -166,7 +169,7 @@ cdyn_status cdyn_sparse_lu_factor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_re
     if (st != CDYN_OK)
         return st;
     /* KLU does not write its input values; its prototypes are just not const. */
-    return full_factor(lu, (double *)A->values, report);
+    return full_factor(lu, (double *)(A->values != NULL ? A->values : no_entries), report);
 }
 
 cdyn_status cdyn_sparse_lu_refactor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_report *report)
@@ -175,7 +178,7 @@ cdyn_status cdyn_sparse_lu_refactor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_
     cdyn_status st = check_values(lu, A, report);
     if (st != CDYN_OK)
         return st;
-    double *values = (double *)A->values; /* read only, see cdyn_sparse_lu_factor */
+    double *values = (double *)(A->values != NULL ? A->values : no_entries); /* read only */
     if (lu->numeric == NULL)
         return full_factor(lu, values, report);
     klu_common *c = &lu->common;
