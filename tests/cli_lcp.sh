@@ -6,7 +6,8 @@
 set -u
 mode=$1 bin=$2 data=$3 tmp=$4
 failures=0
-out="$tmp/cli_lcp.out" err="$tmp/cli_lcp.err"
+# per mode: ctest may run the modes in parallel
+out="$tmp/cli_lcp_$mode.out" err="$tmp/cli_lcp_$mode.err"
 
 # expect CODE PATTERN ARGS...: run bin ARGS, check the exit code and that PATTERN (grep -E)
 # appears in stdout or stderr.
@@ -30,10 +31,10 @@ usage)
   expect 2 'unknown option' --frobnicate "$data/lcp_CPS_1.dat"
   expect 2 "unknown solver.*'simplex'" "$data/lcp_CPS_1.dat" --solver simplex
   expect 2 'needs a value' "$data/lcp_CPS_1.dat" --solver
-  expect 1 "cannot open '$tmp/missing.dat'" "$tmp/missing.dat"
-  printf '2\n0\n2\n2\n2 2\n1 1\n1 1.0x\n-1 -1\n' >"$tmp/bad.dat"
-  expect 1 'bad.dat: line 7, token 10: expected M\(1,1\)' "$tmp/bad.dat"
-  expect 1 '^0 of 2 solved' "$tmp/bad.dat" "$tmp/missing.dat"
+  expect 1 "cannot open '$tmp/cli_lcp_missing.dat'" "$tmp/cli_lcp_missing.dat"
+  printf '2\n0\n2\n2\n2 2\n1 1\n1 1.0x\n-1 -1\n' >"$tmp/cli_lcp_bad.dat"
+  expect 1 'cli_lcp_bad.dat: line 7, token 10: expected M\(1,1\)' "$tmp/cli_lcp_bad.dat"
+  expect 1 '^0 of 2 solved' "$tmp/cli_lcp_bad.dat" "$tmp/cli_lcp_missing.dat"
   ;;
 fixtures)
   count=$(ls "$data"/lcp_*.dat | wc -l)
