@@ -273,7 +273,9 @@ static void test_parse_respects_length(void **state)
     expect_error(text, strlen(text) - 4, CDYN_EFORMAT, "q[0]", "'-'");
 }
 
-/* Parsing ignores the C locale's decimal point (only testable where a comma locale exists). */
+/* Parsing and writing ignore the C locale's decimal point. Needs a comma locale:
+ * tests/CMakeLists.txt compiles de_DE into the build tree (LOCPATH) when localedef and its sources
+ * exist. */
 static void test_parse_ignores_locale(void **state)
 {
     (void)state;
@@ -286,10 +288,22 @@ static void test_parse_ignores_locale(void **state)
     cdyn_lcp_file *f = NULL;
     cdyn_report r;
     cdyn_status st = parse_str("1 0 1 1 1 1 2.5 -0.125", &f, &r);
+    /* and the writer still writes '.' */
+    const double M[1] = {2.5}, q[1] = {-0.125};
+    cdyn_lcp lcp = {1, M, q};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/locale.dat", CDYN_TEST_OUT_DIR);
+    cdyn_status wst = cdyn_lcp_file_write(path, &lcp, NULL, &r);
     setlocale(LC_NUMERIC, "C");
     assert_int_equal(st, CDYN_OK);
     assert_true(f->M[0] == 2.5 && f->q[0] == -0.125);
     cdyn_lcp_file_free(f);
+    assert_int_equal(wst, CDYN_OK);
+    size_t len;
+    char *text = slurp(path, &len);
+    assert_non_null(strstr(text, "2.5\n-0.125\n"));
+    free(text);
+    remove(path);
 }
 
 /* ---- malformed text ------------------------------------------------------------------------- */

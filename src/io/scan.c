@@ -1,7 +1,6 @@
 #include "io/scan.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +46,22 @@ static int is_digit(char c)
 static char lower(char c)
 {
     return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* The current locale's decimal point (at most size - 1 bytes), read from snprintf's output
+ * rather than localeconv(), whose static result is not safe to read while other threads call
+ * setlocale or localeconv. */
+static void locale_point(char *point, size_t size)
+{
+    char buf[32];
+    int len = snprintf(buf, sizeof buf, "%.1f", 0.5); /* "0" point "5" */
+    size_t k = 0;
+    if (len >= 3 && (size_t)len < sizeof buf)
+        for (int i = 1; i < len - 1 && k + 1 < size; ++i)
+            point[k++] = buf[i];
+    if (k == 0)
+        point[k++] = '.';
+    point[k] = '\0';
 }
 
 /* Case-insensitive comparison of the token (after its sign) with a lowercase word. */
@@ -127,31 +142,35 @@ cdyn_number_error cdyn_token_double(const cdyn_token *t, double *value)
     if (!decimal_syntax(p, end))
         return CDYN_NUMBER_SYNTAX;
 
-    /* strtod reads the current locale's decimal point; write that instead of '.'. */
-    const char *point = localeconv()->decimal_point;
-    if (point == NULL || point[0] == '\0')
-        point = ".";
-    const size_t point_len = strlen(point);
+    /* strtod reads the current locale's decimal point. Try '.' first (the C locale, nearly
+       always); only when strtod stops early is the token rewritten with the locale's point. */
     char buf[2 * CDYN_SCAN_MAX_NUMBER + 16];
-    size_t k = 0;
-    for (; p < end; ++p) {
-        if (*p == '.') {
-            if (k + point_len >= sizeof buf)
-                return CDYN_NUMBER_TOO_LONG;
-            memcpy(buf + k, point, point_len);
-            k += point_len;
-        } else {
-            buf[k++] = *p;
-        }
-    }
-    buf[k] = '\0';
-
+    memcpy(buf, p, t->len);
+    buf[t->len] = '\0';
     const int saved_errno = errno;
     char *stop = NULL;
     double v = strtod(buf, &stop);
+    if (stop != buf + t->len) {
+        char point[8];
+        locale_point(point, sizeof point);
+        const size_t point_len = strlen(point);
+        size_t k = 0;
+        for (; p < end; ++p) {
+            if (*p == '.') {
+                memcpy(buf + k, point, point_len);
+                k += point_len;
+            } else {
+                buf[k++] = *p;
+            }
+        }
+        buf[k] = '\0';
+        v = strtod(buf, &stop);
+        if (stop != buf + k) {
+            errno = saved_errno;
+            return CDYN_NUMBER_SYNTAX; /* cannot happen after decimal_syntax */
+        }
+    }
     errno = saved_errno;
-    if (stop != buf + k)
-        return CDYN_NUMBER_SYNTAX; /* cannot happen after decimal_syntax, but never trust it */
     if (isinf(v))
         return CDYN_NUMBER_RANGE;
     *value = v;
@@ -186,8 +205,9 @@ const char *cdyn_format_double(double value, char *buf, size_t size)
     if (size == 0)
         return buf;
     snprintf(buf, size, "%.17g", value);
-    const char *point = localeconv()->decimal_point;
-    if (point == NULL || point[0] == '\0' || strcmp(point, ".") == 0)
+    char point[8];
+    locale_point(point, sizeof point);
+    if (strcmp(point, ".") == 0)
         return buf;
     char *at = strstr(buf, point);
     if (at != NULL) {
