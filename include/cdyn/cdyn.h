@@ -7,6 +7,7 @@
 #include "cdyn/alloc.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
+#include "cdyn/sparse.h"
 #include "cdyn/status.h"
 #include "cdyn/version.h"
 
