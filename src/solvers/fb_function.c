@@ -14,8 +14,9 @@
 double mcp_phi(double a, double b, double lambda)
 {
     const double r = hypot(a, b);
-    /* a + b - r cancels when a, b > 0; the rationalized form 2ab / (a + b + r) does not. */
-    const double fb = (a + b > 0.0) ? 2.0 * a * b / (a + b + r) : a + b - r;
+    /* a + b - r cancels when a, b > 0; the rationalized form 2ab / (a + b + r) does not
+       (written so that the product a b cannot overflow). */
+    const double fb = (a + b > 0.0) ? 2.0 * a * (b / (a + b + r)) : a + b - r;
     if (lambda >= 1.0)
         return fb;
     return lambda * fb + (1.0 - lambda) * fmax(a, 0.0) * fmax(b, 0.0);
