@@ -109,6 +109,9 @@ double mcp_natural_residual(int n, const double *l, const double *u, const doubl
 {
     double r = 0.0;
     for (int i = 0; i < n; ++i) {
+        /* fmin/fmax drop a NaN operand, so NaN input is caught explicitly. */
+        if (isnan(x[i]) || isnan(F[i]))
+            return NAN;
         const double proj = fmin(u[i], fmax(l[i], x[i] - F[i]));
         const double ri = fabs(x[i] - proj);
         if (isnan(ri))
