@@ -292,6 +292,16 @@ static int sing_J(void *ctx, const double *x, double *J)
     return 0;
 }
 
+static const int FULL_COLPTR[3] = {0, 2, 4};
+static const int FULL_ROWIND[4] = {0, 1, 0, 1};
+
+static int sing_J_sparse(void *ctx, const double *x, double *v)
+{
+    (void)ctx, (void)x;
+    v[0] = v[1] = v[2] = v[3] = 1.0;
+    return 0;
+}
+
 static const double FREE_LO[2] = {-INFINITY, -INFINITY};
 static const double FREE_UP[2] = {INFINITY, INFINITY};
 
@@ -313,6 +323,15 @@ static void test_singular_jacobian(void **state)
     cdyn_report r;
     assert_int_equal(cdyn_mcp_solve(&p, NULL, x, &r), CDYN_OK);
     assert_true(fabs(x[0] + x[1] - 2.0) <= 1e-10);
+    /* the same on the sparse path: KLU reports the singular matrix, the shift takes over */
+    cdyn_mcp ps = p;
+    ps.jac = NULL;
+    ps.colptr = FULL_COLPTR;
+    ps.rowind = FULL_ROWIND;
+    ps.jac_sparse = sing_J_sparse;
+    double xs[2] = {5.0, -1.0};
+    assert_int_equal(cdyn_mcp_solve(&ps, NULL, xs, &r), CDYN_OK);
+    assert_true(fabs(xs[0] + xs[1] - 2.0) <= 1e-10);
 
     /* Inconsistent (s = 3): no solution; the merit function is minimal on x1 + x2 = 2.5 where
        its gradient vanishes. Expect stagnation, x unchanged. */
@@ -356,6 +375,44 @@ static void test_zero_jacobian_and_iteration_limit(void **state)
     o.max_iter = 1;
     double x[2] = {1e3, -1e3};
     expect_fail(&q, &o, x, 2, CDYN_ENOCONV, "iteration limit");
+}
+
+/* F = 1e4 atan(x), free: from x = 10 the Newton step overshoots to -139 and the gradient
+   step (length ~1e6) is worse still; with one backtrack allowed no trial point decreases the
+   merit function, so the solver must report stagnation (not a numeric failure). */
+static int atan_F(void *ctx, const double *x, double *F)
+{
+    (void)ctx;
+    F[0] = 1e4 * atan(x[0]);
+    return 0;
+}
+
+static int atan_J(void *ctx, const double *x, double *J)
+{
+    (void)ctx;
+    J[0] = 1e4 / (1.0 + x[0] * x[0]);
+    return 0;
+}
+
+static void test_line_search_stagnation(void **state)
+{
+    (void)state;
+    cdyn_mcp p;
+    memset(&p, 0, sizeof p);
+    p.n = 1;
+    p.lower = FREE_LO;
+    p.upper = FREE_UP;
+    p.F = atan_F;
+    p.jac = atan_J;
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    o.max_backtracks = 1;
+    double x[1] = {10.0};
+    expect_fail(&p, &o, x, 1, CDYN_ENOCONV, "no sufficient decrease");
+    /* with the default number of backtracks the same start converges to x = 0 */
+    cdyn_report r;
+    assert_int_equal(cdyn_mcp_solve(&p, NULL, x, &r), CDYN_OK);
+    assert_true(fabs(x[0]) <= 1e-12);
 }
 
 static void test_already_solved_start(void **state)
@@ -476,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_callback_failures),
         cmocka_unit_test(test_singular_jacobian),
         cmocka_unit_test(test_zero_jacobian_and_iteration_limit),
+        cmocka_unit_test(test_line_search_stagnation),
         cmocka_unit_test(test_already_solved_start),
         cmocka_unit_test(test_null_report_is_allowed),
         cmocka_unit_test(test_dense_size_limit),
