@@ -25,8 +25,8 @@ static void test_phi_is_an_ncp_function(void **state)
     (void)state;
     /* zero exactly when a >= 0, b >= 0, a b = 0 */
     const double zero_pairs[][2] = {{0, 0}, {0, 3}, {2, 0}, {0, 1e-300}, {1e300, 0}};
-    const double nonzero_pairs[][2] = {{1, 1}, {-1, 2}, {2, -1}, {-1, -1}, {1e-8, 1e-8},
-                                       {-1e-8, 0}, {0, -1e-8}};
+    const double nonzero_pairs[][2] = {{1, 1},       {-1, 2},    {2, -1},   {-1, -1},
+                                       {1e-8, 1e-8}, {-1e-8, 0}, {0, -1e-8}};
     for (int k = 0; k < 2; ++k) {
         for (size_t i = 0; i < sizeof zero_pairs / sizeof zero_pairs[0]; ++i)
             assert_true(mcp_phi(zero_pairs[i][0], zero_pairs[i][1], LAMBDAS[k]) == 0.0);
@@ -85,12 +85,12 @@ static void test_box_rows_vanish_exactly_at_complementarity(void **state)
     for (int k = 0; k < 2; ++k) {
         const double lam = LAMBDAS[k];
         /* two-sided box [-1, 2] */
-        assert_true(phi1(-1, 2, -1, 3, lam) == 0.0);   /* at l with F >= 0 */
-        assert_true(phi1(-1, 2, -1, 0, lam) == 0.0);   /* at l with F = 0 (degenerate) */
-        assert_true(phi1(-1, 2, 2, -3, lam) == 0.0);   /* at u with F <= 0 */
-        assert_true(phi1(-1, 2, 0.5, 0, lam) == 0.0);  /* inside with F = 0 */
-        assert_true(phi1(-1, 2, -1, -3, lam) != 0.0);  /* at l with F < 0 */
-        assert_true(phi1(-1, 2, 2, 3, lam) != 0.0);    /* at u with F > 0 */
+        assert_true(phi1(-1, 2, -1, 3, lam) == 0.0);  /* at l with F >= 0 */
+        assert_true(phi1(-1, 2, -1, 0, lam) == 0.0);  /* at l with F = 0 (degenerate) */
+        assert_true(phi1(-1, 2, 2, -3, lam) == 0.0);  /* at u with F <= 0 */
+        assert_true(phi1(-1, 2, 0.5, 0, lam) == 0.0); /* inside with F = 0 */
+        assert_true(phi1(-1, 2, -1, -3, lam) != 0.0); /* at l with F < 0 */
+        assert_true(phi1(-1, 2, 2, 3, lam) != 0.0);   /* at u with F > 0 */
         assert_true(phi1(-1, 2, 0.5, 1e-9, lam) != 0.0);
         assert_true(phi1(-1, 2, 2.5, -3, lam) != 0.0); /* outside the box */
         assert_true(phi1(-1, 2, -1.5, 3, lam) != 0.0);

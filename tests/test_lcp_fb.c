@@ -49,10 +49,12 @@ static int read_lcp(const char *name, int *n, double **M, double **q)
 }
 
 static const char *FILES[] = {
-    "lcp_CPS_1.dat",     "lcp_CPS_2.dat",     "lcp_CPS_3.dat",
-    "lcp_CPS_4.dat",     "lcp_CPS_5.dat",     "lcp_Pang_isolated_sol.dat",
-    "lcp_deudeu.dat",    "lcp_exp_murty.dat", "lcp_exp_murty2.dat",
-    "lcp_inf_sol_perturbed.dat", "lcp_ortiz.dat", "lcp_trivial.dat",
+    "lcp_CPS_1.dat",      "lcp_CPS_2.dat",
+    "lcp_CPS_3.dat",      "lcp_CPS_4.dat",
+    "lcp_CPS_5.dat",      "lcp_Pang_isolated_sol.dat",
+    "lcp_deudeu.dat",     "lcp_exp_murty.dat",
+    "lcp_exp_murty2.dat", "lcp_inf_sol_perturbed.dat",
+    "lcp_ortiz.dat",      "lcp_trivial.dat",
 };
 
 static void test_every_data_file(void **state)

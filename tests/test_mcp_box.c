@@ -165,8 +165,8 @@ static void test_free_and_bounded_variables(void **state)
                     cdyn_report r;
                     const cdyn_status st = cdyn_mcp_solve(&mcp, &o, z, &r);
                     if (st != CDYN_OK)
-                        print_error("sparse %d fd %d merit %d start %d: %s\n", sparse, fd,
-                                    merit, s, r.message);
+                        print_error("sparse %d fd %d merit %d start %d: %s\n", sparse, fd, merit, s,
+                                    r.message);
                     assert_int_equal(st, CDYN_OK);
                     for (int i = 0; i < N; ++i)
                         assert_true(fabs(z[i] - XSTAR[i]) <= 1e-8);

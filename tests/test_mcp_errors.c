@@ -18,10 +18,10 @@
 
 /* F(x) = x - 1 on an NCP (solution x = 1), or with a behaviour switch for failure tests. */
 typedef struct ctl {
-    int calls;     /* F calls so far */
-    int jcalls;    /* Jacobian calls so far */
-    int f_bad_from;   /* from this F call on (0-based), return f_bad_kind */
-    int f_bad_kind;   /* 1: NaN, 2: Inf, 3: nonzero return */
+    int calls;      /* F calls so far */
+    int jcalls;     /* Jacobian calls so far */
+    int f_bad_from; /* from this F call on (0-based), return f_bad_kind */
+    int f_bad_kind; /* 1: NaN, 2: Inf, 3: nonzero return */
     int j_bad_from;
     int j_bad_kind;
 } ctl;
@@ -84,8 +84,8 @@ static void expect_fail(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x,
     cdyn_report r;
     const cdyn_status got = cdyn_mcp_solve(p, o, x, &r);
     if (got != st || (needle && strstr(r.message, needle) == NULL))
-        print_error("expected status %d with '%s', got %d: '%s'\n", (int)st,
-                    needle ? needle : "", (int)got, r.message);
+        print_error("expected status %d with '%s', got %d: '%s'\n", (int)st, needle ? needle : "",
+                    (int)got, r.message);
     assert_int_equal(got, st);
     assert_int_equal(r.status, st);
     assert_true(strlen(r.message) > 0);
@@ -202,11 +202,11 @@ static void test_bad_options(void **state)
     double x[2] = {0.5, 0.5};
     cdyn_mcp p = lin_problem(NULL);
     cdyn_mcp_options o;
-#define BAD_OPTION(field, value)                                                               \
-    do {                                                                                       \
-        cdyn_mcp_defaults(&o);                                                                 \
-        o.field = value;                                                                       \
-        expect_fail(&p, &o, x, 2, CDYN_EINVAL, #field);                                        \
+#define BAD_OPTION(field, value)                                                                   \
+    do {                                                                                           \
+        cdyn_mcp_defaults(&o);                                                                     \
+        o.field = value;                                                                           \
+        expect_fail(&p, &o, x, 2, CDYN_EINVAL, #field);                                            \
     } while (0)
     BAD_OPTION(tol, 0.0);
     BAD_OPTION(tol, NAN);

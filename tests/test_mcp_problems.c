@@ -304,17 +304,18 @@ static double bi_distance(const double *x)
     return fmin(fabs(x[0]), fabs(x[0] - (1.0 + sqrt(1.01))));
 }
 
+/* clang-format off */
 static const problem PROBLEMS[] = {
     {"kojima-shindo", 4, ks_F, ks_J, NULL, NULL, {{0, 0, 0, 0}, {1, 1, 1, 1}}, ks_distance},
     {"josephy", 4, jo_F, jo_J, NULL, NULL, {{0, 0, 0, 0}, {1, 1, 1, 1}}, jo_distance},
-    {"mathiesen-modified", 4, mm_F, mm_J, NULL, NULL, {{1, 1, 1, 1}, {5, 5, 5, 5}},
-     mm_distance},
+    {"mathiesen-modified", 4, mm_F, mm_J, NULL, NULL, {{1, 1, 1, 1}, {5, 5, 5, 5}}, mm_distance},
     {"mathiesen-walras", 4, wa_F, wa_J, WA_LOWER, WA_UPPER, {{1, 1, 1, 1}, {5, 6, 2, 2}},
      wa_distance},
     {"nash-cournot", 5, nc_F, nc_J, NULL, NULL, {{10, 10, 10, 10, 10}, {1, 1, 1, 1, 1}},
      nc_distance},
     {"billups", 1, bi_F, bi_J, NULL, NULL, {{3}, {0.5}}, bi_distance},
 };
+/* clang-format on */
 #define NPROB ((int)(sizeof PROBLEMS / sizeof PROBLEMS[0]))
 
 /* Tolerance on the distance to the solution set: the solver stops at natural residual 1e-10,
@@ -351,8 +352,8 @@ static void solve_all(int use_fd, cdyn_mcp_merit merit)
             const double dist = pb->distance(x);
             if (st != CDYN_OK || !(res <= o.tol) || !(dist <= distance_tol(pb)))
                 print_error("%s start %d fd %d merit %d: status %d (%s) it %d res %g dist %g\n",
-                            pb->name, s, use_fd, (int)merit, (int)st, r.message, r.iterations,
-                            res, dist);
+                            pb->name, s, use_fd, (int)merit, (int)st, r.message, r.iterations, res,
+                            dist);
             assert_int_equal(st, CDYN_OK);
             assert_true(res <= o.tol);
             assert_true(r.residual <= o.tol);

@@ -25,14 +25,14 @@
 #define OBST_A 0.697965148223374
 
 typedef struct obstacle {
-    int m, n;      /* m-by-m interior grid, n = m^2 */
+    int m, n; /* m-by-m interior grid, n = m^2 */
     double h;
     double *psi;   /* lower bounds */
     double *b;     /* boundary contributions */
     double *exact; /* exact solution at the grid points */
     int *colptr, *rowind;
-    double cubic;  /* F += cubic * h^2 * u^3 (0: the linear obstacle problem) */
-    int reversed;  /* pattern rows listed in decreasing order within each column */
+    double cubic; /* F += cubic * h^2 * u^3 (0: the linear obstacle problem) */
+    int reversed; /* pattern rows listed in decreasing order within each column */
 } obstacle;
 
 static double exact_u(double x, double y)

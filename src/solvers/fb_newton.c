@@ -153,8 +153,7 @@ cdyn_status mcp_fb_newton(mcp_work *w, cdyn_report *r)
                                  "Jacobian evaluation failed or returned NaN/Inf at the "
                                  "starting point");
             return cdyn_fail(r, CDYN_ENUMERIC,
-                             "Jacobian evaluation failed or returned NaN/Inf at iteration %d",
-                             it);
+                             "Jacobian evaluation failed or returned NaN/Inf at iteration %d", it);
         }
         mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, w->da, w->db);
         for (int i = 0; i < n; ++i)

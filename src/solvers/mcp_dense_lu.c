@@ -59,8 +59,7 @@ static double dense_max_abs(void *self)
     return ((mcp_dense_lu *)self)->hmax;
 }
 
-cdyn_status mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out,
-                                mcp_linsys *ls)
+cdyn_status mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out, mcp_linsys *ls)
 {
     *out = NULL;
     const size_t nn = cdyn_mem_matrix_len((size_t)n, (size_t)n);

@@ -5,8 +5,7 @@
 #include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
-void mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors,
-                  int *mark)
+void mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors, int *mark)
 {
     /* Greedy, one color at a time: sweep the uncolored columns and take every column whose rows
        are not yet used by this color. O(colors * nnz), run once per solve. */
@@ -62,16 +61,15 @@ static int perturb_and_eval(const cdyn_mcp *p, const mcp_fd *fd, const double *x
     return eval_at(p, fd, nfev);
 }
 
-cdyn_status mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x,
-                            const double *F0, mcp_jac *J, int *nfev)
+cdyn_status mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x, const double *F0,
+                            mcp_jac *J, int *nfev)
 {
     const int n = p->n;
     const int groups = J->sparse ? fd->ncolors : n;
     for (int c = 0; c < groups; ++c) {
         /* Forward step first; a failed evaluation (e.g. at a bound of F's domain) is retried
            backwards. */
-        if (perturb_and_eval(p, fd, x, c, 1.0, nfev) &&
-            perturb_and_eval(p, fd, x, c, -1.0, nfev))
+        if (perturb_and_eval(p, fd, x, c, 1.0, nfev) && perturb_and_eval(p, fd, x, c, -1.0, nfev))
             return CDYN_ENUMERIC;
         if (!J->sparse) {
             /* The step actually taken is xp - x (rounding), which is what we divide by. */

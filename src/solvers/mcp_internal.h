@@ -41,10 +41,10 @@ void mcp_fb_eval(int n, const double *l, const double *u, const double *x, const
 
 typedef struct mcp_jac {
     int n;
-    int sparse;         /* 0: dense column-major n*n in values */
-    const int *colptr;  /* sparse: the user's pattern */
+    int sparse;        /* 0: dense column-major n*n in values */
+    const int *colptr; /* sparse: the user's pattern */
     const int *rowind;
-    size_t nvals;       /* n*n or colptr[n] */
+    size_t nvals; /* n*n or colptr[n] */
     double *values;
 } mcp_jac;
 
@@ -52,8 +52,8 @@ typedef struct mcp_jac {
  * use_fd, with mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
  * the callback fails or returns NaN/Inf. (mcp_jac.c) */
 struct mcp_fd;
-cdyn_status mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd,
-                         const double *x, const double *F, mcp_jac *J, int *nfev, int *njev);
+cdyn_status mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd, const double *x,
+                         const double *F, mcp_jac *J, int *nfev, int *njev);
 /* out := J^T v. */
 void mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
 
@@ -61,22 +61,21 @@ void mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
 
 /* Greedy column coloring of an n-column pattern so that columns of one color share no row;
  * color[j] in [0, *ncolors). mark: n ints of scratch. */
-void mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors,
-                  int *mark);
+void mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors, int *mark);
 
 typedef struct mcp_fd {
-    double step;        /* relative step */
-    const int *color;   /* sparse: column colors */
+    double step;      /* relative step */
+    const int *color; /* sparse: column colors */
     int ncolors;
-    double *xp;         /* n scratch: perturbed point */
-    double *Fp;         /* n scratch: F at the perturbed point */
+    double *xp; /* n scratch: perturbed point */
+    double *Fp; /* n scratch: F at the perturbed point */
 } mcp_fd;
 
 /* Forward differences of F at x (F0 = F(x)) into J; a failed or non-finite evaluation is
  * retried with the backward step. Adds the F calls made to *nfev. Returns CDYN_OK or
  * CDYN_ENUMERIC (both directions failed for some column or color group). */
-cdyn_status mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x,
-                            const double *F0, mcp_jac *J, int *nfev);
+cdyn_status mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x, const double *F0,
+                            mcp_jac *J, int *nfev);
 
 /* ---- Linear systems H d = b ------------------------------------------------------------- */
 
@@ -97,8 +96,7 @@ typedef struct mcp_linsys {
  * sparse one builds the pattern of H (J's pattern plus the diagonal) and runs the KLU symbolic
  * analysis once, then every factor is a numeric refactorization. free accepts NULL. */
 typedef struct mcp_dense_lu mcp_dense_lu;
-cdyn_status mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out,
-                                mcp_linsys *ls);
+cdyn_status mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out, mcp_linsys *ls);
 void mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s);
 
 typedef struct mcp_sparse_lu mcp_sparse_lu;
@@ -115,10 +113,10 @@ typedef struct mcp_work {
     int n;
     double lambda; /* 1 for plain FB */
     double *l, *u;
-    double *x, *F, *Phi;  /* current iterate */
+    double *x, *F, *Phi;    /* current iterate */
     double *xt, *Ft, *Phit; /* trial point */
     double *da, *db, *d, *g, *tmp;
-    double *hist;          /* nonmonotone_memory merit values */
+    double *hist; /* nonmonotone_memory merit values */
     mcp_jac J;
     mcp_fd fd;
     mcp_linsys ls;

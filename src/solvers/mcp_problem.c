@@ -30,8 +30,7 @@ cdyn_status mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r)
         return cdyn_fail(r, CDYN_EINVAL, "options: max_iter must be >= 1");
     if (o->merit != CDYN_MCP_FB && o->merit != CDYN_MCP_FB_PENALIZED)
         return cdyn_fail(r, CDYN_EINVAL, "options: unknown merit %d", (int)o->merit);
-    if (o->merit == CDYN_MCP_FB_PENALIZED &&
-        !(o->penalty_lambda > 0.0 && o->penalty_lambda <= 1.0))
+    if (o->merit == CDYN_MCP_FB_PENALIZED && !(o->penalty_lambda > 0.0 && o->penalty_lambda <= 1.0))
         return cdyn_fail(r, CDYN_EINVAL, "options: penalty_lambda must be in (0, 1]");
     if (o->nonmonotone_memory < 1 || o->nonmonotone_memory > 64)
         return cdyn_fail(r, CDYN_EINVAL, "options: nonmonotone_memory must be in [1, 64]");

@@ -88,9 +88,9 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, 
 
     mcp_dense_lu *dlu = NULL;
     mcp_sparse_lu *slu = NULL;
-    cdyn_status st = sparse ? mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, &slu,
-                                                   &w.ls)
-                            : mcp_dense_lu_create(o->allocator, n, &dlu, &w.ls);
+    cdyn_status st = sparse
+                         ? mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, &slu, &w.ls)
+                         : mcp_dense_lu_create(o->allocator, n, &dlu, &w.ls);
     if (st == CDYN_ENOMEM)
         cdyn_fail(r, st, "cannot allocate the Newton-matrix factorization");
     else if (st == CDYN_EINVAL)

@@ -21,8 +21,8 @@ struct mcp_sparse_lu {
     int n;
     int *Hp, *Hi; /* pattern of H, diagonal last in a column when J lacks it */
     double *Hx;
-    int *jmap;    /* J entry k sits at Hx[jmap[k]] */
-    int *dpos;    /* H(i, i) sits at Hx[dpos[i]] */
+    int *jmap; /* J entry k sits at Hx[jmap[k]] */
+    int *dpos; /* H(i, i) sits at Hx[dpos[i]] */
     klu_common common;
     klu_symbolic *sym;
     klu_numeric *num;
@@ -148,8 +148,7 @@ cdyn_status mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colp
     s->common.halt_if_singular = 1;
     s->sym = klu_analyze(n, s->Hp, s->Hi, &s->common);
     if (s->sym == NULL) {
-        const cdyn_status st =
-            s->common.status == KLU_OUT_OF_MEMORY ? CDYN_ENOMEM : CDYN_EINVAL;
+        const cdyn_status st = s->common.status == KLU_OUT_OF_MEMORY ? CDYN_ENOMEM : CDYN_EINVAL;
         cdyn_mem_free(a, block);
         return st;
     }
