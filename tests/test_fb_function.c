@@ -29,16 +29,16 @@ static void test_phi_is_an_ncp_function(void **state)
                                        {1e-8, 1e-8}, {-1e-8, 0}, {0, -1e-8}};
     for (int k = 0; k < 2; ++k) {
         for (size_t i = 0; i < sizeof zero_pairs / sizeof zero_pairs[0]; ++i)
-            assert_true(mcp_phi(zero_pairs[i][0], zero_pairs[i][1], LAMBDAS[k]) == 0.0);
+            assert_true(cdyn_mcp_phi(zero_pairs[i][0], zero_pairs[i][1], LAMBDAS[k]) == 0.0);
         for (size_t i = 0; i < sizeof nonzero_pairs / sizeof nonzero_pairs[0]; ++i)
-            assert_true(mcp_phi(nonzero_pairs[i][0], nonzero_pairs[i][1], LAMBDAS[k]) != 0.0);
+            assert_true(cdyn_mcp_phi(nonzero_pairs[i][0], nonzero_pairs[i][1], LAMBDAS[k]) != 0.0);
     }
     /* Hand values: phi(3, 4) = 7 - 5 = 2; phi(-3, 4) = 1 - 5 = -4; penalized (lambda = 0.5):
        0.5 * 2 + 0.5 * 12 = 7, and on the negative side only the FB part: 0.5 * -4 = -2. */
-    assert_true(fabs(mcp_phi(3, 4, 1.0) - 2.0) <= 4 * DBL_EPSILON);
-    assert_true(fabs(mcp_phi(-3, 4, 1.0) + 4.0) <= 8 * DBL_EPSILON);
-    assert_true(fabs(mcp_phi(3, 4, 0.5) - 7.0) <= 16 * DBL_EPSILON);
-    assert_true(fabs(mcp_phi(-3, 4, 0.5) + 2.0) <= 8 * DBL_EPSILON);
+    assert_true(fabs(cdyn_mcp_phi(3, 4, 1.0) - 2.0) <= 4 * DBL_EPSILON);
+    assert_true(fabs(cdyn_mcp_phi(-3, 4, 1.0) + 4.0) <= 8 * DBL_EPSILON);
+    assert_true(fabs(cdyn_mcp_phi(3, 4, 0.5) - 7.0) <= 16 * DBL_EPSILON);
+    assert_true(fabs(cdyn_mcp_phi(-3, 4, 0.5) + 2.0) <= 8 * DBL_EPSILON);
 }
 
 static void test_phi_has_no_cancellation(void **state)
@@ -46,11 +46,11 @@ static void test_phi_has_no_cancellation(void **state)
     (void)state;
     /* a >> b > 0: phi = 2ab / (a + b + r) = b (1 - b/(2a) + O(b^2/a^2)); with a = 3e8,
        b = 4e-8 that is 4e-8 to 16 digits. The textbook form a + b - r returns 0 here. */
-    const double v = mcp_phi(3e8, 4e-8, 1.0);
+    const double v = cdyn_mcp_phi(3e8, 4e-8, 1.0);
     assert_true(fabs(v - 4e-8) <= 1e-22);
     /* Overflow-free: hypot keeps phi finite where a^2 would overflow. */
-    assert_true(isfinite(mcp_phi(1e200, 1e200, 1.0)));
-    assert_true(fabs(mcp_phi(1e200, 1e200, 1.0) / 1e200 - (2.0 - sqrt(2.0))) <= 1e-15);
+    assert_true(isfinite(cdyn_mcp_phi(1e200, 1e200, 1.0)));
+    assert_true(fabs(cdyn_mcp_phi(1e200, 1e200, 1.0) / 1e200 - (2.0 - sqrt(2.0))) <= 1e-15);
 }
 
 static void test_kink_element_is_a_limiting_gradient(void **state)
@@ -58,11 +58,11 @@ static void test_kink_element_is_a_limiting_gradient(void **state)
     (void)state;
     for (int k = 0; k < 2; ++k) {
         double ga, gb, la, lb;
-        mcp_phi_grad(0.0, 0.0, LAMBDAS[k], &ga, &gb);
+        cdyn_mcp_phi_grad(0.0, 0.0, LAMBDAS[k], &ga, &gb);
         /* The gradient along a = b = t > 0 is constant for the FB part; as t -> 0 the penalty
            part vanishes, so the element at the kink is the limit of gradients (a member of
            the B-subdifferential). */
-        mcp_phi_grad(1e-300, 1e-300, LAMBDAS[k], &la, &lb);
+        cdyn_mcp_phi_grad(1e-300, 1e-300, LAMBDAS[k], &la, &lb);
         assert_true(fabs(ga - la) <= 1e-15 && fabs(gb - lb) <= 1e-15);
         /* and it lies on the circle (ga/lambda - 1)^2 + (gb/lambda - 1)^2 = 1. */
         const double ra = ga / LAMBDAS[k] - 1.0, rb = gb / LAMBDAS[k] - 1.0;
@@ -74,7 +74,7 @@ static void test_kink_element_is_a_limiting_gradient(void **state)
 static double phi1(double l, double u, double x, double F, double lambda)
 {
     double Phi;
-    mcp_fb_eval(1, &l, &u, &x, &F, lambda, &Phi, NULL, NULL);
+    cdyn_mcp_fb_eval(1, &l, &u, &x, &F, lambda, &Phi, NULL, NULL);
     return Phi;
 }
 
@@ -124,7 +124,7 @@ static void affine_Phi(const affine *a, const double *x, double *Phi)
 {
     double F[8];
     affine_F(a, x, F);
-    mcp_fb_eval(a->n, a->l, a->u, x, F, a->lambda, Phi, NULL, NULL);
+    cdyn_mcp_fb_eval(a->n, a->l, a->u, x, F, a->lambda, Phi, NULL, NULL);
 }
 
 static void test_jacobian_element_matches_finite_differences(void **state)
@@ -151,7 +151,7 @@ static void test_jacobian_element_matches_finite_differences(void **state)
             for (int i = 0; i < N; ++i)
                 x[i] = test_rng_range(&rng, -2, 3);
             affine_F(&a, x, F);
-            mcp_fb_eval(N, l, u, x, F, a.lambda, Phi, da, db);
+            cdyn_mcp_fb_eval(N, l, u, x, F, a.lambda, Phi, da, db);
             for (int j = 0; j < N; ++j) {
                 const double h = 1e-6;
                 double xp[N], xm[N], Pp[N], Pm[N];
@@ -175,7 +175,7 @@ static void test_merit_gradient_matches_finite_differences(void **state)
 {
     (void)state;
     /* psi = 1/2 ||Phi||^2 is C^1 with gradient H^T Phi = da.Phi + J^T (db.Phi), computed with
-       mcp_jac_mult_t as in the solver; compared with central differences of psi. */
+       cdyn_mcp_jac_mult_t as in the solver; compared with central differences of psi. */
     enum { N = 6 };
     const double inf = INFINITY;
     const double l[N] = {0, -1, -inf, -inf, -3, 0};
@@ -194,10 +194,10 @@ static void test_merit_gradient_matches_finite_differences(void **state)
         for (int i = 0; i < N; ++i)
             x[i] = test_rng_range(&rng, -2, 3);
         affine_F(&a, x, F);
-        mcp_fb_eval(N, l, u, x, F, 1.0, Phi, da, db);
+        cdyn_mcp_fb_eval(N, l, u, x, F, 1.0, Phi, da, db);
         for (int i = 0; i < N; ++i)
             t[i] = db[i] * Phi[i];
-        mcp_jac_mult_t(&J, t, g);
+        cdyn_mcp_jac_mult_t(&J, t, g);
         for (int i = 0; i < N; ++i)
             g[i] += da[i] * Phi[i];
         for (int j = 0; j < N; ++j) {
@@ -229,11 +229,11 @@ static void test_natural_residual_values(void **state)
     const double u[5] = {inf, inf, 1, inf, 1};
     const double x[5] = {0, 1, 1, 3, 0.5};
     const double F[5] = {2, 2, -5, -0.25, 0.1};
-    assert_true(mcp_natural_residual(1, l, u, x, F) == 0.0);
-    assert_true(mcp_natural_residual(2, l, u, x, F) == 1.0);
-    assert_true(mcp_natural_residual(1, l + 2, u + 2, x + 2, F + 2) == 0.0);
-    assert_true(mcp_natural_residual(1, l + 3, u + 3, x + 3, F + 3) == 0.25);
-    assert_true(fabs(mcp_natural_residual(1, l + 4, u + 4, x + 4, F + 4) - 0.1) <= 1e-16);
+    assert_true(cdyn_mcp_natural_residual(1, l, u, x, F) == 0.0);
+    assert_true(cdyn_mcp_natural_residual(2, l, u, x, F) == 1.0);
+    assert_true(cdyn_mcp_natural_residual(1, l + 2, u + 2, x + 2, F + 2) == 0.0);
+    assert_true(cdyn_mcp_natural_residual(1, l + 3, u + 3, x + 3, F + 3) == 0.25);
+    assert_true(fabs(cdyn_mcp_natural_residual(1, l + 4, u + 4, x + 4, F + 4) - 0.1) <= 1e-16);
 
     cdyn_mcp p;
     memset(&p, 0, sizeof p);
@@ -295,7 +295,7 @@ static void test_sparse_fd_coloring_and_values(void **state)
     const int n = g.n, nnz = g.colptr[n];
     int *color = malloc(sizeof(int) * (size_t)n), *mark = malloc(sizeof(int) * (size_t)n);
     int ncolors = 0;
-    mcp_fd_color(n, g.colptr, g.rowind, color, &ncolors, mark);
+    cdyn_mcp_fd_color(n, g.colptr, g.rowind, color, &ncolors, mark);
     /* Valid coloring: columns of one color never share a row. */
     for (int c = 0; c < ncolors; ++c) {
         for (int i = 0; i < n; ++i)
@@ -330,7 +330,7 @@ static void test_sparse_fd_coloring_and_values(void **state)
     mcp_fd fd = {sqrt(DBL_EPSILON), color, ncolors, xp, Fp};
     mcp_jac J = {n, 1, g.colptr, g.rowind, (size_t)nnz, vals};
     int nfev = 0;
-    assert_int_equal(mcp_fd_jacobian(&p, &fd, x, F0, &J, &nfev), CDYN_OK);
+    assert_int_equal(cdyn_mcp_fd_jacobian(&p, &fd, x, F0, &J, &nfev), CDYN_OK);
     assert_int_equal(nfev, ncolors);
     /* Analytic: dF_i/dx_j = A_ij + 0.3 x_i^2 delta_ij; forward differences with step
        sqrt(eps) are accurate to about sqrt(eps) times the second derivative scale. */

@@ -11,7 +11,7 @@
 
 #include "solvers/mcp_internal.h"
 
-double mcp_phi(double a, double b, double lambda)
+double cdyn_mcp_phi(double a, double b, double lambda)
 {
     const double r = hypot(a, b);
     /* a + b - r cancels when a, b > 0; the rationalized form 2ab / (a + b + r) does not
@@ -22,7 +22,7 @@ double mcp_phi(double a, double b, double lambda)
     return lambda * fb + (1.0 - lambda) * fmax(a, 0.0) * fmax(b, 0.0);
 }
 
-void mcp_phi_grad(double a, double b, double lambda, double *da, double *db)
+void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db)
 {
     const double r = hypot(a, b);
     double ga, gb;
@@ -43,8 +43,8 @@ void mcp_phi_grad(double a, double b, double lambda, double *da, double *db)
     *db = gb;
 }
 
-void mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
-                 double lambda, double *Phi, double *da, double *db)
+void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
+                      double lambda, double *Phi, double *da, double *db)
 {
     for (int i = 0; i < n; ++i) {
         const int lfin = isfinite(l[i]), ufin = isfinite(u[i]);
@@ -57,22 +57,22 @@ void mcp_fb_eval(int n, const double *l, const double *u, const double *x, const
             phi = F[i];
             gb = 1.0;
         } else if (!ufin) {
-            phi = mcp_phi(x[i] - l[i], F[i], lambda);
+            phi = cdyn_mcp_phi(x[i] - l[i], F[i], lambda);
             if (da)
-                mcp_phi_grad(x[i] - l[i], F[i], lambda, &ga, &gb);
+                cdyn_mcp_phi_grad(x[i] - l[i], F[i], lambda, &ga, &gb);
         } else if (!lfin) {
             /* x_i <= u_i, -F_i >= 0, complementary; the minus sign keeps the row -> F_i. */
-            phi = -mcp_phi(u[i] - x[i], -F[i], lambda);
+            phi = -cdyn_mcp_phi(u[i] - x[i], -F[i], lambda);
             if (da)
-                mcp_phi_grad(u[i] - x[i], -F[i], lambda, &ga, &gb);
+                cdyn_mcp_phi_grad(u[i] - x[i], -F[i], lambda, &ga, &gb);
         } else {
             /* Billups' nesting: Phi = phi(x - l, -phi(u - x, -F)). */
-            const double inner = -mcp_phi(u[i] - x[i], -F[i], lambda);
-            phi = mcp_phi(x[i] - l[i], inner, lambda);
+            const double inner = -cdyn_mcp_phi(u[i] - x[i], -F[i], lambda);
+            phi = cdyn_mcp_phi(x[i] - l[i], inner, lambda);
             if (da) {
                 double pa, pb, qa, qb;
-                mcp_phi_grad(x[i] - l[i], inner, lambda, &pa, &pb);
-                mcp_phi_grad(u[i] - x[i], -F[i], lambda, &qa, &qb);
+                cdyn_mcp_phi_grad(x[i] - l[i], inner, lambda, &pa, &pb);
+                cdyn_mcp_phi_grad(u[i] - x[i], -F[i], lambda, &qa, &qb);
                 /* d inner = qa dx + qb dF, so d Phi = (pa + pb qa) dx + pb qb dF. */
                 ga = pa + pb * qa;
                 gb = pb * qb;

@@ -94,7 +94,7 @@ static int line_search(mcp_work *w, double gd, double *psit, int *trials, int *f
             ++*failed_evals;
             continue;
         }
-        mcp_fb_eval(n, w->l, w->u, w->xt, w->Ft, w->lambda, w->Phit, NULL, NULL);
+        cdyn_mcp_fb_eval(n, w->l, w->u, w->xt, w->Ft, w->lambda, w->Phit, NULL, NULL);
         const double val = half_sq(n, w->Phit);
         if (val <= ref + o->armijo_sigma * t * gd) {
             *psit = val;
@@ -121,7 +121,7 @@ static cdyn_status finish(mcp_work *w, cdyn_report *r, int it, double nat)
     return CDYN_OK;
 }
 
-cdyn_status mcp_fb_newton(mcp_work *w, cdyn_report *r)
+cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
 {
     const int n = w->n;
     const cdyn_mcp_options *o = w->o;
@@ -129,9 +129,9 @@ cdyn_status mcp_fb_newton(mcp_work *w, cdyn_report *r)
         finish(w, r, 0, NAN);
         return cdyn_fail(r, CDYN_EINVAL, "F failed or returned NaN/Inf at the starting point");
     }
-    mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, NULL, NULL);
+    cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, NULL, NULL);
     double psi = half_sq(n, w->Phi);
-    double nat = mcp_natural_residual(n, w->l, w->u, w->x, w->F);
+    double nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F);
     w->hist[0] = psi;
     for (int k = 1; k < o->nonmonotone_memory; ++k)
         w->hist[k] = -INFINITY;
@@ -145,8 +145,8 @@ cdyn_status mcp_fb_newton(mcp_work *w, cdyn_report *r)
                              "iteration limit (%d) reached; natural residual %.3g > tol %.3g",
                              o->max_iter, nat, o->tol);
 
-        if (mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev, &w->njev) !=
-            CDYN_OK) {
+        if (cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
+                              &w->njev) != CDYN_OK) {
             finish(w, r, it, nat);
             if (it == 0)
                 return cdyn_fail(r, CDYN_EINVAL,
@@ -155,10 +155,10 @@ cdyn_status mcp_fb_newton(mcp_work *w, cdyn_report *r)
             return cdyn_fail(r, CDYN_ENUMERIC,
                              "Jacobian evaluation failed or returned NaN/Inf at iteration %d", it);
         }
-        mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, w->da, w->db);
+        cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, w->da, w->db);
         for (int i = 0; i < n; ++i)
             w->tmp[i] = w->db[i] * w->Phi[i];
-        mcp_jac_mult_t(&w->J, w->tmp, w->g);
+        cdyn_mcp_jac_mult_t(&w->J, w->tmp, w->g);
         for (int i = 0; i < n; ++i)
             w->g[i] += w->da[i] * w->Phi[i];
 
@@ -205,6 +205,6 @@ cdyn_status mcp_fb_newton(mcp_work *w, cdyn_report *r)
         swap(&w->Phi, &w->Phit);
         psi = psit;
         w->hist[(it + 1) % o->nonmonotone_memory] = psi;
-        nat = mcp_natural_residual(n, w->l, w->u, w->x, w->F);
+        nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F);
     }
 }

@@ -59,7 +59,8 @@ static double dense_max_abs(void *self)
     return ((mcp_dense_lu *)self)->hmax;
 }
 
-cdyn_status mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out, mcp_linsys *ls)
+cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out,
+                                     mcp_linsys *ls)
 {
     *out = NULL;
     const size_t nn = cdyn_mem_matrix_len((size_t)n, (size_t)n);
@@ -87,7 +88,7 @@ cdyn_status mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **o
     return CDYN_OK;
 }
 
-void mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s)
+void cdyn_mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s)
 {
     cdyn_mem_free(a, s);
 }

@@ -5,7 +5,8 @@
 #include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
-void mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors, int *mark)
+void cdyn_mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors,
+                       int *mark)
 {
     /* Greedy, one color at a time: sweep the uncolored columns and take every column whose rows
        are not yet used by this color. O(colors * nnz), run once per solve. */
@@ -61,8 +62,8 @@ static int perturb_and_eval(const cdyn_mcp *p, const mcp_fd *fd, const double *x
     return eval_at(p, fd, nfev);
 }
 
-cdyn_status mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x, const double *F0,
-                            mcp_jac *J, int *nfev)
+cdyn_status cdyn_mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x,
+                                 const double *F0, mcp_jac *J, int *nfev)
 {
     const int n = p->n;
     const int groups = J->sparse ? fd->ncolors : n;

@@ -3,11 +3,11 @@
 #include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
-cdyn_status mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, const double *x,
-                         const double *F, mcp_jac *J, int *nfev, int *njev)
+cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, const double *x,
+                              const double *F, mcp_jac *J, int *nfev, int *njev)
 {
     if (use_fd)
-        return mcp_fd_jacobian(p, fd, x, F, J, nfev);
+        return cdyn_mcp_fd_jacobian(p, fd, x, F, J, nfev);
     ++*njev;
     const int rc = J->sparse ? p->jac_sparse(p->ctx, x, J->values) : p->jac(p->ctx, x, J->values);
     if (rc != 0)
@@ -16,7 +16,7 @@ cdyn_status mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, const 
     return cdyn_dense_all_finite((int)J->nvals, J->values) ? CDYN_OK : CDYN_ENUMERIC;
 }
 
-void mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out)
+void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out)
 {
     const int n = J->n;
     if (!J->sparse) {

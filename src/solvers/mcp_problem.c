@@ -22,7 +22,7 @@ void cdyn_mcp_defaults(cdyn_mcp_options *o)
     o->allocator = NULL;
 }
 
-cdyn_status mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r)
+cdyn_status cdyn_mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r)
 {
     if (!(o->tol > 0.0) || !isfinite(o->tol))
         return cdyn_fail(r, CDYN_EINVAL, "options: tol must be finite and > 0");
@@ -66,7 +66,7 @@ static cdyn_status check_pattern(const cdyn_mcp *p, cdyn_report *r)
     return CDYN_OK; /* duplicates are found when the Newton-matrix pattern is built */
 }
 
-cdyn_status mcp_check_problem(const cdyn_mcp *p, cdyn_report *r)
+cdyn_status cdyn_mcp_check_problem(const cdyn_mcp *p, cdyn_report *r)
 {
     if (p == NULL)
         return cdyn_fail(r, CDYN_EINVAL, "mcp is NULL");
@@ -95,7 +95,7 @@ cdyn_status mcp_check_problem(const cdyn_mcp *p, cdyn_report *r)
     return CDYN_OK;
 }
 
-void mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u)
+void cdyn_mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u)
 {
     for (int i = 0; i < p->n; ++i) {
         l[i] = p->lower ? p->lower[i] : 0.0;
@@ -103,8 +103,8 @@ void mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u)
     }
 }
 
-double mcp_natural_residual(int n, const double *l, const double *u, const double *x,
-                            const double *F)
+double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const double *x,
+                                 const double *F)
 {
     double r = 0.0;
     for (int i = 0; i < n; ++i) {
@@ -131,7 +131,7 @@ double cdyn_mcp_residual(const cdyn_mcp *p, const double *x, const double *F)
         const double ui = p->upper ? p->upper[i] : INFINITY;
         if (isnan(li) || isnan(ui) || li > ui)
             return NAN;
-        const double ri = mcp_natural_residual(1, &li, &ui, x + i, F + i);
+        const double ri = cdyn_mcp_natural_residual(1, &li, &ui, x + i, F + i);
         if (isnan(ri))
             return NAN;
         if (ri > r)

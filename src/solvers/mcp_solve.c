@@ -79,18 +79,18 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, 
         w.fd.Fp = take_d(&c, nn);
         if (sparse) {
             int *color = take_i(&c, nn);
-            mcp_fd_color(n, p->colptr, p->rowind, color, &w.fd.ncolors, take_i(&c, nn));
+            cdyn_mcp_fd_color(n, p->colptr, p->rowind, color, &w.fd.ncolors, take_i(&c, nn));
             w.fd.color = color;
         }
     }
-    mcp_fill_bounds(p, w.l, w.u);
+    cdyn_mcp_fill_bounds(p, w.l, w.u);
     memcpy(w.x, x, nn * sizeof(double));
 
     mcp_dense_lu *dlu = NULL;
     mcp_sparse_lu *slu = NULL;
-    cdyn_status st = sparse
-                         ? mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, &slu, &w.ls)
-                         : mcp_dense_lu_create(o->allocator, n, &dlu, &w.ls);
+    cdyn_status st =
+        sparse ? cdyn_mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, &slu, &w.ls)
+               : cdyn_mcp_dense_lu_create(o->allocator, n, &dlu, &w.ls);
     if (st == CDYN_ENOMEM)
         cdyn_fail(r, st, "cannot allocate the Newton-matrix factorization");
     else if (st == CDYN_EINVAL)
@@ -98,12 +98,12 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, 
     else if (st != CDYN_OK)
         cdyn_fail(r, st, "sparse pattern too large for 32-bit indices");
     else
-        st = mcp_fb_newton(&w, r);
+        st = cdyn_mcp_fb_newton(&w, r);
 
     if (st == CDYN_OK)
         memcpy(x, w.x, nn * sizeof(double));
-    mcp_sparse_lu_free(o->allocator, slu);
-    mcp_dense_lu_free(o->allocator, dlu);
+    cdyn_mcp_sparse_lu_free(o->allocator, slu);
+    cdyn_mcp_dense_lu_free(o->allocator, dlu);
     cdyn_mem_free(o->allocator, block);
     return st;
 }
@@ -112,7 +112,7 @@ cdyn_status cdyn_mcp_solve(const cdyn_mcp *p, const cdyn_mcp_options *opts, doub
                            cdyn_report *r)
 {
     cdyn_report_clear(r, "fb-newton");
-    cdyn_status st = mcp_check_problem(p, r);
+    cdyn_status st = cdyn_mcp_check_problem(p, r);
     if (st != CDYN_OK)
         return st;
     cdyn_mcp_options o;
@@ -120,7 +120,7 @@ cdyn_status cdyn_mcp_solve(const cdyn_mcp *p, const cdyn_mcp_options *opts, doub
         o = *opts;
     else
         cdyn_mcp_defaults(&o);
-    if ((st = mcp_check_options(&o, r)) != CDYN_OK)
+    if ((st = cdyn_mcp_check_options(&o, r)) != CDYN_OK)
         return st;
     if (o.merit == CDYN_MCP_FB_PENALIZED)
         cdyn_report_method(r, "fb-newton-penalized");

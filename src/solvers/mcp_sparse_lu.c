@@ -115,8 +115,8 @@ static int build_pattern(mcp_sparse_lu *s, const int *colptr, const int *rowind,
     return 0;
 }
 
-cdyn_status mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
-                                 const int *rowind, mcp_sparse_lu **out, mcp_linsys *ls)
+cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
+                                      const int *rowind, mcp_sparse_lu **out, mcp_linsys *ls)
 {
     *out = NULL;
     const size_t nnzj = (size_t)colptr[n];
@@ -160,7 +160,7 @@ cdyn_status mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colp
     return CDYN_OK;
 }
 
-void mcp_sparse_lu_free(const cdyn_allocator *a, mcp_sparse_lu *s)
+void cdyn_mcp_sparse_lu_free(const cdyn_allocator *a, mcp_sparse_lu *s)
 {
     if (s == NULL)
         return;
