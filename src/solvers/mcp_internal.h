@@ -1,7 +1,8 @@
 /* Internal: pieces of the FB semismooth Newton MCP solver (fb_newton.c and friends).
  *
- * Data flow of one call: mcp_solve.c validates and sets up a workspace (one allocation, plus
- * KLU's own objects on the sparse path), fb_newton.c iterates, mcp_solve.c copies the result.
+ * Data flow of one call: mcp_solve.c validates and sets up the workspace (one block for the
+ * vectors and Jacobian values, one for the linear-system object, plus KLU's own objects on the
+ * sparse path), fb_newton.c iterates, mcp_solve.c copies the result back.
  * The Newton matrix is H = diag(da) + diag(db) J (+ mu I), with (da, db) from fb_function.c. */
 #ifndef CDYN_SOLVERS_MCP_INTERNAL_H
 #define CDYN_SOLVERS_MCP_INTERNAL_H
@@ -49,7 +50,7 @@ typedef struct mcp_jac {
 } mcp_jac;
 
 /* Evaluate J at x (F = F(x), used by finite differences) with the user's callback or, when
- * use_fd, with mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
+ * use_fd, with cdyn_mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
  * the callback fails or returns NaN/Inf. (mcp_jac.c) */
 struct mcp_fd;
 cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd,
@@ -102,7 +103,8 @@ cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_l
 void cdyn_mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s);
 
 typedef struct mcp_sparse_lu mcp_sparse_lu;
-/* Returns CDYN_OK, CDYN_ENOMEM, or CDYN_EINVAL when KLU rejects the pattern. */
+/* Returns CDYN_OK, CDYN_ENOMEM, CDYN_EINVAL (duplicate entries, or KLU rejects the pattern)
+ * or CDYN_ETOOBIG (more than 2^31 - 1 entries in H). */
 cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
                                       const int *rowind, mcp_sparse_lu **out, mcp_linsys *ls);
 void cdyn_mcp_sparse_lu_free(const cdyn_allocator *a, mcp_sparse_lu *s);
