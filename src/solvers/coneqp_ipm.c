@@ -14,6 +14,9 @@
 #include "solvers/coneqp_internal.h"
 
 #define LD CDYN_SOC_MAX
+#ifndef CQ_REFINE
+#define CQ_REFINE 1 /* refinement steps per Newton direction */
+#endif
 
 /* s_i := h_i - G_i x_i for every cone (BALL: s_0 = r). */
 static void primal_slack(const cdyn_coneqp_solver *w, const double *x, double *s)
@@ -171,6 +174,40 @@ static void scaled_steps(cdyn_coneqp_solver *w, const double *v, double *ds, dou
         for (int k = 0; k < c->m; ++k)
             dz[c->co + k] = v[c->co + k] - ds[c->co + k];
     }
+}
+
+/* One Newton direction for the cone vector v = lambda <> b_s: dx from the reduced system, then
+ * ds~, dz~. Each refinement step measures the residual of the unreduced first block row,
+ * e = -r_x - H dx - G'W^{-1} dz~ (the one the dual residual inherits), and corrects dx by
+ * K^{-1} e: near the end W^{-2} spans many orders of magnitude and a single solve loses digits. */
+static cdyn_status newton_step(cdyn_coneqp_solver *w, double shift, const double *v, double *ds,
+                               double *dz, cdyn_report *r)
+{
+    reduced_rhs(w, v);
+    cdyn_status st = newton_solve(w, shift, w->rhs, w->dx, r);
+    for (int it = 0; st == CDYN_OK && it < CQ_REFINE; ++it) {
+        scaled_steps(w, v, ds, dz);
+        cdyn_cq_hmul(w->p, w->n, w->dx, w->res);
+        for (int j = 0; j < w->n; ++j)
+            w->res[j] = -w->rx[j] - w->res[j];
+        for (int i = 0; i < w->nc; ++i) {
+            const cq_contact *c = &w->ct[i];
+            if (c->m == 0)
+                continue;
+            double t[LD];
+            cdyn_soc_matvec(c->m, w->Winv + 9 * i, dz + c->co, t);
+            cdyn_cq_x_add_cone(c, t, w->res);
+        }
+        for (int j = 0; j < w->n; ++j)
+            if (w->fixed[j])
+                w->res[j] = 0.0;
+        st = w->ops->solve(w, w->res, r);
+        for (int j = 0; j < w->n && st == CDYN_OK; ++j)
+            w->dx[j] += w->res[j];
+    }
+    if (st == CDYN_OK)
+        scaled_steps(w, v, ds, dz);
+    return st;
 }
 
 /* Largest alpha with lambda + alpha ds, lambda + alpha dz in Q (scaled space). */
@@ -331,10 +368,8 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
         /* Predictor (affine) step: lambda <> b_s = -lambda. */
         for (int j = 0; j < w->mcap; ++j)
             w->tm[j] = -w->lam[j];
-        reduced_rhs(w, w->tm);
-        if ((st = newton_solve(w, shift, w->rhs, w->dx, r)) != CDYN_OK)
+        if ((st = newton_step(w, shift, w->tm, w->dsa, w->dza, r)) != CDYN_OK)
             return st;
-        scaled_steps(w, w->tm, w->dsa, w->dza);
         const double aa = fmin(1.0, max_step(w, w->dsa, w->dza));
         const double ratio = 1.0 - aa + aa * aa * cone_dot(w, w->dsa, w->dza) / gap;
         const double sigma = pow(fmin(1.0, fmax(0.0, ratio)), 3.0);
@@ -353,10 +388,8 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
             for (int a = 0; a < c->m; ++a)
                 w->tm[c->co + a] = -w->lam[c->co + a] + t[a];
         }
-        reduced_rhs(w, w->tm);
-        if ((st = newton_solve(w, shift, w->rhs, w->dx, r)) != CDYN_OK)
+        if ((st = newton_step(w, shift, w->tm, w->ds, w->dz, r)) != CDYN_OK)
             return st;
-        scaled_steps(w, w->tm, w->ds, w->dz);
         double alpha = fmin(1.0, o->step_fraction * max_step(w, w->ds, w->dz));
 
         /* Update x and z; s follows from x. Rounding can still put a point on the boundary,
