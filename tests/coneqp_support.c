@@ -53,14 +53,18 @@ static void random_frame(test_rng *g, double R[3][3])
     }
 }
 
-void cq_chain_delassus(test_rng *g, int nc, const int *dims, double **dense, test_csc *lower)
+static void chain(test_rng *g, int nc, const int *dims, int tangential, double **dense,
+                  test_csc *lower)
 {
     /* J: rows of contact i (offset off[i], dims[i] rows) act on bodies i (-R) and i+1 (+R);
      * body 0 is the ground (not a variable). Bodies have 3 translational DOF. */
-    int *off = malloc(sizeof(int) * ((size_t)nc + 1));
+    int *off = malloc(sizeof(int) * ((size_t)nc + 1)), *bd = malloc(sizeof(int) * (size_t)nc);
+    const int first = tangential ? 1 : 0; /* first frame row used */
     off[0] = 0;
-    for (int i = 0; i < nc; ++i)
-        off[i + 1] = off[i] + dims[i];
+    for (int i = 0; i < nc; ++i) {
+        bd[i] = dims[i] - first;
+        off[i + 1] = off[i] + bd[i];
+    }
     const int n = off[nc];
     double *R = malloc(sizeof(double) * 9 * (size_t)nc);
     double *minv = malloc(sizeof(double) * ((size_t)nc + 1));
@@ -86,22 +90,22 @@ void cq_chain_delassus(test_rng *g, int nc, const int *dims, double **dense, tes
     }
     int cap = 0;
     for (int i = 0; i < nc; ++i)
-        cap += dims[i] * dims[i] + (i + 1 < nc ? 2 * dims[i] * dims[i + 1] : 0);
+        cap += bd[i] * bd[i] + (i + 1 < nc ? 2 * bd[i] * bd[i + 1] : 0);
     lower->colptr = malloc(sizeof(int) * ((size_t)n + 1));
     lower->rowind = malloc(sizeof(int) * (size_t)cap);
     lower->values = malloc(sizeof(double) * (size_t)cap);
     int k = 0;
     for (int i = 0; i < nc; ++i)
-        for (int a = 0; a < dims[i]; ++a) { /* column off[i] + a */
+        for (int a = 0; a < bd[i]; ++a) { /* column off[i] + a */
             const int col = off[i] + a;
             lower->colptr[col] = k;
-            const double *Ra = R + 9 * (size_t)i + 3 * a;
+            const double *Ra = R + 9 * (size_t)i + 3 * (a + first);
             for (int jb = i; jb <= i + 1 && jb < nc; ++jb)
-                for (int b = 0; b < dims[jb]; ++b) {
+                for (int b = 0; b < bd[jb]; ++b) {
                     const int row = off[jb] + b;
                     if (row < col)
                         continue;
-                    const double *Rb = R + 9 * (size_t)jb + 3 * b;
+                    const double *Rb = R + 9 * (size_t)jb + 3 * (b + first);
                     const double w = jb == i ? minv[i] + minv[i + 1] : -minv[i + 1];
                     const double v = w * (Ra[0] * Rb[0] + Ra[1] * Rb[1] + Ra[2] * Rb[2]);
                     lower->rowind[k] = row;
@@ -118,8 +122,20 @@ void cq_chain_delassus(test_rng *g, int nc, const int *dims, double **dense, tes
     lower->A.rowind = lower->rowind;
     lower->A.values = lower->values;
     free(off);
+    free(bd);
     free(R);
     free(minv);
+}
+
+void cq_chain_delassus(test_rng *g, int nc, const int *dims, double **dense, test_csc *lower)
+{
+    chain(g, nc, dims, 0, dense, lower);
+}
+
+void cq_chain_delassus_tangential(test_rng *g, int nc, const int *dims, double **dense,
+                                  test_csc *lower)
+{
+    chain(g, nc, dims, 1, dense, lower);
 }
 
 int cq_nvars(const cdyn_coneqp *p)

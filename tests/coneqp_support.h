@@ -18,6 +18,10 @@ void cq_dense_to_csc(int n, const double *H, int lower_only, test_csc *out);
  * [1, 2]. Block tridiagonal, symmetric positive definite. dims: nc contact dimensions.
  * Returns the dense matrix (malloc, n*n) when dense != NULL, and the lower-triangle CSC. */
 void cq_chain_delassus(test_rng *g, int nc, const int *dims, double **dense, test_csc *lower);
+/* The same with only the tangential rows of every contact (d_i - 1 per contact): the matrix of
+ * the fixed-normal (disk) problem. */
+void cq_chain_delassus_tangential(test_rng *g, int nc, const int *dims, double **dense,
+                                  test_csc *lower);
 
 /* Result of the independent KKT check of (x, u) for p; all max-norms. */
 typedef struct cq_kkt {
