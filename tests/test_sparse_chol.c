@@ -349,6 +349,34 @@ static void test_rcond_diagonal(void **state)
     test_csc_free(&D);
 }
 
+/* diag(1, 1e-40) is positive definite with rcond 1e-40 < eps: rejected by default, accepted
+ * (and solved exactly, a diagonal system) once the threshold is lowered or disabled. */
+static void test_rcond_threshold(void **state)
+{
+    (void)state;
+    const double d[2] = {1.0, 1e-40};
+    test_csc D;
+    test_diagonal(2, d, &D);
+    cdyn_sparse_chol *chol = NULL;
+    assert_int_equal(cdyn_sparse_chol_create(&D.A, NULL, &chol, NULL), CDYN_OK);
+    cdyn_report r;
+    assert_int_equal(cdyn_sparse_chol_factor(chol, &D.A, &r), CDYN_ESINGULAR);
+    assert_non_null(strstr(r.message, "numerically singular"));
+    cdyn_sparse_chol_set_rcond_min(chol, 1e-50);
+    assert_int_equal(cdyn_sparse_chol_factor(chol, &D.A, NULL), CDYN_OK);
+    cdyn_sparse_chol_set_rcond_min(chol, 0.0);
+    assert_int_equal(cdyn_sparse_chol_factor(chol, &D.A, NULL), CDYN_OK);
+    const double b[2] = {3.0, 2e-40};
+    double x[2];
+    assert_int_equal(cdyn_sparse_chol_solve(chol, 1, b, x, NULL), CDYN_OK);
+    assert_true(fabs(x[0] - 3.0) <= 1e-15 && fabs(x[1] - 2.0) <= 1e-15);
+    cdyn_sparse_chol_set_rcond_min(chol, -1.0); /* back to the default */
+    assert_int_equal(cdyn_sparse_chol_factor(chol, &D.A, NULL), CDYN_ESINGULAR);
+    cdyn_sparse_chol_set_rcond_min(NULL, 0.0);
+    cdyn_sparse_chol_free(chol);
+    test_csc_free(&D);
+}
+
 /* Each of cdyn's own allocations failing in turn: ENOMEM, no handle, nothing leaked. */
 static void test_allocation_failures(void **state)
 {
@@ -388,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_indefinite_and_semidefinite),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_rcond_diagonal),
+        cmocka_unit_test(test_rcond_threshold),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

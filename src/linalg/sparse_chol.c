@@ -23,6 +23,7 @@ struct cdyn_sparse_chol {
     int factored;
     int failed_column;
     double rcond;
+    double rcond_min; /* factor reports ESINGULAR below this (DBL_EPSILON) */
 };
 
 static cdyn_status from_cholmod(const cholmod_common *c, cdyn_report *report, const char *what)
@@ -99,6 +100,7 @@ cdyn_status cdyn_sparse_chol_create(const cdyn_csc *A, const cdyn_allocator *all
     chol->n = n;
     chol->failed_column = -1;
     chol->rcond = NAN;
+    chol->rcond_min = DBL_EPSILON;
     cholmod_start(&chol->common); /* sets defaults, allocates nothing */
     cholmod_common *c = &chol->common;
     c->print = 0;                /* CHOLMOD would print warnings such as "not positive definite" */
@@ -168,10 +170,10 @@ cdyn_status cdyn_sparse_chol_factor(cdyn_sparse_chol *chol, const cdyn_csc *A,
         return from_cholmod(c, report, "cholmod_factorize");
     chol->rcond = cholmod_rcond(chol->L, c);
     /* Positive pivots that small give solutions without a single correct digit. */
-    if (!(chol->rcond >= DBL_EPSILON))
+    if (chol->rcond_min > 0.0 && !(chol->rcond >= chol->rcond_min))
         return cdyn_fail(report, CDYN_ESINGULAR,
-                         "cholmod: matrix is numerically singular (rcond %.3g < eps)",
-                         chol->rcond);
+                         "cholmod: matrix is numerically singular (rcond %.3g < %.3g)",
+                         chol->rcond, chol->rcond_min);
     chol->factored = 1;
     return CDYN_OK;
 }
@@ -210,6 +212,12 @@ cdyn_status cdyn_sparse_chol_solve(cdyn_sparse_chol *chol, int nrhs, const doubl
     for (int r = 0; r < nrhs; ++r)
         memcpy(X + (size_t)r * n, x + (size_t)r * chol->X->d, sizeof(double) * n);
     return CDYN_OK;
+}
+
+void cdyn_sparse_chol_set_rcond_min(cdyn_sparse_chol *chol, double rcond_min)
+{
+    if (chol != NULL)
+        chol->rcond_min = rcond_min >= 0.0 ? rcond_min : DBL_EPSILON;
 }
 
 int cdyn_sparse_chol_size(const cdyn_sparse_chol *chol)

@@ -48,6 +48,12 @@ cdyn_status cdyn_sparse_chol_factor(cdyn_sparse_chol *chol, const cdyn_csc *A,
 cdyn_status cdyn_sparse_chol_solve(cdyn_sparse_chol *chol, int nrhs, const double *B, double *X,
                                    cdyn_report *report);
 
+/* Threshold of the "numerically singular" test of factor: rcond < rcond_min gives
+ * CDYN_ESINGULAR (default DBL_EPSILON). 0 disables the test — for interior-point Newton
+ * matrices, whose ill-conditioning near the solution is structured and which Cholesky solves
+ * well. A negative or NaN value restores the default. Accepts NULL. */
+void cdyn_sparse_chol_set_rcond_min(cdyn_sparse_chol *chol, double rcond_min);
+
 /* Order of the matrix. */
 int cdyn_sparse_chol_size(const cdyn_sparse_chol *chol);
 /* Column (caller's numbering) where the last factorization found A not positive definite,

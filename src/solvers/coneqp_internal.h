@@ -66,7 +66,8 @@ struct cdyn_coneqp_solver {
     /* per run */
     const cdyn_coneqp *p;
     double hmax, hdiag, cmax; /* max|H_ij|, max H_jj over free variables, ||c||_inf */
-    double fixdiag;           /* diagonal of the identity rows of fixed variables (hdiag, or 1) */
+    double fixdiag;           /* diagonal of the identity rows of fixed variables (set by each
+                                 factorization: the largest free diagonal entry) */
 };
 
 struct cq_kkt_ops {
@@ -115,6 +116,15 @@ void cdyn_cq_certify(const cdyn_coneqp *p, int n, const double *x, const double 
 /* Run the interior-point method on w->p (layout done). On CDYN_OK, w->x and w->z hold the
  * solution. *iters receives the iterations. */
 cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r);
+
+/* Factor the Newton matrix (assembled from w->blk); when it is not numerically positive
+ * definite, retry with diagonal shifts 1e-13, 1e-11, 1e-9, 1e-7 times its largest diagonal
+ * entry (*shift: the one used, 0 when none). CDYN_ENUMERIC when every shift fails. */
+cdyn_status cdyn_cq_factor(cdyn_coneqp_solver *w, double *shift, cdyn_report *r);
+/* sol := K^{-1} rhs with the factor; after a shifted factorization, two steps of iterative
+ * refinement against the unshifted K. */
+cdyn_status cdyn_cq_newton_solve(cdyn_coneqp_solver *w, double shift, const double *rhs,
+                                 double *sol, cdyn_report *r);
 
 /* The dual vector u = -G'z in x space; fixed entries get (H x + c)_j (free multipliers).
  * hx = H x must be current. */

@@ -14,9 +14,6 @@
 #include "solvers/coneqp_internal.h"
 
 #define LD CDYN_SOC_MAX
-#ifndef CQ_REFINE
-#define CQ_REFINE 1 /* refinement steps per Newton direction */
-#endif
 
 /* s_i := h_i - G_i x_i for every cone (BALL: s_0 = r). */
 static void primal_slack(const cdyn_coneqp_solver *w, const double *x, double *s)
@@ -89,7 +86,7 @@ static void set_blocks(cdyn_coneqp_solver *w, int identity, int zero)
 /* Factor the Newton matrix; when it is not numerically positive definite (an IPM's scaling
  * spans many orders of magnitude near the end), retry with a diagonal shift relative to its
  * largest diagonal entry. *shift receives the shift used. */
-static cdyn_status factor(cdyn_coneqp_solver *w, double *shift, cdyn_report *r)
+cdyn_status cdyn_cq_factor(cdyn_coneqp_solver *w, double *shift, cdyn_report *r)
 {
     *shift = 0.0;
     cdyn_status st = w->ops->factor(w, 0.0, r);
@@ -128,8 +125,8 @@ static void apply_k(const cdyn_coneqp_solver *w, const double *v, double *out)
 
 /* sol := K^{-1} rhs; with a shifted factor, two steps of iterative refinement against the
  * unshifted K recover the accuracy the shift cost. */
-static cdyn_status newton_solve(cdyn_coneqp_solver *w, double shift, const double *rhs,
-                                double *sol, cdyn_report *r)
+cdyn_status cdyn_cq_newton_solve(cdyn_coneqp_solver *w, double shift, const double *rhs,
+                                  double *sol, cdyn_report *r)
 {
     const size_t n = (size_t)w->n;
     memcpy(sol, rhs, n * sizeof(double));
@@ -177,34 +174,14 @@ static void scaled_steps(cdyn_coneqp_solver *w, const double *v, double *ds, dou
 }
 
 /* One Newton direction for the cone vector v = lambda <> b_s: dx from the reduced system, then
- * ds~, dz~. Each refinement step measures the residual of the unreduced first block row,
- * e = -r_x - H dx - G'W^{-1} dz~ (the one the dual residual inherits), and corrects dx by
- * K^{-1} e: near the end W^{-2} spans many orders of magnitude and a single solve loses digits. */
+ * the scaled steps ds~, dz~. (Refining dx against the unreduced first block row did not change
+ * iterations or attained accuracy on the test and benchmark problems; refinement is kept for
+ * shifted factorizations only, in cdyn_cq_newton_solve.) */
 static cdyn_status newton_step(cdyn_coneqp_solver *w, double shift, const double *v, double *ds,
                                double *dz, cdyn_report *r)
 {
     reduced_rhs(w, v);
-    cdyn_status st = newton_solve(w, shift, w->rhs, w->dx, r);
-    for (int it = 0; st == CDYN_OK && it < CQ_REFINE; ++it) {
-        scaled_steps(w, v, ds, dz);
-        cdyn_cq_hmul(w->p, w->n, w->dx, w->res);
-        for (int j = 0; j < w->n; ++j)
-            w->res[j] = -w->rx[j] - w->res[j];
-        for (int i = 0; i < w->nc; ++i) {
-            const cq_contact *c = &w->ct[i];
-            if (c->m == 0)
-                continue;
-            double t[LD];
-            cdyn_soc_matvec(c->m, w->Winv + 9 * i, dz + c->co, t);
-            cdyn_cq_x_add_cone(c, t, w->res);
-        }
-        for (int j = 0; j < w->n; ++j)
-            if (w->fixed[j])
-                w->res[j] = 0.0;
-        st = w->ops->solve(w, w->res, r);
-        for (int j = 0; j < w->n && st == CDYN_OK; ++j)
-            w->dx[j] += w->res[j];
-    }
+    const cdyn_status st = cdyn_cq_newton_solve(w, shift, w->rhs, w->dx, r);
     if (st == CDYN_OK)
         scaled_steps(w, v, ds, dz);
     return st;
@@ -241,12 +218,12 @@ static cdyn_status start(cdyn_coneqp_solver *w, cdyn_report *r)
     const int n = w->n;
     set_blocks(w, 1, 0);
     double shift;
-    cdyn_status st = factor(w, &shift, r);
+    cdyn_status st = cdyn_cq_factor(w, &shift, r);
     if (st != CDYN_OK)
         return st;
     for (int j = 0; j < n; ++j)
         w->rx[j] = w->fixed[j] ? 0.0 : -w->p->c[j];
-    st = newton_solve(w, shift, w->rx, w->x, r);
+    st = cdyn_cq_newton_solve(w, shift, w->rx, w->x, r);
     if (st != CDYN_OK)
         return st;
     primal_slack(w, w->x, w->s);
@@ -314,11 +291,14 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
         /* Residuals at the current iterate. */
         cdyn_cq_hmul(p, n, w->x, w->hx);
         cdyn_cq_dual_vector(w, w->hx, w->res);
+        /* Scale of the dual residual: the largest term in H x + c - u, including max|H_ij|
+         * ||x||_inf, the size of the terms whose sum H x may cancel (its rounding floor). */
         double dres = 0.0, uscale = w->cmax, xhx = 0.0, cx = 0.0, xx = 0.0;
         for (int j = 0; j < n; ++j) {
             w->rx[j] = w->fixed[j] ? 0.0 : w->hx[j] + p->c[j] - w->res[j];
             dres = fmax(dres, fabs(w->rx[j]));
             uscale = fmax(uscale, fmax(fabs(w->hx[j]), fabs(w->res[j])));
+            uscale = fmax(uscale, w->hmax * fabs(w->x[j]));
             xhx += w->x[j] * w->hx[j];
             cx += p->c[j] * w->x[j];
             xx += w->x[j] * w->x[j];
@@ -362,7 +342,7 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
         }
         set_blocks(w, 0, 0);
         double shift;
-        if ((st = factor(w, &shift, r)) != CDYN_OK)
+        if ((st = cdyn_cq_factor(w, &shift, r)) != CDYN_OK)
             return st;
 
         /* Predictor (affine) step: lambda <> b_s = -lambda. */

@@ -17,6 +17,17 @@ static cdyn_status pass(cdyn_report *r, cdyn_status st, const cdyn_report *inner
     return cdyn_fail(r, st, "%s: %s", what, inner->message);
 }
 
+/* The identity rows of fixed variables get the largest diagonal entry of the free part, so
+ * that they neither decide nor distort a condition estimate (min/max of the pivots). */
+static void set_fixed_diagonal(cdyn_coneqp_solver *w)
+{
+    double d = w->hdiag;
+    for (int i = 0; i < w->nc; ++i)
+        for (int a = 0; a < w->ct[i].nv; ++a)
+            d = fmax(d, w->blk[9 * i + 4 * a]);
+    w->fixdiag = d > 0.0 ? d : 1.0;
+}
+
 /* ---- dense ---- */
 
 static cdyn_status dense_factor(cdyn_coneqp_solver *w, double shift, cdyn_report *r)
@@ -25,6 +36,7 @@ static cdyn_status dense_factor(cdyn_coneqp_solver *w, double shift, cdyn_report
     const double *H = w->p->H;
     double *K = w->K;
     const int *fx = w->fixed;
+    set_fixed_diagonal(w);
     for (size_t j = 0; j < n; ++j)
         for (size_t i = j; i < n; ++i)
             K[i + j * n] = (fx[i] || fx[j]) ? (i == j ? w->fixdiag : 0.0) : H[i + j * n];
@@ -38,6 +50,9 @@ static cdyn_status dense_factor(cdyn_coneqp_solver *w, double shift, cdyn_report
                     K[ga + gb * n] += B[a + 3 * b] + (a == b ? shift : 0.0);
             }
     }
+    /* No condition test on the pivots: the ill-conditioning of interior-point Newton matrices
+     * near the solution is structured and Cholesky solves them well (tested: rejecting
+     * (min/max diag L)^2 < eps and shifting instead cost accuracy and convergence). */
     const cdyn_status st = cdyn_dense_chol(w->n, K, w->n);
     if (st == CDYN_ESINGULAR)
         return cdyn_fail(r, st, "Newton matrix is not positive definite (LAPACK dpotrf)");
@@ -62,6 +77,7 @@ static cdyn_status sparse_factor(cdyn_coneqp_solver *w, double shift, cdyn_repor
     const cdyn_csc *Hs = w->p->Hs;
     const int *fx = w->fixed;
     double *tx = w->tx;
+    set_fixed_diagonal(w);
     for (int k = 0; k < w->na; ++k)
         tx[k] = (fx[w->ti[k]] || fx[w->tj[k]]) ? 0.0 : Hs->values[w->src[k]];
     int k = w->na;
@@ -152,6 +168,8 @@ cdyn_status cdyn_cq_sparse_setup(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn
     st = cdyn_sparse_chol_create(&w->as.A, al, &w->chol, &inner);
     if (st != CDYN_OK)
         return pass(r, st, &inner, "Newton-matrix analysis");
+    /* As on the dense path: no condition test on the pivots (see dense_factor). */
+    cdyn_sparse_chol_set_rcond_min(w->chol, 0.0);
     return CDYN_OK;
 }
 

@@ -70,7 +70,6 @@ void cdyn_cq_layout(cdyn_coneqp_solver *w, const cdyn_coneqp *p)
     }
     w->hmax = hmax;
     w->hdiag = hdiag;
-    w->fixdiag = hdiag > 0.0 ? hdiag : 1.0;
     w->cmax = cdyn_dense_norm_inf(n, p->c);
 }
 

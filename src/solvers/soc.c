@@ -93,7 +93,12 @@ int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv
             W[i + LD * j] = beta * (2.0 * v[i] * v[j] - J);
             Winv[i + LD * j] = (2.0 * sij * v[i] * v[j] - J) / beta;
         }
-    cdyn_soc_matvec(m, W, z, lambda);
+    /* lambda = W z from the normalized points (CVXOPT's formula) rather than the product: it
+     * stays inside the cone (det = ns nz) when s and z are nearly on the boundary. */
+    const double f = sqrt(ns) * sqrt(nz), den = sb[0] + zb[0] + 2.0 * gamma;
+    lambda[0] = f * gamma;
+    for (int i = 1; i < m; ++i)
+        lambda[i] = f * ((gamma + zb[0]) * sb[i] + (gamma + sb[0]) * zb[i]) / den;
     return 0;
 }
 
