@@ -2,14 +2,21 @@
  * boundary. Every routine works for 1 <= m <= CDYN_SOC_MAX; m = 1 is the half-line. */
 #include "solvers/soc.h"
 
+#include <float.h>
 #include <math.h>
 
 #define LD CDYN_SOC_MAX
 
-/* ||v1||_2 of the m - 1 trailing entries, without overflow for m <= 3. */
+/* ||v1||_2 of the m - 1 trailing entries. The plain formula unless the sum of squares
+ * over- or underflows, then hypot (which is several times slower). */
 static double tail_norm(int m, const double *v)
 {
-    return m == 1 ? 0.0 : m == 2 ? fabs(v[1]) : hypot(v[1], v[2]);
+    if (m < 3)
+        return m == 1 ? 0.0 : fabs(v[1]);
+    const double t = v[1] * v[1] + v[2] * v[2];
+    if (t < DBL_MAX && t > DBL_MIN)
+        return sqrt(t);
+    return (v[1] == 0.0 && v[2] == 0.0) ? 0.0 : hypot(v[1], v[2]);
 }
 
 double cdyn_soc_det_sqrt(int m, const double *v)
