@@ -339,7 +339,7 @@ static void test_pyramid_small(void **state)
 static void test_pyramid_large(void **state)
 {
     (void)state;
-    const int ncs[] = {30, 40, 55, 67, 80, 100, 130, 160};
+    const int ncs[] = {30, 35, 40, 45, 50, 55, 60, 67, 70, 80, 90, 100, 115, 130, 145, 160};
     for (size_t i = 0; i < sizeof ncs / sizeof ncs[0]; ++i) {
         solve_pyramid(ncs[i], 0.5, 9000 + (uint64_t)ncs[i]);
         if (ncs[i] <= 100)
@@ -683,7 +683,9 @@ static void test_bad_input(void **state)
     o.tie_tol = -1.0;
     expect_einval(&lcp, &o, z, w);
     cdyn_lemke_defaults(&o);
-    o.tol = 0.0;
+    o.tol = -1e-10;
+    expect_einval(&lcp, &o, z, w);
+    o.tol = NAN;
     expect_einval(&lcp, &o, z, w);
     cdyn_lemke_defaults(&o);
     o.max_pivots = -1;

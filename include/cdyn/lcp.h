@@ -47,7 +47,7 @@ typedef struct cdyn_lemke_options {
                                 pivots (default 64; 0 keeps the default, < 0 never). It is also
                                 rebuilt after a small pivot and before a ray is declared. */
     double tol;              /* success test: ||min(z, Mz+q)||_inf <= tol * max(||q||_inf,
-                                ||M||_inf ||z||_inf) (default 1e-10) */
+                                ||M||_inf ||z||_inf) (default 1e-10; 0 keeps the default) */
     const double *covering;  /* covering vector d > 0 (n values); NULL: all ones */
     const int *warm_basis;   /* optional guessed complementary basis (n values): warm_basis[i] != 0
                                 means z_i basic, else w_i basic. If that basis is nonsingular and
@@ -72,8 +72,8 @@ CDYN_API void cdyn_lemke_defaults(cdyn_lemke_options *opts);
  * a covering entry <= 0), CDYN_ENOMEM. All workspace (2 n^2 + O(n) doubles) is allocated once.
  * opts may be NULL (defaults); report may be NULL. report->iterations counts pivots, including
  * the entry and the exit of the artificial variable z0 (q >= 0 takes 0 pivots). */
-CDYN_API cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z, double *w,
-                       cdyn_report *report);
+CDYN_API cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
+                                double *w, cdyn_report *report);
 
 /* cdyn_lemke that also returns the final complementary basis: on success basis[i] (n ints; NULL
  * allowed) is 1 when z_i is basic, else 0. That is the warm_basis to pass for the next, similar
@@ -100,27 +100,34 @@ CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
  * "lemke-alt-covering", "enumeration"); report->iterations sums the pivots of all attempts.
  * Returns CDYN_ENOSOLUTION when enumeration proves there is no solution (no feasible basic
  * solution and no singular complementary basis), otherwise the last attempt's status. */
-CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z, double *w,
-                           cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z,
+                                    double *w, cdyn_report *report);
 
 /* ---- Small problems --------------------------------------------------------------- */
 
 /* Enumerate all 2^n complementary bases (n <= CDYN_LCP_SMALL_N) and store each distinct basic
  * solution z (n values) in solutions[k*n ...] for k < max_solutions; *count receives the number
  * found (which may exceed max_solutions: then only the first max_solutions are stored).
- * Singular bases are skipped, so for an LCP with a continuum of solutions this lists the vertices
- * of the solution set's pieces. Returns CDYN_OK (even when *count is 0: the LCP then has no
- * solution among nonsingular bases), CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM.
+ * Bases are visited in the order of the bit mask of basic z's. A basis whose block M[S,S] has a
+ * reciprocal condition number (1-norm) below 1e-12 is skipped as singular, so for an LCP with a
+ * continuum of solutions this lists the vertices of the solution set's pieces. A basic solution
+ * is feasible when z, w >= -1e-10 * max(||q||_inf, ||M||_inf ||z||_inf) (those small negatives
+ * of z are stored as 0); solutions closer than 1e-9 * ||z||_inf are the same. Returns CDYN_OK
+ * (even when *count is 0: no solution among nonsingular bases; report->message then also says
+ * how many bases were singular), CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM.
  * solutions may be NULL when max_solutions is 0. */
-CDYN_API cdyn_status cdyn_lcp_enumerate(const cdyn_lcp *lcp, double *solutions, int max_solutions,
-                               int *count, const cdyn_allocator *allocator, cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_enumerate(const cdyn_lcp *lcp, double *solutions,
+                                        int max_solutions, int *count,
+                                        const cdyn_allocator *allocator, cdyn_report *report);
 
-/* Exact P-matrix test: *is_p = 1 when every principal minor of M (n-by-n, n <= CDYN_LCP_SMALL_N)
- * is positive, else 0. An LCP has a unique solution for every q exactly when M is a P-matrix.
- * Minors are computed by LU with partial pivoting; a minor within tol*scale of zero counts as not
- * positive (tol <= 0: default 1e-12). Returns CDYN_OK, CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM. */
+/* P-matrix test by all 2^n - 1 principal minors: *is_p = 1 when every principal minor of M
+ * (n-by-n, n <= CDYN_LCP_SMALL_N) is positive, else 0. An LCP has a unique solution for every q
+ * exactly when M is a P-matrix. Minors are computed by LU with partial pivoting; a minor
+ * det M[S,S] <= tol * prod_i ||row i of M[S,S]||_2 (Hadamard's bound on |det|) counts as not
+ * positive (tol <= 0: default 1e-12). Returns CDYN_OK, CDYN_ETOOBIG, CDYN_EINVAL (also for a
+ * NaN tol), CDYN_ENOMEM. */
 CDYN_API cdyn_status cdyn_lcp_is_pmatrix(int n, const double *M, double tol, int *is_p,
-                                const cdyn_allocator *allocator, cdyn_report *report);
+                                         const cdyn_allocator *allocator, cdyn_report *report);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,8 @@
  * needs the LU factors of the k-by-k block C = B[R, columns of the basic z's]. */
 #include <float.h>
 #include <limits.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cdyn/lcp.h"
@@ -542,8 +542,8 @@ static cdyn_status validate_options(const cdyn_lemke_options *o, int n, cdyn_rep
         return cdyn_fail(rep, CDYN_EINVAL, "pivot_tol must be in [0, 1)");
     if (!(o->tie_tol >= 0.0 && o->tie_tol < 1.0))
         return cdyn_fail(rep, CDYN_EINVAL, "tie_tol must be in [0, 1)");
-    if (!(o->tol > 0.0 && o->tol < 1.0))
-        return cdyn_fail(rep, CDYN_EINVAL, "tol must be in (0, 1)");
+    if (!(o->tol >= 0.0 && o->tol < 1.0))
+        return cdyn_fail(rep, CDYN_EINVAL, "tol must be in [0, 1) (0: default)");
     if (o->covering != NULL)
         for (int i = 0; i < n; ++i)
             if (!isfinite(o->covering[i]) || !(o->covering[i] > 0.0))
@@ -603,6 +603,8 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
         o.max_pivots = (n + 1) > INT_MAX / 50 ? INT_MAX : 50 * (n + 1);
     if (o.refactor_every == 0)
         o.refactor_every = 64;
+    if (o.tol == 0.0)
+        o.tol = 1e-10;
 
     /* One block: 2 n*n + 7 n doubles, then 8 n + 2 ints (n*n*8 fits in size_t, validated). */
     const size_t nn = (size_t)n * (size_t)n;
