@@ -394,6 +394,28 @@ static void test_repeated_ties(void **state)
     assert_lcp_solution(&lcp, z, w, 1e-14);
 }
 
+/* A degenerate problem (q_2 = 0) on which Lemke cycles forever when ties are broken by a fixed
+ * order (lowest or highest basis position; found by a random search over small integer
+ * problems and confirmed with both variants). The lexicographic rule cannot cycle and ends at
+ * z = (2/3, 1/3, 5/3, 0): rows of M are (2 -1 0 0), (-1 2 0 -2), (0 -2 1 0), (2 2 1 -1), and
+ * Mz + q = (4/3 - 1/3 - 1, -2/3 + 2/3, -2/3 + 5/3 - 1, 4/3 + 2/3 + 5/3 - 1) = (0, 0, 0, 8/3). */
+static void test_lexicographic_rule_prevents_cycling(void **state)
+{
+    (void)state;
+    const double M[] = {2, -1, 0, 2, -1, 2, -2, 2, 0, 0, 1, 1, 0, -2, 0, -1};
+    const double q[] = {-1, 0, -1, -1};
+    cdyn_lcp lcp = {4, M, q};
+    double z[4], w[4];
+    cdyn_report rep;
+    assert_int_equal(cdyn_lemke(&lcp, NULL, z, w, &rep), CDYN_OK);
+    const double zexp[] = {2.0 / 3.0, 1.0 / 3.0, 5.0 / 3.0, 0.0};
+    const double wexp[] = {0.0, 0.0, 0.0, 8.0 / 3.0};
+    for (int i = 0; i < 4; ++i) {
+        assert_true(fabs(z[i] - zexp[i]) <= 1e-14);
+        assert_true(fabs(w[i] - wexp[i]) <= 1e-14);
+    }
+}
+
 /* Zeros in q make basic variables vanish (degenerate pivots). P-matrix problems with q_i = 0
  * for a third of the rows: the unique solution is compared with enumeration. */
 static void test_zeros_in_q(void **state)
@@ -767,6 +789,7 @@ int main(void)
         cmocka_unit_test(test_trivial_q_nonnegative),
         cmocka_unit_test(test_zero_row),
         cmocka_unit_test(test_repeated_ties),
+        cmocka_unit_test(test_lexicographic_rule_prevents_cycling),
         cmocka_unit_test(test_zeros_in_q),
         cmocka_unit_test(test_covering_vector),
         cmocka_unit_test(test_refactor_settings),
