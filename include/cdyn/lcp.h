@@ -6,6 +6,7 @@
  * Entry points
  *   cdyn_lcp_solve       default: Lemke, then fallbacks (see below); use this one.
  *   cdyn_lemke           Lemke's complementary pivoting, one covering vector.
+ *   cdyn_lemke_ex        the same, also returning the final basis (for warm starts).
  *   cdyn_lcp_enumerate   all basic solutions of a small problem (n <= CDYN_LCP_SMALL_N).
  *   cdyn_lcp_is_pmatrix  exact P-matrix test by principal minors (n <= CDYN_LCP_SMALL_N).
  *   cdyn_lcp_residual    ||min(z, M z + q)||_inf, the residual every LCP solver reports.
