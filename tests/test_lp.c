@@ -222,7 +222,8 @@ static void test_random_duality(void **state)
     test_rng rng;
     test_rng_seed(&rng, 20240611);
     for (int trial = 0; trial < 40; ++trial) {
-        int m = 1 + (int)(test_rng_uniform(&rng) * 15), n = m + 1 + (int)(test_rng_uniform(&rng) * 20);
+        int m = 1 + (int)(test_rng_uniform(&rng) * 15),
+            n = m + 1 + (int)(test_rng_uniform(&rng) * 20);
         double *A = malloc(sizeof(double) * (size_t)(m * n)), *b = malloc(sizeof(double) * m),
                *c = malloc(sizeof(double) * n), *x = malloc(sizeof(double) * n),
                *y = malloc(sizeof(double) * m), *x0 = malloc(sizeof(double) * n);

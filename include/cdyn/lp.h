@@ -49,16 +49,16 @@ typedef enum cdyn_lp_rule {
 } cdyn_lp_rule;
 
 typedef struct cdyn_lp_options {
-    int max_iterations;   /* pivots per phase; 0: default 100*(m + n) + 1000 */
-    cdyn_lp_rule rule;    /* default CDYN_LP_RULE_LEXICOGRAPHIC */
-    double feas_tol;      /* primal tolerance relative to 1 + ||b||_inf (default 1e-9) */
-    double opt_tol;       /* reduced-cost tolerance relative to 1 + ||c||_inf (default 1e-9) */
-    double pivot_tol;     /* entries below pivot_tol * (largest entry of the column) are not
-                             pivots (default 1e-9) */
-    int refactor_every;   /* recompute the basis inverse from LU every this many pivots
-                             (default 32; 0 keeps the default) */
-    int max_bases;        /* cdyn_lp_adjacent: bases of a degenerate vertex explored
-                             (default 256; 0 keeps the default) */
+    int max_iterations; /* pivots per phase; 0: default 100*(m + n) + 1000 */
+    cdyn_lp_rule rule;  /* default CDYN_LP_RULE_LEXICOGRAPHIC */
+    double feas_tol;    /* primal tolerance relative to 1 + ||b||_inf (default 1e-9) */
+    double opt_tol;     /* reduced-cost tolerance relative to 1 + ||c||_inf (default 1e-9) */
+    double pivot_tol;   /* entries below pivot_tol * (largest entry of the column) are not
+                           pivots (default 1e-9) */
+    int refactor_every; /* recompute the basis inverse from LU every this many pivots
+                           (default 32; 0 keeps the default) */
+    int max_bases;      /* cdyn_lp_adjacent: bases of a degenerate vertex explored
+                           (default 256; 0 keeps the default) */
     const cdyn_allocator *allocator; /* NULL: malloc/free */
 } cdyn_lp_options;
 

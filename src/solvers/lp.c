@@ -28,8 +28,8 @@ static cdyn_status check_lp(const cdyn_lp *lp, int need_c, const cdyn_lp_options
     if (lp == NULL)
         return cdyn_fail(r, CDYN_EINVAL, "lp: NULL problem");
     if (lp->m < 0 || lp->n < 1)
-        return cdyn_fail(r, CDYN_EINVAL, "lp: need m >= 0 and n >= 1 (got m = %d, n = %d)",
-                         lp->m, lp->n);
+        return cdyn_fail(r, CDYN_EINVAL, "lp: need m >= 0 and n >= 1 (got m = %d, n = %d)", lp->m,
+                         lp->n);
     if ((size_t)lp->m * (size_t)lp->n > (size_t)1 << 28)
         return cdyn_fail(r, CDYN_ETOOBIG, "lp: %d-by-%d is too large for a dense solver", lp->m,
                          lp->n);
@@ -53,8 +53,8 @@ static cdyn_status check_lp(const cdyn_lp *lp, int need_c, const cdyn_lp_options
     return CDYN_OK;
 }
 
-cdyn_status cdyn_lp_solve(const cdyn_lp *lp, const cdyn_lp_options *opts, double *x,
-                          double *dual, int *basis, double *objective, cdyn_report *report)
+cdyn_status cdyn_lp_solve(const cdyn_lp *lp, const cdyn_lp_options *opts, double *x, double *dual,
+                          int *basis, double *objective, cdyn_report *report)
 {
     cdyn_report_clear(report, "simplex");
     cdyn_status st = check_lp(lp, 1, opts, report);
@@ -79,8 +79,10 @@ cdyn_status cdyn_lp_solve(const cdyn_lp *lp, const cdyn_lp_options *opts, double
         if (report != NULL)
             report->residual = res;
         if (!(res <= 1e-6 * scale))
-            st = cdyn_fail(report, CDYN_ENUMERIC, "lp: optimal basis fails the accuracy check "
-                                                  "(residual %.3g)", res);
+            st = cdyn_fail(report, CDYN_ENUMERIC,
+                           "lp: optimal basis fails the accuracy check "
+                           "(residual %.3g)",
+                           res);
     }
     if (st == CDYN_OK) {
         cdyn_splx_point(s, x);
@@ -110,8 +112,9 @@ cdyn_status cdyn_lp_adjacent(const cdyn_lp *lp, const int *basis, const cdyn_lp_
         return st;
     if ((lp->m > 0 && basis == NULL) || count == NULL || max_vertices < 0 ||
         (max_vertices > 0 && vertices == NULL))
-        return cdyn_fail(report, CDYN_EINVAL, "lp: NULL basis, count or vertices, or "
-                                              "max_vertices < 0");
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "lp: NULL basis, count or vertices, or "
+                         "max_vertices < 0");
     cdyn_splx *s = NULL;
     st = cdyn_splx_create(lp->m, lp->n, lp->A, lp->b, opts, max_vertices, &s);
     if (st != CDYN_OK)

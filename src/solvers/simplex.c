@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
@@ -23,58 +24,31 @@ struct cdyn_splx {
     double *rsign; /* m */
     double *c;     /* n + m: objective of the current phase (artificials last) */
     double bnorm, amax, cnorm;
-    int *basis;    /* m: column in basis position p (n + p: artificial of row p) */
-    int *where;    /* n + m: basis position or -1 */
-    double *Binv;  /* m*m */
-    double *xB;    /* m */
-    double *lu;    /* m*m */
-    int *ipiv;     /* m */
-    double *u;     /* m: B^{-1} a_q */
-    double *pi;    /* m: simplex multipliers */
-    double *d;     /* n: reduced costs */
-    double *row;   /* max(m, n) scratch */
-    int since;     /* pivots since the last LU refresh */
+    int *basis;   /* m: column in basis position p (n + p: artificial of row p) */
+    int *where;   /* n + m: basis position or -1 */
+    double *Binv; /* m*m */
+    double *xB;   /* m */
+    double *lu;   /* m*m */
+    int *ipiv;    /* m */
+    double *u;    /* m: B^{-1} a_q */
+    double *pi;   /* m: simplex multipliers */
+    double *d;    /* n: reduced costs */
+    double *row;  /* max(m, n) scratch */
+    int since;    /* pivots since the last LU refresh */
     int pivots;
     /* adjacency search */
     int max_nb, nb_count, max_bases;
-    double *nb_pts;  /* max_nb*n */
-    int *nb_bases;   /* max_nb*m */
-    int *q_bases;    /* max_bases*m: bases of the current vertex, queue order */
-    int *q_keys;     /* max_bases*m: the same, sorted (set identity) */
-    int *save;       /* m */
-    int *key;        /* m */
-    double *x0;      /* n */
-    double *T;       /* m*n: B^{-1} A */
+    double *nb_pts; /* max_nb*n */
+    int *nb_bases;  /* max_nb*m */
+    int *q_bases;   /* max_bases*m: bases of the current vertex, queue order */
+    int *q_keys;    /* max_bases*m: the same, sorted (set identity) */
+    int *save;      /* m */
+    int *key;       /* m */
+    double *x0;     /* n */
+    double *T;      /* m*n: B^{-1} A */
     const cdyn_allocator *al;
     void *block;
 };
-
-/* ---- memory: one block carved into aligned arrays ----------------------------------------- */
-
-typedef struct carve {
-    size_t off;
-    int overflow;
-} carve;
-
-static size_t carve_take(carve *cv, size_t count, size_t elem)
-{
-    size_t align = 16, start = (cv->off + align - 1) / align * align;
-    if (start < cv->off || (elem != 0 && count > (SIZE_MAX - start) / elem)) {
-        cv->overflow = 1;
-        return 0;
-    }
-    cv->off = start + count * elem;
-    return start;
-}
-
-static size_t prod(size_t a, size_t b, int *overflow)
-{
-    if (b != 0 && a > SIZE_MAX / b) {
-        *overflow = 1;
-        return 0;
-    }
-    return a * b;
-}
 
 cdyn_status cdyn_splx_create(int m, int n, const double *A, const double *b,
                              const cdyn_lp_options *opts, int max_neighbors, cdyn_splx **out)
@@ -101,27 +75,33 @@ cdyn_status cdyn_splx_create(int m, int n, const double *A, const double *b,
     } else {
         o.max_iterations = 100 * (m + n) + 1000;
     }
-    int ov = 0;
-    size_t M = (size_t)m, N = (size_t)n, MN = prod(M, N, &ov), MM = prod(M, M, &ov);
+    cdyn_carve cv = {sizeof(struct cdyn_splx), 0};
+    size_t M = (size_t)m, N = (size_t)n, MN = cdyn_carve_mul(&cv, M, N),
+           MM = cdyn_carve_mul(&cv, M, M);
     size_t nbmax = max_neighbors > 0 ? (size_t)max_neighbors : 0;
     size_t qb = (size_t)o.max_bases;
-    carve cv = {sizeof(struct cdyn_splx), 0};
-    size_t oA = carve_take(&cv, MN, sizeof(double)), ob = carve_take(&cv, M, sizeof(double));
-    size_t ors = carve_take(&cv, M, sizeof(double)), oc = carve_take(&cv, N + M, sizeof(double));
-    size_t obs = carve_take(&cv, M, sizeof(int)), owh = carve_take(&cv, N + M, sizeof(int));
-    size_t obi = carve_take(&cv, MM, sizeof(double)), oxb = carve_take(&cv, M, sizeof(double));
-    size_t olu = carve_take(&cv, MM, sizeof(double)), oip = carve_take(&cv, M, sizeof(int));
-    size_t ou = carve_take(&cv, M, sizeof(double)), opi = carve_take(&cv, M, sizeof(double));
-    size_t od = carve_take(&cv, N, sizeof(double));
-    size_t orow = carve_take(&cv, M > N ? M : N, sizeof(double));
-    size_t onp = carve_take(&cv, prod(nbmax, N, &ov), sizeof(double));
-    size_t onb = carve_take(&cv, prod(nbmax, M, &ov), sizeof(int));
-    size_t oqb = carve_take(&cv, prod(qb, M, &ov), sizeof(int));
-    size_t oqk = carve_take(&cv, prod(qb, M, &ov), sizeof(int));
-    size_t osv = carve_take(&cv, M, sizeof(int)), okey = carve_take(&cv, M, sizeof(int));
-    size_t ox0 = carve_take(&cv, N, sizeof(double));
-    size_t oT = carve_take(&cv, nbmax > 0 ? MN : 0, sizeof(double));
-    if (ov || cv.overflow)
+    size_t oA = cdyn_carve_take(&cv, MN, sizeof(double)),
+           ob = cdyn_carve_take(&cv, M, sizeof(double));
+    size_t ors = cdyn_carve_take(&cv, M, sizeof(double)),
+           oc = cdyn_carve_take(&cv, N + M, sizeof(double));
+    size_t obs = cdyn_carve_take(&cv, M, sizeof(int)),
+           owh = cdyn_carve_take(&cv, N + M, sizeof(int));
+    size_t obi = cdyn_carve_take(&cv, MM, sizeof(double)),
+           oxb = cdyn_carve_take(&cv, M, sizeof(double));
+    size_t olu = cdyn_carve_take(&cv, MM, sizeof(double)),
+           oip = cdyn_carve_take(&cv, M, sizeof(int));
+    size_t ou = cdyn_carve_take(&cv, M, sizeof(double)),
+           opi = cdyn_carve_take(&cv, M, sizeof(double));
+    size_t od = cdyn_carve_take(&cv, N, sizeof(double));
+    size_t orow = cdyn_carve_take(&cv, M > N ? M : N, sizeof(double));
+    size_t onp = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, nbmax, N), sizeof(double));
+    size_t onb = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, nbmax, M), sizeof(int));
+    size_t oqb = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, qb, M), sizeof(int));
+    size_t oqk = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, qb, M), sizeof(int));
+    size_t osv = cdyn_carve_take(&cv, M, sizeof(int)), okey = cdyn_carve_take(&cv, M, sizeof(int));
+    size_t ox0 = cdyn_carve_take(&cv, N, sizeof(double));
+    size_t oT = cdyn_carve_take(&cv, nbmax > 0 ? MN : 0, sizeof(double));
+    if (cv.overflow)
         return CDYN_ENOMEM;
     char *blk = cdyn_mem_alloc(o.allocator, cv.off);
     if (blk == NULL)
@@ -189,13 +169,25 @@ void cdyn_splx_free(cdyn_splx *s)
         cdyn_mem_free(s->al, s->block);
 }
 
-int cdyn_splx_pivots(const cdyn_splx *s) { return s->pivots; }
-int cdyn_splx_rows(const cdyn_splx *s) { return s->m; }
-int cdyn_splx_cols(const cdyn_splx *s) { return s->n; }
+int cdyn_splx_pivots(const cdyn_splx *s)
+{
+    return s->pivots;
+}
+int cdyn_splx_rows(const cdyn_splx *s)
+{
+    return s->m;
+}
+int cdyn_splx_cols(const cdyn_splx *s)
+{
+    return s->n;
+}
 
 /* ---- factorization ------------------------------------------------------------------------- */
 
-static double primal_tol(const cdyn_splx *s) { return s->o.feas_tol * (1.0 + s->bnorm); }
+static double primal_tol(const cdyn_splx *s)
+{
+    return s->o.feas_tol * (1.0 + s->bnorm);
+}
 
 /* Rebuild B^{-1} and x_B from an LU factorization of the basis columns. CDYN_ENUMERIC when the
  * basis is numerically singular or the refreshed x_B is infeasible beyond the tolerance. */
@@ -695,8 +687,8 @@ int cdyn_splx_adjacent(cdyn_splx *s, int *partial)
             }
             /* Degenerate direction: every tied leaving row gives another basis of this vertex. */
             for (int i = 0; i < m; ++i) {
-                if (!(s->u[i] > thr) || (s->xB[i] > 0.0 ? s->xB[i] : 0.0) * fmax(1.0, umax) >
-                                            dtol * s->u[i])
+                if (!(s->u[i] > thr) ||
+                    (s->xB[i] > 0.0 ? s->xB[i] : 0.0) * fmax(1.0, umax) > dtol * s->u[i])
                     continue;
                 memcpy(s->key, s->basis, sizeof(int) * (size_t)m);
                 s->key[i] = j;
@@ -711,7 +703,8 @@ int cdyn_splx_adjacent(cdyn_splx *s, int *partial)
                 sort_ints(slot_key, m);
                 int seen = 0;
                 for (int k = 0; k < nq && !seen; ++k)
-                    seen = memcmp(slot_key, s->q_keys + (size_t)k * m, sizeof(int) * (size_t)m) == 0;
+                    seen =
+                        memcmp(slot_key, s->q_keys + (size_t)k * m, sizeof(int) * (size_t)m) == 0;
                 if (!seen) {
                     memcpy(s->q_bases + (size_t)nq * m, cand, sizeof(int) * (size_t)m);
                     nq++;
@@ -723,7 +716,10 @@ int cdyn_splx_adjacent(cdyn_splx *s, int *partial)
     return s->nb_count;
 }
 
-const double *cdyn_splx_neighbor(const cdyn_splx *s, int k) { return s->nb_pts + (size_t)k * s->n; }
+const double *cdyn_splx_neighbor(const cdyn_splx *s, int k)
+{
+    return s->nb_pts + (size_t)k * s->n;
+}
 
 const int *cdyn_splx_neighbor_basis(const cdyn_splx *s, int k)
 {
