@@ -13,9 +13,8 @@
 
 /* The paper's P = W^T (rows 1-3 normal wrenches, rows 4-6 tangential), theta_dot, mu;
  * d = (0, 0, 0, 0, -1, 0), i.e. g_obj = (0, -1, 0); J_n selects joints 1, 3, 5, J_t 2, 4, 6. */
-static const double P1[18] = {0.966,  0.259, 0.000,  0.000,  1.000, 0.240,
-                              -0.707, 0.707, 0.750,  -0.259, 0.966, -2.000,
-                              -1.000, 0.000, -1.450, -0.707, -0.707, -1.900};
+static const double P1[18] = {0.966,  0.259, 0.000,  0.000,  1.000, 0.240,  -0.707, 0.707,  0.750,
+                              -0.259, 0.966, -2.000, -1.000, 0.000, -1.450, -0.707, -0.707, -1.900};
 static const double P2[18] = {0.804,  0.595,  1.040,   -0.707, 0.707,  -3.500,
                               -0.973, -0.232, 14.000,  -0.595, 0.804,  -20.900,
                               -0.707, -0.707, -17.900, 0.232,  -0.973, -7.630};
@@ -72,8 +71,9 @@ static void data_set(int k, const double *P, const double *th, const double *mu)
     cdyn_status cs = cdyn_ucp_enumerate(&d.p, NULL, 10000, NULL, &c, NULL);
     printf("| %d | %s | %d | %d | %.4g | %ld of %ld%s |", k,
            rc == CDYN_OK ? "solved" : "no solution found", st.pairs, st.linear_programs,
-           rc == CDYN_OK ? 0.0 : st.best_xty, cs == CDYN_OK || cs == CDYN_ENOSOLUTION ? c.solutions : -1,
-           c.vertices, c.complete ? "" : " (incomplete)");
+           rc == CDYN_OK ? 0.0 : st.best_xty,
+           cs == CDYN_OK || cs == CDYN_ENOSOLUTION ? c.solutions : -1, c.vertices,
+           c.complete ? "" : " (incomplete)");
     if (rc == CDYN_OK) {
         printf(" (%.4f, %.4f, %.4f) | (%.4f, %.4f, %.4f) | (%.4f, %.4f, %.4f) | (%.4f, %.4f, "
                "%.4f) | (%.4f, %.4f, %.4f) | %s / %s / %s |\n",

@@ -488,6 +488,29 @@ static void test_random_deterministic(void **state)
     cdyn_ucp_instance_free(inst);
 }
 
+/* A block of unit weight resting on a fixed table (no manipulator joints, ntheta = 0) with
+ * contacts at (-1, -h) and (1, -h), normals (0, 1), tangents (-1, 0). Statics: the vertical and
+ * moment balances give c_n = (1/2, 1/2); the horizontal balance c_t1 + c_t2 = 0 leaves an internal
+ * squeeze undetermined. Kinematics: v_n = 0 at both contacts forces v_y = omega = 0, and sliding
+ * (v_x != 0) would need c_t1 = c_t2 = -+mu c_n, violating c_t1 + c_t2 = 0; so qdot = 0. */
+static void test_block_on_table(void **state)
+{
+    (void)state;
+    const double h = 0.5, mu[2] = {0.4, 0.4}, g[3] = {0.0, -1.0, 0.0};
+    const double Wn[6] = {0, 1, -1, 0, 1, 1};    /* (n, r x n) per contact */
+    const double Wt[6] = {-1, 0, -h, -1, 0, -h}; /* (t, r x t) per contact */
+    cdyn_ucp_problem p = {2, 3, 0, Wn, Wt, NULL, NULL, mu, NULL, NULL, NULL, g, NULL};
+    double x[6], y[6], cn[2], ct[2], vn[2], vt[2], q[3];
+    cdyn_ucp_solution s = {x, y, cn, ct, vn, vt, q, NULL, NULL};
+    assert_int_equal(cdyn_ucp_solve(&p, NULL, &s, NULL, NULL), CDYN_OK);
+    assert_true(fabs(cn[0] - 0.5) < 1e-12 && fabs(cn[1] - 0.5) < 1e-12);
+    assert_true(fabs(ct[0] + ct[1]) < 1e-12);
+    assert_true(fabs(ct[0]) <= 0.4 * cn[0] + 1e-12);
+    for (int k = 0; k < 3; ++k)
+        assert_true(fabs(q[k]) < 1e-12);
+    assert_true(fabs(vn[0]) < 1e-12 && fabs(vt[1]) < 1e-12);
+}
+
 /* ---- Empty X or Y -------------------------------------------------------------------------- */
 
 /* A rigid 1-D object squeezed by two fingers moving toward each other at unit speed:
@@ -676,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_random_witness_feasible),
         cmocka_unit_test(test_random_small),
         cmocka_unit_test(test_random_deterministic),
+        cmocka_unit_test(test_block_on_table),
         cmocka_unit_test(test_x_empty),
         cmocka_unit_test(test_y_empty),
         cmocka_unit_test(test_bad_input),

@@ -139,7 +139,7 @@ typedef struct cdyn_ucp_census {
  * (may be NULL). Returns CDYN_OK when a solution was found, CDYN_ENOSOLUTION when none was found
  * (a proof only when census->complete), CDYN_EINFEASIBLE (X or Y empty), CDYN_EINVAL,
  * CDYN_ENOMEM, CDYN_ENUMERIC. Uses opts->comp_tol, opts->lp, opts->max_adjacent and
- * opts->allocator. Memory: about max_vertices * (2 n_c + n_c / 16) ints. */
+ * opts->allocator. Memory: about max_vertices * (2 n_c + 8) ints. */
 CDYN_API cdyn_status cdyn_ucp_enumerate(const cdyn_ucp_problem *problem,
                                         const cdyn_ucp_options *opts, long max_vertices,
                                         cdyn_ucp_solution *sol, cdyn_ucp_census *census,
