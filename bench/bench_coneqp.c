@@ -203,8 +203,8 @@ int main(int argc, char **argv)
         }
         if (st == CDYN_OK) {
             const double per = best / (rep.iterations > 0 ? rep.iterations : 1);
-            printf("| %d | %d | %d | %d | %.3f | %.3f | %.4f | %.1e | %.1e | ok |\n", ch.nc,
-                   ch.n, ch.colptr[ch.n], rep.iterations, 1e3 * tcreate, 1e3 * best, 1e3 * per,
+            printf("| %d | %d | %d | %d | %.3f | %.3f | %.4f | %.1e | %.1e | ok |\n", ch.nc, ch.n,
+                   ch.colptr[ch.n], rep.iterations, 1e3 * tcreate, 1e3 * best, 1e3 * per,
                    info.dual_residual, info.gap / fmax(1e-300, fabs(info.primal_objective)));
             if (ch.nc >= 100) {
                 fx[nfit] = ch.nc;

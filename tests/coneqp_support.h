@@ -25,15 +25,15 @@ void cq_chain_delassus_tangential(test_rng *g, int nc, const int *dims, double *
 
 /* Result of the independent KKT check of (x, u) for p; all max-norms. */
 typedef struct cq_kkt {
-    double primal;  /* cone (or disk) violation of x */
-    double dual;    /* dual-cone violation of Hx + c (cone problem; 0 for disks) */
-    double comp;    /* max_i |x_i'(Hx+c)_i| (+ r_i ||(Hx+c)_i|| for disks) */
-    double uerr;    /* ||u - (Hx + c)||_inf: the dual residual of the pair (x, u) */
-    double udual;   /* dual-cone violation of u itself (cone problem; 0 for disks) */
-    double ugap;    /* sum_i x_i'u_i (+ r_i ||u_i|| for disks): the gap of the pair (x, u) */
-    double gap;     /* sum of the per-contact complementarity terms */
-    double obj;     /* 1/2 x'Hx + c'x */
-    double scale;   /* max(1, ||c||_inf) */
+    double primal; /* cone (or disk) violation of x */
+    double dual;   /* dual-cone violation of Hx + c (cone problem; 0 for disks) */
+    double comp;   /* max_i |x_i'(Hx+c)_i| (+ r_i ||(Hx+c)_i|| for disks) */
+    double uerr;   /* ||u - (Hx + c)||_inf: the dual residual of the pair (x, u) */
+    double udual;  /* dual-cone violation of u itself (cone problem; 0 for disks) */
+    double ugap;   /* sum_i x_i'u_i (+ r_i ||u_i|| for disks): the gap of the pair (x, u) */
+    double gap;    /* sum of the per-contact complementarity terms */
+    double obj;    /* 1/2 x'Hx + c'x */
+    double scale;  /* max(1, ||c||_inf) */
 } cq_kkt;
 
 /* H is read from p->H (dense, full) or p->Hs (CSC: lower triangle, upper ignored). u may be

@@ -283,7 +283,7 @@ static void test_disk_fixed_contacts(void **state)
     p.normal = ln2;
     assert_int_equal(cdyn_coneqp_solve(&p, NULL, x, u, &info, &rep), CDYN_OK);
     assert_true(x[0] == 0.0);
-    assert_true(fabs(x[1] - 1.0) <= 1e-8); /* -c/h = 1.5 clipped to 1 */
+    assert_true(fabs(x[1] - 1.0) <= 1e-8);                  /* -c/h = 1.5 clipped to 1 */
     assert_true(fabs(u[0] - (H[2] * x[1] + c[0])) <= 1e-8); /* free multiplier = (Hx + c)_0 */
 }
 
@@ -300,8 +300,8 @@ static void test_cone_diagonal_h(void **state)
     const double hn[7] = {1.0, 2.0, 1.5, 1.0, 0.5, 2.0, 1.0};
     const double ht[7] = {1.0, 0.5, 3.0, 2.0, 1.0, 1.0, 1.0};
     /* sticking, sliding, separated, sticking 2D, sliding 2D, frictionless pressed, lifted */
-    const double c[19] = {-1.0, 0.1, -0.1, -2.0, 1.0, 1.5, 1.0, 0.2, 0.1, -1.0, 0.2,
-                          -1.0, 3.0, -1.0, 0.4, 0.7, 0.5, -0.3, 0.2};
+    const double c[19] = {-1.0, 0.1,  -0.1, -2.0, 1.0, 1.5, 1.0, 0.2,  0.1, -1.0,
+                          0.2,  -1.0, 3.0,  -1.0, 0.4, 0.7, 0.5, -0.3, 0.2};
     const int n = 19;
     double *H = calloc((size_t)n * n, sizeof(double));
     int o = 0;

@@ -78,8 +78,8 @@ static void expect_fail(const cdyn_coneqp *p, const cdyn_coneqp_options *o, cdyn
     for (int i = 0; i < 8; ++i)
         assert_true(x[i] == 4 && u[i] == 5);
     if (info_nan)
-        assert_true(isnan(info.primal_residual) && isnan(info.dual_residual) &&
-                    isnan(info.gap) && isnan(info.primal_objective));
+        assert_true(isnan(info.primal_residual) && isnan(info.dual_residual) && isnan(info.gap) &&
+                    isnan(info.primal_objective));
     /* report may be NULL */
     assert_int_equal(cdyn_coneqp_solve(p, o, x, u, NULL, NULL), st);
 }
@@ -419,13 +419,14 @@ static void test_certify(void **state)
     cdyn_coneqp_info info;
     cdyn_report r;
     for (int s = 0; s < 2; ++s) {
-        assert_int_equal(
-            cdyn_coneqp_certify(s ? &f.sparse : &f.dense, x, u, NULL, &info, &r), CDYN_OK);
+        assert_int_equal(cdyn_coneqp_certify(s ? &f.sparse : &f.dense, x, u, NULL, &info, &r),
+                         CDYN_OK);
         assert_true(fabs(info.primal_residual) <= 1e-15);
         assert_true(info.dual_cone_residual == 0.0);
         assert_true(fabs(info.dual_residual - 3.2) <= 1e-14); /* |(-1.2) - 2| */
         assert_true(fabs(info.gap - 1.0) <= 1e-15);           /* x'u = 1 */
-        /* 1/2 x'Hx + c'x = 1/2 (0.85 + 1, 0.2 - 0.3, 0.95 - 0.3) . (1, .3, .4) + (-1 + .09 + .12) */
+        /* 1/2 x'Hx + c'x = 1/2 (0.85 + 1, 0.2 - 0.3, 0.95 - 0.3) . (1, .3, .4) + (-1 + .09 + .12)
+         */
         const double xhx = 1.85 * 1 + (-0.1) * 0.3 + 0.65 * 0.4;
         assert_true(fabs(info.primal_objective - (0.5 * xhx - 0.79)) <= 1e-14);
         assert_true(fabs(info.dual_objective + 0.5 * xhx) <= 1e-14);
@@ -436,7 +437,7 @@ static void test_certify(void **state)
     /* violations are measured: x outside the cone, u outside K* */
     const double xo[6] = {1, 3, 4, -1, 0, 0}, uo[6] = {1, 4, 0, 0, 0, 0};
     assert_int_equal(cdyn_coneqp_certify(&f.dense, xo, uo, NULL, &info, &r), CDYN_OK);
-    assert_true(fabs(info.primal_residual - 4.5) <= 1e-15); /* ||(3,4)|| - 0.5 */
+    assert_true(fabs(info.primal_residual - 4.5) <= 1e-15);    /* ||(3,4)|| - 0.5 */
     assert_true(fabs(info.dual_cone_residual - 1.0) <= 1e-15); /* 0.5 * 4 - 1 */
     /* errors */
     const double xn[6] = {NAN, 0, 0, 0, 0, 0};
@@ -445,8 +446,7 @@ static void test_certify(void **state)
     assert_int_equal(cdyn_coneqp_certify(&f.dense, x, u, NULL, NULL, &r), CDYN_EINVAL);
     test_failing_alloc fa;
     test_failing_alloc_init(&fa, 0);
-    assert_int_equal(cdyn_coneqp_certify(&f.dense, x, u, &fa.allocator, &info, &r),
-                     CDYN_ENOMEM);
+    assert_int_equal(cdyn_coneqp_certify(&f.dense, x, u, &fa.allocator, &info, &r), CDYN_ENOMEM);
     assert_int_equal(fa.live, 0);
     free_fixture(&f);
 }

@@ -532,8 +532,8 @@ static void large_chain(int disk)
     for (int i = 0, o = 0; i < nc; ++i) {
         const int nv = disk ? dims[i] - 1 : dims[i];
         for (int k = 0; k < nv; ++k)
-            c[o + k] = (!disk && k == 0) ? test_rng_range(&g, -1.0, 0.3)
-                                         : test_rng_range(&g, -1.0, 1.0);
+            c[o + k] =
+                (!disk && k == 0) ? test_rng_range(&g, -1.0, 0.3) : test_rng_range(&g, -1.0, 1.0);
         o += nv;
     }
     cdyn_coneqp p = {0};
@@ -590,10 +590,8 @@ static void test_large_chain_disk(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fb_agreement_cone),
-        cmocka_unit_test(test_fb_agreement_disk),
-        cmocka_unit_test(test_dense_sparse_agreement),
-        cmocka_unit_test(test_large_chain_cone),
+        cmocka_unit_test(test_fb_agreement_cone),      cmocka_unit_test(test_fb_agreement_disk),
+        cmocka_unit_test(test_dense_sparse_agreement), cmocka_unit_test(test_large_chain_cone),
         cmocka_unit_test(test_large_chain_disk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

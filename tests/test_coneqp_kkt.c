@@ -22,8 +22,8 @@ static void reference_k(const cdyn_coneqp_solver *w, const double *H, double *K)
     const int n = w->n;
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i)
-            K[i + (size_t)j * n] = (w->fixed[i] || w->fixed[j]) ? (i == j) * w->fixdiag
-                                                                : H[i + (size_t)j * n];
+            K[i + (size_t)j * n] =
+                (w->fixed[i] || w->fixed[j]) ? (i == j) * w->fixdiag : H[i + (size_t)j * n];
     for (int c = 0; c < w->nc; ++c)
         for (int a = 0; a < w->ct[c].nv; ++a)
             for (int b = 0; b < w->ct[c].nv; ++b) {
@@ -72,7 +72,7 @@ static void test_assembly_matches_definition(void **state)
         for (int j = 0; j < n; ++j)
             nfixed += w->fixed[j];
         assert_int_equal(nfixed, 2 + 2); /* contacts 2 and 6: spatial, frictionless */
-        for (int i = 0; i < nc; ++i) { /* block = B B' + I, symmetric positive definite */
+        for (int i = 0; i < nc; ++i) {   /* block = B B' + I, symmetric positive definite */
             double B[9];
             for (int k = 0; k < 9; ++k)
                 B[k] = test_rng_range(&g, -1.0, 1.0);

@@ -101,8 +101,7 @@ static void test_nt_scaling_identities(void **state)
                     for (int k = 0; k < m; ++k)
                         t += W[i + LD * k] * Wi[k + LD * j];
                     assert_true(fabs(t - (i == j)) <= 1e-10);
-                    assert_true(fabs(W[i + LD * j] - W[j + LD * i]) <=
-                                1e-14 * fabs(W[0]) + 1e-300);
+                    assert_true(fabs(W[i + LD * j] - W[j + LD * i]) <= 1e-14 * fabs(W[0]) + 1e-300);
                 }
             /* lambda in int Q and lambda'lambda = s'z */
             assert_true(cdyn_soc_interior(m, lam));
@@ -170,10 +169,8 @@ static void test_max_step_vs_bisection(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_det_and_interior),
-        cmocka_unit_test(test_product_and_division),
-        cmocka_unit_test(test_nt_scaling_identities),
-        cmocka_unit_test(test_nt_rejects_boundary),
+        cmocka_unit_test(test_det_and_interior),      cmocka_unit_test(test_product_and_division),
+        cmocka_unit_test(test_nt_scaling_identities), cmocka_unit_test(test_nt_rejects_boundary),
         cmocka_unit_test(test_max_step_vs_bisection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

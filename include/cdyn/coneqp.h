@@ -65,27 +65,27 @@ typedef struct cdyn_coneqp {
 } cdyn_coneqp;
 
 typedef struct cdyn_coneqp_options {
-    double tol_rel;  /* relative tolerance of the stopping test (1e-9) */
-    double tol_abs;  /* absolute tolerance of the stopping test (1e-12) */
-    int max_iter;    /* interior-point iterations (100) */
+    double tol_rel;       /* relative tolerance of the stopping test (1e-9) */
+    double tol_abs;       /* absolute tolerance of the stopping test (1e-12) */
+    int max_iter;         /* interior-point iterations (100) */
     double step_fraction; /* fraction of the step to the cone boundary, in (0, 1) (0.99) */
-    int check_psd;   /* nonzero: verify H is positive semidefinite by factoring
-                        H + 1e-10 max|H_ij| I once per solve (1) */
+    int check_psd;        /* nonzero: verify H is positive semidefinite by factoring
+                             H + 1e-10 max|H_ij| I once per solve (1) */
     const cdyn_allocator *allocator; /* NULL: malloc/free */
 } cdyn_coneqp_options;
 
 /* Certificates of a pair (x, u); all measured on the given vectors (infinity norms). */
 typedef struct cdyn_coneqp_info {
-    double primal_residual;     /* max over contacts of the cone violation of x:
-                                   max(0, ||x_t|| - mu x_n, -x_n), or max(0, ||x_t|| - r) */
-    double dual_residual;       /* ||H x + c - u||_inf */
-    double dual_cone_residual;  /* max over contacts of max(0, mu ||u_t|| - u_n) (cone problem;
-                                   0 for the disk problem, whose u is free) */
-    double gap;                 /* complementarity gap: sum_i x_i'u_i (cone problem),
-                                   sum_i x_i'u_i + r_i ||u_i|| (disk problem) */
-    double primal_objective;    /* 1/2 x'Hx + c'x */
-    double dual_objective;      /* -1/2 x'Hx - sum_i r_i ||u_i||: a lower bound on the optimal
-                                   value when dual_residual = dual_cone_residual = 0 */
+    double primal_residual;    /* max over contacts of the cone violation of x:
+                                  max(0, ||x_t|| - mu x_n, -x_n), or max(0, ||x_t|| - r) */
+    double dual_residual;      /* ||H x + c - u||_inf */
+    double dual_cone_residual; /* max over contacts of max(0, mu ||u_t|| - u_n) (cone problem;
+                                  0 for the disk problem, whose u is free) */
+    double gap;                /* complementarity gap: sum_i x_i'u_i (cone problem),
+                                  sum_i x_i'u_i + r_i ||u_i|| (disk problem) */
+    double primal_objective;   /* 1/2 x'Hx + c'x */
+    double dual_objective;     /* -1/2 x'Hx - sum_i r_i ||u_i||: a lower bound on the optimal
+                                  value when dual_residual = dual_cone_residual = 0 */
 } cdyn_coneqp_info;
 
 CDYN_API void cdyn_coneqp_defaults(cdyn_coneqp_options *opts);
@@ -128,9 +128,8 @@ CDYN_API cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_
 
 /* Solve p, which must have the structure given to create (checked: CDYN_EINVAL otherwise),
  * with the options given to create. Outputs and statuses as for cdyn_coneqp_solve. */
-CDYN_API cdyn_status cdyn_coneqp_run(cdyn_coneqp_solver *solver, const cdyn_coneqp *p,
-                                     double *x, double *u, cdyn_coneqp_info *info,
-                                     cdyn_report *report);
+CDYN_API cdyn_status cdyn_coneqp_run(cdyn_coneqp_solver *solver, const cdyn_coneqp *p, double *x,
+                                     double *u, cdyn_coneqp_info *info, cdyn_report *report);
 
 /* Free a solver; accepts NULL. */
 CDYN_API void cdyn_coneqp_free(cdyn_coneqp_solver *solver);

@@ -32,8 +32,7 @@ static cdyn_status check_options(const cdyn_coneqp_options *o, cdyn_report *r)
     if (o->max_iter < 1)
         return cdyn_fail(r, CDYN_EINVAL, "max_iter = %d, must be >= 1", o->max_iter);
     if (!(o->step_fraction > 0.0 && o->step_fraction < 1.0))
-        return cdyn_fail(r, CDYN_EINVAL, "step_fraction = %g, must be in (0, 1)",
-                         o->step_fraction);
+        return cdyn_fail(r, CDYN_EINVAL, "step_fraction = %g, must be in (0, 1)", o->step_fraction);
     return CDYN_OK;
 }
 
@@ -117,8 +116,8 @@ cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *
     double **nvec[] = {&w->x, &w->dx, &w->rx, &w->hx, &w->rhs, &w->xt, &w->res};
     for (size_t k = 0; k < sizeof nvec / sizeof nvec[0]; ++k, d += nn)
         *nvec[k] = d;
-    double **mvec[] = {&w->s, &w->z, &w->lam, &w->dsa, &w->dza,
-                       &w->ds, &w->dz, &w->tm, &w->zt, &w->st};
+    double **mvec[] = {&w->s,  &w->z,  &w->lam, &w->dsa, &w->dza,
+                       &w->ds, &w->dz, &w->tm,  &w->zt,  &w->st};
     for (size_t k = 0; k < sizeof mvec / sizeof mvec[0]; ++k, d += mc)
         *mvec[k] = d;
     w->W = d;

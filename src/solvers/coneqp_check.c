@@ -44,8 +44,7 @@ static cdyn_status prefixed(cdyn_report *r, cdyn_status st, const char *what)
     return st;
 }
 
-cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *n,
-                                    cdyn_report *r)
+cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *n, cdyn_report *r)
 {
     if (p == NULL)
         return cdyn_fail(r, CDYN_EINVAL, "problem is NULL");
@@ -56,8 +55,7 @@ cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *
     if (p->dims != NULL)
         for (int i = 0; i < p->ncontacts; ++i)
             if (p->dims[i] != 2 && p->dims[i] != 3)
-                return cdyn_fail(r, CDYN_EINVAL, "dims[%d] = %d, must be 2 or 3", i,
-                                 p->dims[i]);
+                return cdyn_fail(r, CDYN_EINVAL, "dims[%d] = %d, must be 2 or 3", i, p->dims[i]);
     const int nn = cdyn_coneqp_size(p);
     if (nn < 0)
         return cdyn_fail(r, CDYN_ETOOBIG, "too many variables for int indices");
@@ -65,8 +63,8 @@ cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *
         return cdyn_fail(r, CDYN_EINVAL, "give exactly one of H (dense) and Hs (sparse)");
     if (p->H != NULL) {
         if ((long long)nn * nn > INT_MAX)
-            return cdyn_fail(r, CDYN_ETOOBIG,
-                             "dense H limited to n*n <= INT_MAX (n = %d); give Hs", nn);
+            return cdyn_fail(r, CDYN_ETOOBIG, "dense H limited to n*n <= INT_MAX (n = %d); give Hs",
+                             nn);
     } else {
         cdyn_status st = cdyn_csc_check_pattern(p->Hs, need_values, r);
         if (st != CDYN_OK)
@@ -145,8 +143,8 @@ static cdyn_status check_dense_h(const double *H, int n, cdyn_report *r)
         for (size_t i = j + 1; i < nn; ++i)
             if (fabs(H[i + j * nn] - H[j + i * nn]) > CQ_SYM_TOL * hmax)
                 return cdyn_fail(r, CDYN_EINVAL,
-                                 "H is not symmetric: H(%zu,%zu) = %.17g, H(%zu,%zu) = %.17g", i,
-                                 j, H[i + j * nn], j, i, H[j + i * nn]);
+                                 "H is not symmetric: H(%zu,%zu) = %.17g, H(%zu,%zu) = %.17g", i, j,
+                                 H[i + j * nn], j, i, H[j + i * nn]);
     return CDYN_OK;
 }
 
@@ -159,8 +157,7 @@ cdyn_status cdyn_cq_check_values(const cdyn_coneqp *p, int n, cdyn_report *r)
         return cdyn_fail(r, CDYN_EINVAL, "c is NULL");
     for (int i = 0; i < nc; ++i)
         if (!isfinite(p->mu[i]) || p->mu[i] < 0.0)
-            return cdyn_fail(r, CDYN_EINVAL, "mu[%d] = %g, must be finite and >= 0", i,
-                             p->mu[i]);
+            return cdyn_fail(r, CDYN_EINVAL, "mu[%d] = %g, must be finite and >= 0", i, p->mu[i]);
     for (int j = 0; j < n; ++j)
         if (!isfinite(p->c[j]))
             return cdyn_fail(r, CDYN_EINVAL, "c[%d] is not finite", j);

@@ -42,9 +42,9 @@ struct cdyn_coneqp_solver {
     int sparse;
     const cq_kkt_ops *ops;
 
-    cq_contact *ct; /* nc */
-    int *fixed;     /* n flags, per run */
-    int ncones;     /* cones with m >= 1, per run */
+    cq_contact *ct;         /* nc */
+    int *fixed;             /* n flags, per run */
+    int ncones;             /* cones with m >= 1, per run */
     double *W, *Winv, *blk; /* 9 per contact: NT scaling, its inverse, G'W^-2 G block */
 
     double *block; /* one allocation holding every vector below and the dense K */
@@ -57,7 +57,7 @@ struct cdyn_coneqp_solver {
     double *K;
     /* sparse backend: copy of H's pattern, triplets of the Newton matrix, CHOLMOD */
     int *hcolptr, *hrowind;
-    int na, ntrip;  /* H lower-triangle triplets, all triplets */
+    int na, ntrip;      /* H lower-triangle triplets, all triplets */
     int *ti, *tj, *src; /* triplet rows, columns; src[k] = entry of Hs for k < na */
     double *tx;
     cdyn_csc_assembly as;
@@ -90,8 +90,7 @@ void cdyn_cq_sparse_cleanup(cdyn_coneqp_solver *w);
 
 /* Structure: ncontacts, dims, H xor Hs, Hs pattern and size; *n receives the size.
  * need_values: also check the values of Hs (finite). */
-cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *n,
-                                    cdyn_report *r);
+cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *n, cdyn_report *r);
 /* Values: mu, normal, c, dense H finite; mu >= 0; radii; symmetry of H. */
 cdyn_status cdyn_cq_check_values(const cdyn_coneqp *p, int n, cdyn_report *r);
 /* Dimension of contact i. */

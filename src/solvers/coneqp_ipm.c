@@ -126,7 +126,7 @@ static void apply_k(const cdyn_coneqp_solver *w, const double *v, double *out)
 /* sol := K^{-1} rhs; with a shifted factor, two steps of iterative refinement against the
  * unshifted K recover the accuracy the shift cost. */
 cdyn_status cdyn_cq_newton_solve(cdyn_coneqp_solver *w, double shift, const double *rhs,
-                                  double *sol, cdyn_report *r)
+                                 double *sol, cdyn_report *r)
 {
     const size_t n = (size_t)w->n;
     memcpy(sol, rhs, n * sizeof(double));

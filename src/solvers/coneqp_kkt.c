@@ -11,8 +11,7 @@
 #include "solvers/coneqp_internal.h"
 
 /* Copy the message of a helper's scratch report into r under the given status. */
-static cdyn_status pass(cdyn_report *r, cdyn_status st, const cdyn_report *inner,
-                        const char *what)
+static cdyn_status pass(cdyn_report *r, cdyn_status st, const cdyn_report *inner, const char *what)
 {
     return cdyn_fail(r, st, "%s: %s", what, inner->message);
 }

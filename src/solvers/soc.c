@@ -61,8 +61,7 @@ void cdyn_soc_div(int m, const double *lam, const double *r, double *out)
     out[0] = x0;
 }
 
-int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv,
-                double *lambda)
+int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv, double *lambda)
 {
     if (!cdyn_soc_interior(m, s) || !cdyn_soc_interior(m, z))
         return -1;

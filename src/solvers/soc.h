@@ -25,8 +25,7 @@ void cdyn_soc_div(int m, const double *lam, const double *r, double *out);
 
 /* Nesterov-Todd scaling of s, z in int Q^m: W, W^{-1} (m-by-m, ld CDYN_SOC_MAX) and
  * lambda = W z. Returns 0, or -1 when s or z is not in the interior (outputs then unset). */
-int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv,
-                double *lambda);
+int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv, double *lambda);
 
 /* Largest alpha >= 0 with u + alpha d in Q^m for u in int Q^m; INFINITY when there is none. */
 double cdyn_soc_max_step(int m, const double *u, const double *d);
