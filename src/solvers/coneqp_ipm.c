@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "core/report.h"
-#include "linalg/dense.h"
 #include "solvers/coneqp_internal.h"
 
 #define LD CDYN_SOC_MAX
@@ -50,14 +49,14 @@ void cdyn_cq_dual_vector(const cdyn_coneqp_solver *w, const double *hx, double *
 }
 
 /* blk_i := G_i' W_i^{-2} G_i on contact i's variables, or G_i'G_i when identity != 0 (the
- * starting-point system), or 0 when zero != 0 (the positive-semidefiniteness test). */
-static void set_blocks(cdyn_coneqp_solver *w, int identity, int zero)
+ * starting-point system). */
+static void set_blocks(cdyn_coneqp_solver *w, int identity)
 {
     for (int i = 0; i < w->nc; ++i) {
         const cq_contact *c = &w->ct[i];
         double *B = w->blk + 9 * i;
         memset(B, 0, 9 * sizeof(double));
-        if (c->m == 0 || zero)
+        if (c->m == 0)
             continue;
         double W2[9] = {0};
         const double *Wi = w->Winv + 9 * i;
@@ -143,7 +142,7 @@ cdyn_status cdyn_cq_newton_solve(cdyn_coneqp_solver *w, double shift, const doub
 }
 
 /* rhs := -r_x - G'W^{-1} v for the cone vector v (= lambda <> b_s): the reduced right-hand
- * side of the Newton system (theory: eq. "reduced"). */
+ * side of the Newton system (docs/theory-coneqp.md section 4). */
 static void reduced_rhs(cdyn_coneqp_solver *w, const double *v)
 {
     for (int j = 0; j < w->n; ++j)
@@ -216,7 +215,7 @@ static double cone_dot(const cdyn_coneqp_solver *w, const double *a, const doubl
 static cdyn_status start(cdyn_coneqp_solver *w, cdyn_report *r)
 {
     const int n = w->n;
-    set_blocks(w, 1, 0);
+    set_blocks(w, 1);
     double shift;
     cdyn_status st = cdyn_cq_factor(w, &shift, r);
     if (st != CDYN_OK)
@@ -320,7 +319,7 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
             cx * cx * w->hmax >= 2e12 * w->cmax * w->cmax * fmax(xhx, 0.0))
             return cdyn_fail(r, CDYN_EUNBOUNDED,
                              "unbounded: x in the cone with c'x = %.3g and x'Hx = %.3g (||x|| = "
-                             "%.3g) — H is singular along a cone direction where c'x < 0",
+                             "%.3g): H is singular along a cone direction where c'x < 0",
                              cx, xhx, sqrt(xx));
         if (k >= o->max_iter)
             return cdyn_fail(r, CDYN_ENOCONV,
@@ -340,7 +339,7 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
                 return cdyn_fail(r, CDYN_ENUMERIC, "iterate left the cone interior (contact %d)",
                                  i);
         }
-        set_blocks(w, 0, 0);
+        set_blocks(w, 0);
         double shift;
         if ((st = cdyn_cq_factor(w, &shift, r)) != CDYN_OK)
             return st;
