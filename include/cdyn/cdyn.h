@@ -1,0 +1,12 @@
+/* cdyn — umbrella header: time-stepping contact dynamics in C11.
+ * Conventions (docs/api.md): every fallible call returns cdyn_status and fills an optional
+ * cdyn_report; matrices are column-major; options structs come with *_defaults(). */
+#ifndef CDYN_CDYN_H
+#define CDYN_CDYN_H
+
+#include "cdyn/alloc.h"
+#include "cdyn/lcp.h"
+#include "cdyn/status.h"
+#include "cdyn/version.h"
+
+#endif
