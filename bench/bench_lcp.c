@@ -54,12 +54,12 @@ typedef struct problem {
 
 /* What one solver did on one problem. */
 typedef struct outcome {
-    char status[48];  /* short text for the table */
-    int claimed_ok;   /* the solver reported success */
-    int accepted;     /* claimed_ok and the common residual test passed */
+    char status[48]; /* short text for the table */
+    int claimed_ok;  /* the solver reported success */
+    int accepted;    /* claimed_ok and the common residual test passed */
     int pivots;
-    double residual;  /* cdyn_lcp_residual of the solver's z */
-    char method[32];  /* cdyn_lcp_solve only */
+    double residual; /* cdyn_lcp_residual of the solver's z */
+    char method[32]; /* cdyn_lcp_solve only */
     bench_timing time;
 } outcome;
 
@@ -126,20 +126,24 @@ static double matrix_norm_inf(int n, const double *M)
 static void judge(const cdyn_lcp *lcp, const double *z, outcome *o)
 {
     o->residual = cdyn_lcp_residual(lcp, z);
-    const double scale = norm_inf(lcp->n, lcp->q) + matrix_norm_inf(lcp->n, lcp->M) * norm_inf(lcp->n, z);
+    const double scale =
+        norm_inf(lcp->n, lcp->q) + matrix_norm_inf(lcp->n, lcp->M) * norm_inf(lcp->n, z);
     o->accepted = o->claimed_ok && isfinite(o->residual) && o->residual <= ACCEPT_TOL * scale;
 }
 
+/* The enum name without its CDYN_ prefix, e.g. "ERAY" (shorter than cdyn_status_str). */
 static const char *cdyn_status_name(cdyn_status s)
 {
+    const char *name = "unknown";
     switch (s) {
-#define NAME_(name, value, text) \
-    case name:                   \
-        return #name + 5; /* without the CDYN_ prefix */
+#define NAME_(id, value, text)                                                                     \
+    case id:                                                                                       \
+        name = #id;                                                                                \
+        break;
         CDYN_STATUS_LIST(NAME_)
 #undef NAME_
     }
-    return "unknown";
+    return strncmp(name, "CDYN_", 5) == 0 ? name + 5 : name;
 }
 
 /* ---- running one problem ------------------------------------------------------------- */
@@ -159,7 +163,8 @@ static void run_cdyn(const problem *p, const bench_config *cfg, int use_solve, d
     o->claimed_ok = st == CDYN_OK;
     o->pivots = c.report.iterations;
     snprintf(o->method, sizeof o->method, "%s", c.report.method);
-    snprintf(o->status, sizeof o->status, "%s", o->claimed_ok ? "ok" : cdyn_status_name((cdyn_status)st));
+    snprintf(o->status, sizeof o->status, "%s",
+             o->claimed_ok ? "ok" : cdyn_status_name((cdyn_status)st));
     judge(&p->lcp, z, o);
     if (!o->claimed_ok)
         o->residual = NAN; /* cdyn leaves z untouched on failure: there is no answer to measure */
@@ -232,8 +237,8 @@ static void print_row(const problem *p, const outcome *lemke, const outcome *sol
     fmt_res(r3, sizeof r3, sic->residual);
     snprintf(st1, sizeof st1, "%s", lemke->status);
     mark(st1, sizeof st1, lemke);
-    snprintf(st2, sizeof st2, "%s%s%s%s", solve->status, solve->method[0] ? " (" : "", solve->method,
-             solve->method[0] ? ")" : "");
+    snprintf(st2, sizeof st2, "%s%s%s%s", solve->status, solve->method[0] ? " (" : "",
+             solve->method, solve->method[0] ? ")" : "");
     mark(st2, sizeof st2, solve);
     snprintf(st3, sizeof st3, "%s", sic->status);
     mark(st3, sizeof st3, sic);
@@ -241,16 +246,16 @@ static void print_row(const problem *p, const outcome *lemke, const outcome *sol
         snprintf(ratio, sizeof ratio, "%.2f", sic->time.median / lemke->time.median);
     else
         snprintf(ratio, sizeof ratio, "n/a");
-    printf("| %s | %d | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", p->name, p->lcp.n, st1,
-           lemke->pivots, r1, t1, st2, t2, st3, sic->pivots, r3, t3, ratio);
+    printf("| %s | %d | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", p->name,
+           p->lcp.n, st1, lemke->pivots, r1, t1, st2, t2, st3, sic->pivots, r3, t3, ratio);
 }
 
 static void csv_row(FILE *csv, const problem *p, const char *solver, const outcome *o)
 {
     if (csv == NULL)
         return;
-    fprintf(csv, "%s,%s,%d,%s,%s,%d,%d,%d,%.3e,%.9e,%.9e,%d\n", p->family, p->name, p->lcp.n, solver,
-            o->status, o->claimed_ok, o->accepted, o->pivots, o->residual, o->time.median,
+    fprintf(csv, "%s,%s,%d,%s,%s,%d,%d,%d,%.3e,%.9e,%.9e,%d\n", p->family, p->name, p->lcp.n,
+            solver, o->status, o->claimed_ok, o->accepted, o->pivots, o->residual, o->time.median,
             o->time.min, o->time.runs);
 }
 
@@ -291,7 +296,8 @@ static int list_fixtures(const char *dir, char **names, int max)
     struct dirent *e;
     while ((e = readdir(d)) != NULL && count < max) {
         size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "lcp_", 4) == 0 && len > 4 && strcmp(e->d_name + len - 4, ".dat") == 0)
+        if (strncmp(e->d_name, "lcp_", 4) == 0 && len > 4 &&
+            strcmp(e->d_name + len - 4, ".dat") == 0)
             names[count++] = strdup(e->d_name);
     }
     closedir(d);
@@ -508,8 +514,10 @@ int main(int argc, char **argv)
     if (threads == NULL || strcmp(threads, "1") != 0) {
         setenv("OPENBLAS_NUM_THREADS", "1", 1);
         execv("/proc/self/exe", argv);
-        fprintf(stderr, "bench_lcp: cannot restart with OPENBLAS_NUM_THREADS=1 (%s); set it in "
-                        "the environment\n", strerror(errno));
+        fprintf(stderr,
+                "bench_lcp: cannot restart with OPENBLAS_NUM_THREADS=1 (%s); set it in "
+                "the environment\n",
+                strerror(errno));
         return 2;
     }
 
@@ -518,8 +526,10 @@ int main(int argc, char **argv)
                         .max_n = 1000000,
                         .budget = {.min_time = 0.3, .min_runs = 3, .max_runs = BENCH_MAX_RUNS}};
     if (parse_args(argc, argv, &cfg) != 0) {
-        fprintf(stderr, "usage: %s [--csv PATH] [--data DIR] [--seed S] [--max-n N] "
-                        "[--min-time SEC] [--min-runs K] [--max-runs K]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s [--csv PATH] [--data DIR] [--seed S] [--max-n N] "
+                "[--min-time SEC] [--min-runs K] [--max-runs K]\n",
+                argv[0]);
         return 2;
     }
 
