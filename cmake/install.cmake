@@ -22,5 +22,13 @@ install(FILES
   cmake/cdynDependencies.cmake
   DESTINATION ${CDYN_CMAKE_DIR})
 
+# The prefix is found relative to the .pc file, so `cmake --install --prefix P` works for any P.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(CDYN_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH _rel "/x/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/x")
+  string(REGEX REPLACE "/$" "" _rel "${_rel}")
+  set(CDYN_PC_PREFIX "\${pcfiledir}/${_rel}")
+endif()
 configure_file(cmake/cdyn.pc.in ${PROJECT_BINARY_DIR}/cdyn.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cdyn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -5,7 +5,9 @@
 #define CDYN_CDYN_H
 
 #include "cdyn/alloc.h"
+#include "cdyn/io.h"
 #include "cdyn/lcp.h"
+#include "cdyn/sparse.h"
 #include "cdyn/status.h"
 #include "cdyn/version.h"
 

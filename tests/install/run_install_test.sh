@@ -27,4 +27,6 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror "$consumer/consumer.c" -o "$tmp/pc_consumer" \
   $(pkg-config --cflags --libs cdyn) -lm
 LD_LIBRARY_PATH="$libdir" "$tmp/pc_consumer"
+echo "-- installed cdyn-lcp (finds libcdyn through its RUNPATH)"
+"$prefix/bin/cdyn-lcp" --help >/dev/null
 echo "install test passed"
