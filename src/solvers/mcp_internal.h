@@ -1,0 +1,134 @@
+/* Internal: pieces of the FB semismooth Newton MCP solver (fb_newton.c and friends).
+ *
+ * Data flow of one call: mcp_solve.c validates and sets up the workspace (one block for the
+ * vectors and Jacobian values, one for the linear-system object, plus KLU's own objects on the
+ * sparse path), fb_newton.c iterates, mcp_solve.c copies the result back.
+ * The Newton matrix is H = diag(da) + diag(db) J (+ mu I), with (da, db) from fb_function.c. */
+#ifndef CDYN_SOLVERS_MCP_INTERNAL_H
+#define CDYN_SOLVERS_MCP_INTERNAL_H
+
+#include <stddef.h>
+
+#include "cdyn/mcp.h"
+
+/* ---- Problem checks and the natural residual (mcp_problem.c) ------------------------- */
+
+/* Validate the problem description and options (not the start point); message into r. */
+cdyn_status cdyn_mcp_check_problem(const cdyn_mcp *p, cdyn_report *r);
+cdyn_status cdyn_mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r);
+
+/* Copy the bounds of p into l and u (n each), resolving the NULL defaults. */
+void cdyn_mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u);
+
+/* ||x - mid(l, u, x - F)||_inf with explicit bound arrays; NaN propagates. */
+double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const double *x,
+                                 const double *F);
+
+/* ---- Fischer–Burmeister box reformulation (fb_function.c) ----------------------------- */
+
+/* lambda = 1 gives the plain FB function phi(a, b) = a + b - sqrt(a^2 + b^2); lambda in (0, 1)
+ * the penalized phi_lambda = lambda phi + (1 - lambda) max(a,0) max(b,0). */
+double cdyn_mcp_phi(double a, double b, double lambda);
+/* Partial derivatives of phi_lambda at (a, b); at the kink (0, 0) an element of the generalized
+ * gradient (see docs/theory-mcp.md). */
+void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db);
+
+/* Phi(x) for the box [l, u] given F = F(x). When da and db are non-NULL, also the diagonal
+ * factors of the generalized-Jacobian element H = diag(da) + diag(db) J. */
+void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
+                      double lambda, double *Phi, double *da, double *db);
+
+/* ---- Jacobian storage: dense n*n or CSC values on a fixed pattern ------------------------ */
+
+typedef struct mcp_jac {
+    int n;
+    int sparse;        /* 0: dense column-major n*n in values */
+    const int *colptr; /* sparse: the user's pattern */
+    const int *rowind;
+    size_t nvals; /* n*n or colptr[n] */
+    double *values;
+} mcp_jac;
+
+/* Evaluate J at x (F = F(x), used by finite differences) with the user's callback or, when
+ * use_fd, with cdyn_mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
+ * the callback fails or returns NaN/Inf. (mcp_jac.c) */
+struct mcp_fd;
+cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd,
+                              const double *x, const double *F, mcp_jac *J, int *nfev, int *njev);
+/* out := J^T v. */
+void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
+
+/* ---- Finite differences (mcp_fd.c) ------------------------------------------------------- */
+
+/* Greedy column coloring of an n-column pattern so that columns of one color share no row;
+ * color[j] in [0, *ncolors). mark: n ints of scratch. */
+void cdyn_mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, int *ncolors,
+                       int *mark);
+
+typedef struct mcp_fd {
+    double step;      /* relative step */
+    const int *color; /* sparse: column colors */
+    int ncolors;
+    double *xp; /* n scratch: perturbed point */
+    double *Fp; /* n scratch: F at the perturbed point */
+} mcp_fd;
+
+/* Forward differences of F at x (F0 = F(x)) into J; a failed or non-finite evaluation is
+ * retried with the backward step. Adds the F calls made to *nfev. Returns CDYN_OK or
+ * CDYN_ENUMERIC (both directions failed for some column or color group). */
+cdyn_status cdyn_mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const double *x,
+                                 const double *F0, mcp_jac *J, int *nfev);
+
+/* ---- Linear systems H d = b ------------------------------------------------------------- */
+
+typedef struct mcp_linsys {
+    void *self;
+    /* Form H = diag(da + mu) + diag(db) J from J's values and factor it. CDYN_OK, CDYN_ESINGULAR
+     * (singular or numerically singular), CDYN_ENOMEM. */
+    cdyn_status (*factor)(void *self, const mcp_jac *J, const double *da, const double *db,
+                          double mu);
+    /* b := H^{-1} b with the last successful factorization. */
+    void (*solve)(void *self, double *b);
+    /* max |H_ij| of the last formed H (scale for the shift). */
+    double (*max_abs)(void *self);
+} mcp_linsys;
+
+/* Dense LU with LAPACK (mcp_dense_lu.c) and sparse LU with KLU (mcp_sparse_lu.c). Each
+ * create allocates its object once (through the allocator) and fills the function table; the
+ * sparse one builds the pattern of H (J's pattern plus the diagonal) and runs the KLU symbolic
+ * analysis once, then every factor is a numeric refactorization. free accepts NULL. */
+typedef struct mcp_dense_lu mcp_dense_lu;
+cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out,
+                                     mcp_linsys *ls);
+void cdyn_mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s);
+
+typedef struct mcp_sparse_lu mcp_sparse_lu;
+/* Returns CDYN_OK, CDYN_ENOMEM, CDYN_EINVAL (duplicate entries, or KLU rejects the pattern)
+ * or CDYN_ETOOBIG (more than 2^31 - 1 entries in H). */
+cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
+                                      const int *rowind, mcp_sparse_lu **out, mcp_linsys *ls);
+void cdyn_mcp_sparse_lu_free(const cdyn_allocator *a, mcp_sparse_lu *s);
+
+/* ---- The Newton iteration (fb_newton.c) -------------------------------------------------- */
+
+typedef struct mcp_work {
+    const cdyn_mcp *p;
+    const cdyn_mcp_options *o;
+    int n;
+    double lambda; /* 1 for plain FB */
+    double *l, *u;
+    double *x, *F, *Phi;    /* current iterate */
+    double *xt, *Ft, *Phit; /* trial point */
+    double *da, *db, *d, *g, *tmp;
+    double *hist; /* nonmonotone_memory merit values */
+    mcp_jac J;
+    mcp_fd fd;
+    mcp_linsys ls;
+    int nfev, njev;
+} mcp_work;
+
+/* Run the iteration from w->x (F, Phi not yet evaluated). On CDYN_OK w->x holds the solution.
+ * Fills iterations, evaluations, residual and the failure message of r. */
+cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r);
+
+#endif
