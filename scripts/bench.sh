@@ -18,6 +18,9 @@ if [ "${1:-}" = "--print" ]; then
   shift
 fi
 
+# Load before this script's own build adds to it: other work on the machine makes timings noisy.
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
 scripts/deps.sh libsiconos-numerics-dev
 
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -30,7 +33,6 @@ cmake --build build-bench -j"$jobs" --target bench_lcp >&2
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "not installed"; }
 cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-load=$(cut -d' ' -f1-3 /proc/loadavg)
 cdyn_version=$(sed -n 's/^project(cdyn VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 cdyn_commit=$(git describe --always --dirty 2>/dev/null || echo "unknown")
 compiler=$(sed -n "s/^CMAKE_C_COMPILER:[A-Z]*=//p" build-bench/CMakeCache.txt)
@@ -52,11 +54,16 @@ echo "== cdyn: running $bench_cmd" >&2
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- machine: $(nproc) cores, ${cpu_model:-unknown CPU}, $(uname -sr);" \
-       "load average at start: $load"
+       "load averages before the build: $load"
   echo "- cdyn $cdyn_version (git $cdyn_commit), $cc_version, CMAKE_BUILD_TYPE=Release ($cflags)"
   echo "- Siconos Numerics: libsiconos-numerics-dev $(pkg_version libsiconos-numerics-dev);" \
        "OpenBLAS $(pkg-config --modversion openblas 2>/dev/null || echo '?') ($blas);" \
        "LAPACKE $(pkg-config --modversion lapacke 2>/dev/null || echo '?')"
+  if awk -v l="${load%% *}" 'BEGIN { exit !(l > 0.5) }'; then
+    echo
+    echo "**Noisy run:** the machine was not idle (load averages $load before the build);"
+    echo "rerun \`scripts/bench.sh\` on a quiet machine before drawing conclusions from the times."
+  fi
   echo
   build-bench/bench/bench_lcp --csv "$csv" "$@"
   echo "<!-- bench-lcp:end -->"
