@@ -10,41 +10,7 @@
 #include <stdlib.h>
 
 #include "cdyn/ucp.h"
-
-/* The paper's P = W^T (rows 1-3 normal wrenches, rows 4-6 tangential), theta_dot, mu;
- * d = (0, 0, 0, 0, -1, 0), i.e. g_obj = (0, -1, 0); J_n selects joints 1, 3, 5, J_t 2, 4, 6. */
-static const double P1[18] = {0.966,  0.259, 0.000,  0.000,  1.000, 0.240,  -0.707, 0.707,  0.750,
-                              -0.259, 0.966, -2.000, -1.000, 0.000, -1.450, -0.707, -0.707, -1.900};
-static const double P2[18] = {0.804,  0.595,  1.040,   -0.707, 0.707,  -3.500,
-                              -0.973, -0.232, 14.000,  -0.595, 0.804,  -20.900,
-                              -0.707, -0.707, -17.900, 0.232,  -0.973, -7.630};
-static const double TH1[6] = {0.1, 0.995, 0.1, -0.995, 0.1, 0.995};
-static const double TH2[6] = {0.92, -0.391, 0.9276, -0.3747, 0.9306, -0.367};
-static const double TH3[6] = {-0.161, 0.987, 0.995, 0.1, -0.774, -0.633};
-static const double MU1[3] = {0.5, 0.5, 0.3}, MU2[3] = {0.1, 0.4, 0.3}, MU4[3] = {0.7, 0.9, 0.9};
-static const double GOBJ[3] = {0.0, -1.0, 0.0};
-
-typedef struct data {
-    double Wn[9], Wt[9], Jn[18], Jt[18];
-    cdyn_ucp_problem p;
-} data;
-
-static void make(data *d, const double *P, const double *th, const double *mu)
-{
-    for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 3; ++k) {
-            d->Wn[k + 3 * i] = P[3 * i + k];
-            d->Wt[k + 3 * i] = P[3 * (3 + i) + k];
-        }
-    for (int k = 0; k < 18; ++k)
-        d->Jn[k] = d->Jt[k] = 0.0;
-    for (int i = 0; i < 3; ++i) {
-        d->Jn[i + 3 * (2 * i)] = 1.0;
-        d->Jt[i + 3 * (2 * i + 1)] = 1.0;
-    }
-    cdyn_ucp_problem p = {3, 3, 6, d->Wn, d->Wt, d->Jn, d->Jt, mu, NULL, th, NULL, GOBJ, NULL};
-    d->p = p;
-}
+#include "ptl_data_sets.h"
 
 static const char *mode(double vn, double vt, double cn)
 {
@@ -58,10 +24,10 @@ static const char *mode(double vn, double vt, double cn)
     return cn > tol ? "rolling" : "touching, no force";
 }
 
-static void data_set(int k, const double *P, const double *th, const double *mu)
+static void data_set(int k)
 {
-    data d;
-    make(&d, P, th, mu);
+    ptl_data_set d;
+    ptl_make(&d, k);
     double cn[3], ct[3], vn[3], vt[3], q[3], tau[6];
     cdyn_ucp_solution s = {NULL, NULL, cn, ct, vn, vt, q, NULL, tau};
     cdyn_ucp_stats st;
@@ -92,10 +58,8 @@ int main(int argc, char **argv)
     printf("| Data Set | result | pairs | LPs | best x^T y | complementary vertices of X (census) "
            "| c_n | c_t | v_n | v_t | qdot | contact modes |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    data_set(1, P1, TH1, MU1);
-    data_set(2, P2, TH2, MU2);
-    data_set(3, P1, TH3, MU1);
-    data_set(4, P2, TH2, MU4);
+    for (int k = 1; k <= 4; ++k)
+        data_set(k);
 
     /* Data Set 2 with mu_i on a grid in [0.1, 0.9]. */
     int at_most_two = 0, more = 0, step3 = 0, not_found = 0, exist = 0, none = 0, missed = 0;
@@ -105,8 +69,8 @@ int main(int argc, char **argv)
             for (int e = 0; e < g; ++e) {
                 double mu[3] = {0.1 + 0.8 * a / (g - 1), 0.1 + 0.8 * b / (g - 1),
                                 0.1 + 0.8 * e / (g - 1)};
-                data d;
-                make(&d, P2, TH2, mu);
+                ptl_data_set d;
+                ptl_make_with(&d, PTL_P2, PTL_TH2, mu);
                 cdyn_ucp_stats st;
                 cdyn_status rc = cdyn_ucp_solve(&d.p, NULL, NULL, &st, NULL);
                 cdyn_ucp_census c;

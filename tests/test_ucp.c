@@ -24,46 +24,9 @@
 #include "cdyn/ucp.h"
 #include "solvers/ucp_build.h"
 #include "support.h"
+#include "ptl_data_sets.h"
 
-/* ---- The paper's data sets (Section 5), transcribed as printed -------------------------------
- * P = W^T is printed 6x3, rows 1-3 the normal wrenches w_in^T, rows 4-6 the tangential ones; the
- * input vector d = (0, 0, 0, g_obj) with g_obj = (0, -1, 0) (gravity); alpha = all six joints,
- * J_n selects joints 1, 3, 5 and J_t joints 2, 4, 6. */
-static const double P1[18] = {0.966,  0.259, 0.000,  0.000,  1.000, 0.240,  -0.707, 0.707,  0.750,
-                              -0.259, 0.966, -2.000, -1.000, 0.000, -1.450, -0.707, -0.707, -1.900};
-static const double P2[18] = {0.804,  0.595,  1.040,   -0.707, 0.707,  -3.500,
-                              -0.973, -0.232, 14.000,  -0.595, 0.804,  -20.900,
-                              -0.707, -0.707, -17.900, 0.232,  -0.973, -7.630};
-static const double TH1[6] = {0.1, 0.995, 0.1, -0.995, 0.1, 0.995};
-static const double TH2[6] = {0.92, -0.391, 0.9276, -0.3747, 0.9306, -0.367};
-static const double TH3[6] = {-0.161, 0.987, 0.995, 0.1, -0.774, -0.633};
-static const double MU1[3] = {0.5, 0.5, 0.3}, MU2[3] = {0.1, 0.4, 0.3}, MU4[3] = {0.7, 0.9, 0.9};
-static const double GOBJ[3] = {0.0, -1.0, 0.0};
-
-typedef struct dataset {
-    double Wn[9], Wt[9], Jn[18], Jt[18];
-    cdyn_ucp_problem p;
-} dataset;
-
-static void make_dataset(dataset *d, int which)
-{
-    const double *P = (which == 1 || which == 3) ? P1 : P2;
-    const double *th = which == 1 ? TH1 : which == 2 ? TH2 : which == 3 ? TH3 : TH2;
-    const double *mu = (which == 1 || which == 3) ? MU1 : which == 2 ? MU2 : MU4;
-    for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 3; ++k) {
-            d->Wn[k + 3 * i] = P[3 * i + k];
-            d->Wt[k + 3 * i] = P[3 * (3 + i) + k];
-        }
-    memset(d->Jn, 0, sizeof d->Jn);
-    memset(d->Jt, 0, sizeof d->Jt);
-    for (int i = 0; i < 3; ++i) {
-        d->Jn[i + 3 * (2 * i)] = 1.0;
-        d->Jt[i + 3 * (2 * i + 1)] = 1.0;
-    }
-    cdyn_ucp_problem p = {3, 3, 6, d->Wn, d->Wt, d->Jn, d->Jt, mu, NULL, th, NULL, GOBJ, NULL};
-    d->p = p;
-}
+/* The paper's data sets (Section 5): examples/ptl_data_sets.h holds the one transcription. */
 
 /* The transcription is consistent with the geometry the paper describes (Section 2, eq. (1)):
  * each normal is a unit vector (to the printed three digits), the tangent is the normal turned by
@@ -75,8 +38,8 @@ static void test_dataset_transcription_consistent(void **state)
 {
     (void)state;
     for (int which = 1; which <= 2; ++which) {
-        dataset d;
-        make_dataset(&d, which);
+        ptl_data_set d;
+        ptl_make(&d, which);
         for (int i = 0; i < 3; ++i) {
             const double *n = d.Wn + 3 * i, *t = d.Wt + 3 * i;
             assert_true(fabs(hypot(n[0], n[1]) - 1.0) < 2e-3);
@@ -108,7 +71,7 @@ static void inv3(const double *A, double *B) /* B = A^-1, column-major 3x3 (cofa
 /* X and Y of a data set from the paper's closed forms (Section 2): X = {x >= 0 : A_X x = b_X}
  * with Z = [Wn^-T  -Wt^-T], A_X = [Z_n  Z_t  -Z_t], b_X = -Z J theta_dot; Y = {y >= 0 : C y = -d}
  * with C and d as printed above Theorem 1. */
-static void paper_polyhedra(const dataset *d, double *AX, double *bX, double *AY, double *bY)
+static void paper_polyhedra(const ptl_data_set *d, double *AX, double *bX, double *AY, double *bY)
 {
     double Ni[9], Ti[9];
     inv3(d->Wn, Ni);
@@ -143,7 +106,7 @@ static void paper_polyhedra(const dataset *d, double *AX, double *bX, double *AY
         }
     }
     for (int k = 0; k < 3; ++k)
-        bY[3 + k] = -GOBJ[k];
+        bY[3 + k] = -PTL_GOBJ[k];
 }
 
 static double resid(int m, int n, const double *A, const double *b, const double *x)
@@ -175,7 +138,7 @@ static int face_nonempty(int m, const double *A, const double *b, const int *ban
 
 /* Number of complementary patterns S (x_i = 0 for i in S, y_i = 0 otherwise) with both faces
  * nonempty: a solution of the UCP exists iff this is positive. */
-static int count_patterns(const dataset *d)
+static int count_patterns(const ptl_data_set *d)
 {
     double AX[3 * 9], bX[3], AY[6 * 9], bY[6];
     paper_polyhedra(d, AX, bX, AY, bY);
@@ -192,7 +155,7 @@ static int count_patterns(const dataset *d)
 }
 
 /* The paper's equations (2)-(10) at a solution (theta_dot all given, g_man = 0). */
-static void assert_physics(const dataset *d, const cdyn_ucp_solution *s, double tol)
+static void assert_physics(const ptl_data_set *d, const cdyn_ucp_solution *s, double tol)
 {
     const cdyn_ucp_problem *p = &d->p;
     for (int k = 0; k < 3; ++k) { /* (2) */
@@ -250,8 +213,8 @@ static void test_data_sets_1_to_3_solved(void **state)
 {
     (void)state;
     for (int which = 1; which <= 3; ++which) {
-        dataset d;
-        make_dataset(&d, which);
+        ptl_data_set d;
+        ptl_make(&d, which);
         outbuf o;
         outbuf_init(&o);
         cdyn_ucp_stats st;
@@ -283,8 +246,8 @@ static void test_data_sets_1_to_3_solved(void **state)
 static void test_data_set_4_no_solution(void **state)
 {
     (void)state;
-    dataset d;
-    make_dataset(&d, 4);
+    ptl_data_set d;
+    ptl_make(&d, 4);
     outbuf o;
     outbuf_init(&o);
     cdyn_ucp_stats st;
@@ -312,8 +275,8 @@ static void test_pattern_enumeration_agrees_with_paper(void **state)
 {
     (void)state;
     for (int which = 1; which <= 4; ++which) {
-        dataset d;
-        make_dataset(&d, which);
+        ptl_data_set d;
+        ptl_make(&d, which);
         int patterns = count_patterns(&d);
         if (which < 4)
             assert_true(patterns >= 1);
@@ -344,8 +307,8 @@ static void test_bland_lps(void **state)
     cdyn_ucp_defaults(&opt);
     opt.lp.rule = CDYN_LP_RULE_BLAND;
     for (int which = 1; which <= 4; ++which) {
-        dataset d;
-        make_dataset(&d, which);
+        ptl_data_set d;
+        ptl_make(&d, which);
         outbuf o;
         outbuf_init(&o);
         cdyn_status s = cdyn_ucp_solve(&d.p, &opt, &o.s, NULL, NULL);
@@ -558,8 +521,8 @@ static void expect_einval(const cdyn_ucp_problem *p, const cdyn_ucp_options *o, 
 static void test_bad_input(void **state)
 {
     (void)state;
-    dataset d;
-    make_dataset(&d, 1);
+    ptl_data_set d;
+    ptl_make(&d, 1);
     expect_einval(NULL, NULL, "NULL");
     cdyn_ucp_problem p = d.p;
     p.nc = 0;
@@ -595,7 +558,7 @@ static void test_bad_input(void **state)
     p.mu = mu_nan;
     expect_einval(&p, NULL, "mu[1]");
     double th[6];
-    memcpy(th, TH1, sizeof th);
+    memcpy(th, PTL_TH1, sizeof th);
     th[3] = NAN;
     p = d.p;
     p.theta_dot = th;
@@ -644,8 +607,8 @@ static void test_bad_input(void **state)
 static void test_alloc_failure(void **state)
 {
     (void)state;
-    dataset d;
-    make_dataset(&d, 2);
+    ptl_data_set d;
+    ptl_make(&d, 2);
     cdyn_ucp_options o;
     cdyn_ucp_defaults(&o);
     test_failing_alloc fa;
