@@ -293,14 +293,16 @@ const tp_problem TP_PROBLEMS[] = {
 /* clang-format on */
 const int TP_NPROB = (int)(sizeof TP_PROBLEMS / sizeof TP_PROBLEMS[0]);
 
-/* ---- KKT system (tp_kkt): an MCP with free variables, finite two-sided, one-sided and fixed
- * bounds: the KKT system of minimize 1/2 x'Qx + 0.025 sum x_i^4 + c'x  subject to  A x = b,  l <= x
- * <= u with multipliers y (free) for A x = b: F_x = Q x + 0.1 x^3 + c - A'y  complementary to  l <=
- * x <= u, F_y = A x - b                  complementary to  y free. Manufactured solution: we choose
- * x*, y* and the signs of F_x(x*) per bound type, then set c = F_x(x*) - Q x* - 0.1 x*^3 + A'y* and
- * b = A x*. The objective is strictly convex, so x* is the unique minimizer; the variables strictly
- * inside their bounds (2 and 3) see the 2-by-2 block A[:, {2,3}] of determinant -3, so y* is unique
- * too. */
+/* ---- KKT system (tp_kkt) ---------------------------------------------------------------------
+ * An MCP with free variables, finite two-sided, one-sided and fixed bounds: the KKT system of
+ *     minimize 1/2 x'Qx + 0.025 sum x_i^4 + c'x  subject to  A x = b,  l <= x <= u
+ * with multipliers y (free) for A x = b:
+ *     F_x = Q x + 0.1 x^3 + c - A'y  complementary to  l <= x <= u,
+ *     F_y = A x - b                  complementary to  y free.
+ * Manufactured solution: we choose x*, y* and the signs of F_x(x*) per bound type, then set
+ * c = F_x(x*) - Q x* - 0.1 x*^3 + A'y* and b = A x*. The objective is strictly convex, so x* is
+ * the unique minimizer; the variables strictly inside their bounds (2 and 3) see the 2-by-2
+ * block A[:, {2,3}] of determinant -3, so y* is unique too. */
 
 static const double A[TP_KKT_NY][TP_KKT_NX] = {{1, 0, 2, 1, 0, 1}, {0, 1, 1, -1, 1, 0}};
 #define INF INFINITY
