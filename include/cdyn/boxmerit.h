@@ -45,17 +45,19 @@ typedef struct cdyn_box_merit_options {
     cdyn_box_merit_kind merit; /* CDYN_BOX_MERIT_FB */
     int newton;                /* nonzero: Gauss–Newton steps with the spectral projected
                                   gradient as fallback; 0: spectral projected gradient only (1) */
-    double gtol;               /* stationarity: ||P(y - grad f) - y||_inf <= gtol ||J_R||_1
-                                  ||R||_2 ends the call (f = ||R||^2 / 2), in [0, 1) (1e-12) */
+    double gtol;               /* stationarity: ||P(y - g / (||J_R||_1 ||R||_2)) - y||_inf <=
+                                  gtol ends the call (f = ||R||^2 / 2, g = grad f = J_R^T R),
+                                  in [0, 1) (1e-12) */
     int nonmonotone_memory;    /* projected-gradient steps: Armijo reference = max of the last m
                                   merit values, in [1, 64] (10) */
     double armijo_sigma;       /* sufficient-decrease constant in (0, 1/2) (1e-4) */
     int max_backtracks;        /* step reductions per line search (40) */
-    double lm_mu;              /* smallest Levenberg–Marquardt weight nu in mu = nu min(1, ||R||)
-                                  max diag(J_R^T J_R); nu adapts in [lm_mu, 1], > 0 (1e-6) */
-    double active_eps;         /* epsilon of the active-set estimate, >= 0 (1e-3) */
-    int jacobian_fd;           /* nonzero: finite differences instead of jac / jac_sparse (0) */
-    double fd_step;            /* relative difference step; 0: sqrt(DBL_EPSILON) (0) */
+    double lm_mu;      /* smallest Levenberg–Marquardt weight nu: the Gauss–Newton matrix
+                          is shifted by nu min(1, ||R||) diag(J^T J); nu adapts in
+                          [lm_mu, 1], > 0 (1e-6) */
+    double active_eps; /* epsilon of the active-set estimate, >= 0 (1e-3) */
+    int jacobian_fd;   /* nonzero: finite differences instead of jac / jac_sparse (0) */
+    double fd_step;    /* relative difference step; 0: sqrt(DBL_EPSILON) (0) */
     const cdyn_allocator *allocator; /* NULL: malloc/free */
 } cdyn_box_merit_options;
 

@@ -1,12 +1,14 @@
 /* Minimize f(y) = 1/2 ||R(y)||^2 over the box lo <= y <= up (docs/theory-boxmerit.md §3).
  * Each iteration, with g = J_R^T R and the projected gradient pg = ||P(y - g) - y||_inf:
- *   1. stop when the MCP's natural residual is <= tol (a solution), or when pg is below gtol
- *      times ||J_R||_1 ||R||_2 (a stationary point that is not a solution);
+ *   1. stop when the MCP's natural residual is <= tol (a solution), or when the scaled
+ *      projected gradient ||P(y - g / (||J_R||_1 ||R||_2)) - y||_inf is <= gtol (a stationary
+ *      point that is not a solution);
  *   2. Gauss–Newton phase (option newton): variables within eps = min(active_eps, pg) of a bound
  *      whose gradient points outward are moved onto it (Bertsekas' epsilon-active set); the
- *      others get the Levenberg–Marquardt step of the linearized residual with weight
- *      mu = nu min(1, ||R||) max diag(J_R^T J_R): mu -> 0 with the residual, so the step becomes
- *      Newton's near a zero-residual solution, and nu (>= lm_mu) adapts like a trust radius.
+ *      others get the Levenberg–Marquardt step of the linearized residual with the shift
+ *      mu D, mu = nu min(1, ||R||), D = diag(J_I^T J_I) (Marquardt's scaling): mu -> 0 with the
+ *      residual, so the step becomes Newton's near a zero-residual solution, and nu (>= lm_mu)
+ *      adapts like a trust radius.
  *      Monotone Armijo backtracking along the projection arc P(y + t d);
  *   3. otherwise (no sufficient descent direction, or no acceptable step) a spectral projected
  *      gradient step d = P(y - lambda g) - y with the Barzilai–Borwein length lambda, the
@@ -24,14 +26,13 @@
 /* Spectral step-length safeguards of Birgin–Martínez–Raydan. */
 #define BM_LAMBDA_MIN 1e-30
 #define BM_LAMBDA_MAX 1e30
-/* Descent test for the Gauss–Newton direction: g^T d <= -RHO ||d||^P (as in fb_newton.c). */
-#define BM_DESCENT_RHO 1e-8
-#define BM_DESCENT_P 2.1
 /* Largest Levenberg–Marquardt weight (relative to max diag(J_R^T J_R) min(1, ||R||)). */
 #define BM_NU_MAX 1.0
-/* When no step decreases f, the point counts as stationary (to rounding) if the projected
-   gradient is below this fraction of ||J_R||_1 ||R||_2; otherwise the end is "stagnation". */
+/* When no step decreases f, the point counts as stationary (to rounding) if the scaled
+   projected gradient is below this; otherwise the end is "stagnation". */
 #define BM_STAGNATION_RATIO 1e-6
+/* Floor of the Marquardt scaling, relative to the largest diagonal entry of J_I^T J_I. */
+#define BM_DIAG_FLOOR 1e-8
 /* Cholesky attempts with mu, 100 mu, ... when the reduced matrix is not numerically positive
    definite. */
 #define BM_SHIFT_TRIES 6
@@ -65,11 +66,12 @@ static int eval_point(bm_work *w, const double *y, double *F, double *R, double 
     return !isfinite(*f);
 }
 
-static double projected_gradient(const bm_work *w)
+/* ||P(y - g / scale) - y||_inf (scale > 0). */
+static double projected_gradient(const bm_work *w, double scale)
 {
     double pg = 0.0;
     for (int i = 0; i < w->N; ++i)
-        pg = fmax(pg, fabs(clamp(w->y[i] - w->g[i], w->lo[i], w->up[i]) - w->y[i]));
+        pg = fmax(pg, fabs(clamp(w->y[i] - w->g[i] / scale, w->lo[i], w->up[i]) - w->y[i]));
     return pg;
 }
 
@@ -92,21 +94,33 @@ static cdyn_status linearize(bm_work *w)
     return CDYN_OK;
 }
 
-/* Gauss–Newton / Levenberg–Marquardt direction into w->d (see the file comment). Returns 1 with
- *gd = g^T d when d is a sufficient descent direction, else 0. */
-static int newton_direction(bm_work *w, double pg, double *gd)
+/* Gauss–Newton / Levenberg–Marquardt direction into w->d (see the file comment). Returns 1 when
+   d is a descent direction (g^T d < 0; the line search along the projection arc judges how
+   good), else 0. */
+static int newton_direction(bm_work *w, double pg)
 {
     const int N = w->N, m = w->m;
     const double eps = fmin(w->o->active_eps, pg);
+    /* Slack merit only: a product row (x_i - l_i) w_i has a vanishing gradient at a degenerate
+       pair (both factors 0), where Gauss–Newton alone converges linearly and stalls at
+       products ~ eps, i.e. factors ~ sqrt(eps). Variables within delta = sqrt(||R||_inf) of a
+       bound are therefore put on it whatever the sign of their gradient (an identification
+       radius in the spirit of Facchinei–Fischer–Kanzow: it shrinks slower than the distance to
+       the solution, so near a solution it separates zero from nonzero components). The FB
+       residual keeps a nonsingular generalized Jacobian at such points and does not need it. */
+    const double delta = w->lay.kind == CDYN_BOX_MERIT_SLACK
+                             ? fmin(w->o->active_eps, sqrt(cdyn_dense_norm_inf(m, w->R)))
+                             : 0.0;
     int k = 0;
     for (int i = 0; i < N; ++i) {
         w->d[i] = 0.0;
         if (w->lo[i] == w->up[i])
             continue;
-        if (w->y[i] - w->lo[i] <= eps && w->g[i] > 0.0)
-            w->d[i] = w->lo[i] - w->y[i];
-        else if (w->up[i] - w->y[i] <= eps && w->g[i] < 0.0)
-            w->d[i] = w->up[i] - w->y[i];
+        const double dl = w->y[i] - w->lo[i], du = w->up[i] - w->y[i];
+        if ((dl <= eps && w->g[i] > 0.0) || (dl > 0.0 && dl <= delta))
+            w->d[i] = -dl;
+        else if ((du <= eps && w->g[i] < 0.0) || (du > 0.0 && du <= delta))
+            w->d[i] = du;
         else
             w->freeidx[k++] = i;
     }
@@ -124,17 +138,22 @@ static int newton_direction(bm_work *w, double pg, double *gd)
         }
         if (!(scale > 0.0) || !isfinite(scale))
             return 0; /* J_I = 0: the linearization says nothing about the free variables */
-        double mu = w->nu * fmin(1.0, sqrt(2.0 * w->f)) * scale;
+        /* Marquardt's scaling: mu D with D = diag(J_I^T J_I) (floored at 1e-8 of its largest
+           entry so that a zero column still gets a shift) treats variables of very different
+           scales alike - here x and the slacks, or a variable pinned against a product row. */
+        double mu = w->nu * fmin(1.0, sqrt(2.0 * w->f));
         int factored = 0;
         for (int attempt = 0; attempt < BM_SHIFT_TRIES && !factored; ++attempt) {
-            for (int b = 0; b < k; ++b)
+            for (int b = 0; b < k; ++b) {
+                const size_t jb = (size_t)w->freeidx[b];
                 for (int a = b; a < k; ++a)
-                    w->C[a + (size_t)b * k] =
-                        w->G[w->freeidx[a] + (size_t)w->freeidx[b] * N] + (a == b ? mu : 0.0);
+                    w->C[a + (size_t)b * k] = w->G[w->freeidx[a] + jb * N];
+                w->C[b + (size_t)b * k] += mu * fmax(w->G[jb + jb * N], BM_DIAG_FLOOR * scale);
+            }
             if (cdyn_dense_chol(k, w->C, k) == CDYN_OK)
                 factored = 1;
             else
-                mu = (mu > 0.0) ? 100.0 * mu : 1e-12 * scale;
+                mu = (mu > 0.0) ? 100.0 * mu : 1e-12;
         }
         if (!factored)
             return 0;
@@ -146,9 +165,7 @@ static int newton_direction(bm_work *w, double pg, double *gd)
     }
     if (!cdyn_dense_all_finite(N, w->d))
         return 0;
-    const double dn = sqrt(dot(N, w->d, w->d));
-    *gd = dot(N, w->g, w->d);
-    return dn > 0.0 && *gd < 0.0 && *gd <= -BM_DESCENT_RHO * pow(dn, BM_DESCENT_P);
+    return dot(N, w->g, w->d) < 0.0;
 }
 
 /* Backtracking along the projection arc y(t) = P(y + t d), t = 1, 1/2, ...; accepts
@@ -263,16 +280,20 @@ cdyn_status cdyn_bm_iterate(bm_work *w, cdyn_report *r)
             return cdyn_fail(r, CDYN_ENUMERIC,
                              "Jacobian evaluation failed or returned NaN/Inf at iteration %d", it);
         }
-        /* Stationarity relative to the largest value g = J_R^T R could have at this residual:
-           at a solution with a well-conditioned J_R the ratio stays near 1/cond(J_R), at a
-           stationary point that is not a solution it tends to 0 (to rounding). */
-        const double pg = projected_gradient(w);
+        /* Stationarity: the projected gradient of g / gscale, with gscale = ||J_R||_1 ||R||_2
+           the largest g = J_R^T R could be at this residual. At a solution with a
+           well-conditioned J_R the scaled gradient stays near 1/cond(J_R); at a stationary
+           point that is not a solution it tends to 0 (to rounding). Scaling before projecting
+           matters: the plain ||P(y - g) - y|| is capped by the distance to the bounds, which
+           says nothing about stationarity when g is large. */
+        const double pg = projected_gradient(w, 1.0);
         const double gscale = cdyn_dense_norm1(w->m, N, w->JR, w->m) * sqrt(2.0 * w->f);
-        if (pg <= o->gtol * gscale)
+        const double pgrel = gscale > 0.0 ? projected_gradient(w, gscale) : 0.0;
+        if (pgrel <= o->gtol)
             return cdyn_fail(r, CDYN_ENOCONV,
                              "stationary point of the merit function that is not a solution "
-                             "(merit %.3g, projected gradient %.3g, natural residual %.3g)",
-                             w->f, pg, nat);
+                             "(merit %.3g, scaled projected gradient %.3g, natural residual %.3g)",
+                             w->f, pgrel, nat);
 
         /* Barzilai–Borwein length from the last step s and the gradient change. */
         double lambda = 1.0 / pg;
@@ -290,9 +311,9 @@ cdyn_status cdyn_bm_iterate(bm_work *w, cdyn_report *r)
         double fref = w->hist[0];
         for (int k = 1; k < M; ++k)
             fref = fmax(fref, w->hist[k]);
-        double ft = 0.0, gd = 0.0;
+        double ft = 0.0;
         int trials = 0, failed = 0, ok = 0;
-        if (o->newton && newton_direction(w, pg, &gd)) {
+        if (o->newton && newton_direction(w, pg)) {
             int full = 0;
             ok = search_arc(w, w->f, &ft, &trials, &failed, &full);
             /* Adapt the Levenberg–Marquardt weight like a trust radius: a full step lets it
@@ -308,17 +329,17 @@ cdyn_status cdyn_bm_iterate(bm_work *w, cdyn_report *r)
                                  "F failed or returned NaN/Inf at all %d line-search trial points "
                                  "of iteration %d",
                                  trials, it);
-            if (pg <= BM_STAGNATION_RATIO * gscale)
+            if (pgrel <= BM_STAGNATION_RATIO)
                 return cdyn_fail(r, CDYN_ENOCONV,
                                  "stationary point of the merit function that is not a solution "
                                  "(to rounding: no decrease possible at iteration %d; merit "
-                                 "%.3g, projected gradient %.3g, natural residual %.3g)",
-                                 it, w->f, pg, nat);
+                                 "%.3g, scaled projected gradient %.3g, natural residual %.3g)",
+                                 it, w->f, pgrel, nat);
             return cdyn_fail(r, CDYN_ENOCONV,
                              "stagnation: no sufficient decrease along the Gauss-Newton or the "
                              "projected-gradient direction at iteration %d (merit %.3g, "
-                             "projected gradient %.3g, natural residual %.3g)",
-                             it, w->f, pg, nat);
+                             "scaled projected gradient %.3g, natural residual %.3g)",
+                             it, w->f, pgrel, nat);
         }
         for (int i = 0; i < N; ++i)
             w->s[i] = w->yt[i] - w->y[i];
