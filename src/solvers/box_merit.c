@@ -10,7 +10,7 @@
  *      residual, so the step becomes Newton's near a zero-residual solution, and nu (>= lm_mu)
  *      adapts like a trust radius.
  *      Monotone Armijo backtracking along the projection arc P(y + t d);
- *   3. otherwise (no sufficient descent direction, or no acceptable step) a spectral projected
+ *   3. otherwise (no descent direction, or no acceptable step) a spectral projected
  *      gradient step d = P(y - lambda g) - y with the Barzilai–Borwein length lambda, the
  *      nonmonotone Armijo reference of Grippo–Lampariello–Lucidi (largest of the last
  *      nonmonotone_memory merit values) and safeguarded quadratic backtracking
@@ -26,7 +26,7 @@
 /* Spectral step-length safeguards of Birgin–Martínez–Raydan. */
 #define BM_LAMBDA_MIN 1e-30
 #define BM_LAMBDA_MAX 1e30
-/* Largest Levenberg–Marquardt weight (relative to max diag(J_R^T J_R) min(1, ||R||)). */
+/* Largest Levenberg–Marquardt weight nu (the shift is nu min(1, ||R||) diag(J_I^T J_I)). */
 #define BM_NU_MAX 1.0
 /* When no step decreases f, the point counts as stationary (to rounding) if the scaled
    projected gradient is below this; otherwise the end is "stagnation". */
@@ -326,8 +326,8 @@ cdyn_status cdyn_bm_iterate(bm_work *w, cdyn_report *r)
         if (!ok) {
             if (trials > 0 && failed == trials)
                 return cdyn_fail(r, CDYN_ENUMERIC,
-                                 "F failed or returned NaN/Inf at all %d line-search trial points "
-                                 "of iteration %d",
+                                 "F failed or returned NaN/Inf (or the merit overflowed) at all %d "
+                                 "line-search trial points of iteration %d",
                                  trials, it);
             if (pgrel <= BM_STAGNATION_RATIO)
                 return cdyn_fail(r, CDYN_ENOCONV,
