@@ -1,8 +1,7 @@
 /* cdyn_lcp_fb_newton: the LCP as an NCP for the FB-Newton solver.
- * Expected values: hand solutions of small LCPs, the published solution of the PATH/JuMP
- * example, and for every shared LCP data file the LCP residual ||min(z, Mz + q)||_inf computed
- * by cdyn_lcp_residual (independent of the solver). (The cross-check against Lemke on the same
- * files belongs with the Lemke solver.) */
+ * Expected values: hand solutions of small LCPs and the published solution of the PATH/JuMP
+ * example. The shared LCP data files are crossed with FB-Newton and Lemke in
+ * test_lcp_fixtures.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,80 +15,6 @@
 
 #include "cdyn/mcp.h"
 #include "support.h"
-
-/* Minimal reader for the Siconos LCP files in tests/data (format in tests/data/README.md): n,
-   storage code 0, dimensions twice, then M column by column, then q. */
-static int read_lcp(const char *name, int *n, double **M, double **q)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", CDYN_TEST_DATA_DIR, name);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return -1;
-    int dims[6];
-    for (int k = 0; k < 6; ++k)
-        if (fscanf(f, "%d", &dims[k]) != 1) {
-            fclose(f);
-            return -1;
-        }
-    *n = dims[0];
-    if (*n <= 0 || *n > 1000) {
-        fclose(f);
-        return -1;
-    }
-    *M = malloc(sizeof(double) * (size_t)(*n) * (size_t)(*n));
-    *q = malloc(sizeof(double) * (size_t)(*n));
-    int ok = 1;
-    for (int k = 0; k < (*n) * (*n) && ok; ++k)
-        ok = fscanf(f, "%lf", &(*M)[k]) == 1; /* k-th value: row k % n of column k / n */
-    for (int i = 0; i < *n && ok; ++i)
-        ok = fscanf(f, "%lf", &(*q)[i]) == 1;
-    fclose(f);
-    return ok ? 0 : -1;
-}
-
-static const char *FILES[] = {
-    "lcp_CPS_1.dat",      "lcp_CPS_2.dat",
-    "lcp_CPS_3.dat",      "lcp_CPS_4.dat",
-    "lcp_CPS_5.dat",      "lcp_Pang_isolated_sol.dat",
-    "lcp_deudeu.dat",     "lcp_exp_murty.dat",
-    "lcp_exp_murty2.dat", "lcp_inf_sol_perturbed.dat",
-    "lcp_ortiz.dat",      "lcp_trivial.dat",
-};
-
-static void test_every_data_file(void **state)
-{
-    (void)state;
-    for (size_t k = 0; k < sizeof FILES / sizeof FILES[0]; ++k) {
-        int n = 0;
-        double *M = NULL, *q = NULL;
-        assert_int_equal(read_lcp(FILES[k], &n, &M, &q), 0);
-        for (int merit = 0; merit < 2; ++merit) {
-            cdyn_lcp lcp = {n, M, q};
-            double *z = calloc((size_t)n, sizeof(double)), *w = calloc((size_t)n, sizeof(double));
-            cdyn_mcp_options o;
-            cdyn_mcp_defaults(&o);
-            o.merit = (cdyn_mcp_merit)merit;
-            cdyn_report r;
-            const cdyn_status st = cdyn_lcp_fb_newton(&lcp, &o, z, w, &r);
-            if (st != CDYN_OK)
-                print_error("%s merit %d: %s\n", FILES[k], merit, r.message);
-            assert_int_equal(st, CDYN_OK);
-            const double res = cdyn_lcp_residual(&lcp, z);
-            assert_true(res <= o.tol);
-            assert_true(r.residual <= o.tol); /* same measure, other rounding (BLAS) */
-            /* w = M z + q */
-            for (int i = 0; i < n; ++i) {
-                double wi = q[i];
-                for (int j = 0; j < n; ++j)
-                    wi += M[i + j * n] * z[j];
-                assert_true(fabs(w[i] - wi) <= 1e-12 * (1.0 + fabs(wi)));
-            }
-            free(z), free(w);
-        }
-        free(M), free(q);
-    }
-}
 
 static void solve_and_compare(int n, const double *M, const double *q, const double *zstar,
                               double tol)
@@ -200,7 +125,6 @@ static void test_allocation_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_data_file),
         cmocka_unit_test(test_hand_solutions),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_allocation_failures),

@@ -7,8 +7,11 @@
 #include "cdyn/alloc.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
+#include "cdyn/lp.h"
+#include "cdyn/mcp.h"
 #include "cdyn/sparse.h"
 #include "cdyn/status.h"
+#include "cdyn/ucp.h"
 #include "cdyn/version.h"
 
 #endif

@@ -6,6 +6,7 @@
  * Entry points
  *   cdyn_lcp_solve       default: Lemke, then fallbacks (see below); use this one.
  *   cdyn_lemke           Lemke's complementary pivoting, one covering vector.
+ *   cdyn_lemke_ex        the same, also returning the final basis (for warm starts).
  *   cdyn_lcp_enumerate   all basic solutions of a small problem (n <= CDYN_LCP_SMALL_N).
  *   cdyn_lcp_is_pmatrix  exact P-matrix test by principal minors (n <= CDYN_LCP_SMALL_N).
  *   cdyn_lcp_residual    ||min(z, M z + q)||_inf, the residual every LCP solver reports.
@@ -38,31 +39,49 @@ CDYN_API double cdyn_lcp_residual(const cdyn_lcp *lcp, const double *z);
 /* ---- Lemke -------------------------------------------------------------------- */
 
 typedef struct cdyn_lemke_options {
-    int max_pivots;          /* 0: default 50*(n+1) */
-    double pivot_tol;        /* entries <= pivot_tol are not pivot candidates (default 1e-12,
-                                relative to the largest entry of the column) */
-    double tie_tol;          /* ratios within tie_tol (relative) are ties, broken lexicographically
-                                (default 1e-12) */
+    int max_pivots;          /* pivot limit per attempt; 0: default 50*(n+1) */
+    double pivot_tol;        /* entries <= pivot_tol * (largest |entry| of the entering column)
+                                are not pivot candidates (default 1e-12) */
+    double tie_tol;          /* ratios closer than tie_tol (relative to the basic values) are
+                                ties, broken lexicographically (default 1e-12) */
     int refactor_every;      /* rebuild the basis inverse from an LU factorization every this many
-                                pivots (default 64; 0 keeps the default, < 0 never) */
+                                pivots (default 64; 0 keeps the default, < 0 never). It is also
+                                rebuilt after a small pivot and before a ray is declared. */
+    double tol;              /* success test: ||min(z, Mz+q)||_inf <= tol * max(||q||_inf,
+                                ||M||_inf ||z||_inf) (default 1e-10; 0 keeps the default) */
     const double *covering;  /* covering vector d > 0 (n values); NULL: all ones */
-    const int *warm_basis;   /* optional guessed complementary basis: warm_basis[i] != 0 means z_i
-                                basic (w_i nonbasic). If that basis gives z >= 0, w >= 0 the solve
-                                ends there; otherwise Lemke restarts from it (see docs/theory.md). */
+    const int *warm_basis;   /* optional guessed complementary basis (n values): warm_basis[i] != 0
+                                means z_i basic, else w_i basic. If that basis is nonsingular and
+                                its basic solution passes the success test, it is returned with 0
+                                pivots. Otherwise Lemke starts from that basis with the covering
+                                vector d = B0 * ones (B0 the guessed basis, so z0's column there is
+                                -ones); if that attempt fails too, a cold start with `covering`
+                                follows. report->iterations counts the pivots of all attempts. */
     const cdyn_allocator *allocator; /* NULL: malloc/free */
 } cdyn_lemke_options;
 
 CDYN_API void cdyn_lemke_defaults(cdyn_lemke_options *opts);
 
 /* Lemke's method with the lexicographic minimum-ratio rule (cannot cycle on degenerate problems).
- * z and w (each n values) receive the result; on failure they are left unchanged.
- * Returns CDYN_OK (residual <= a tolerance relative to the data, see docs), CDYN_ERAY (ray
- * termination: for copositive-plus M this proves the LCP has no solution; for other M it only
- * says this covering vector failed), CDYN_ENOCONV (pivot limit), CDYN_ENUMERIC (the basis became
- * singular or the final solution lost accuracy), CDYN_EINVAL, CDYN_ENOMEM.
- * opts may be NULL (defaults); report may be NULL. report->iterations counts pivots. */
-CDYN_API cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z, double *w,
-                       cdyn_report *report);
+ * z and w (each n values) receive the result, w = M z + q with rounding negatives within the
+ * success tolerance set to 0; on failure they are left unchanged.
+ * Returns CDYN_OK (residual <= opts->tol * max(||q||_inf, ||M||_inf ||z||_inf)), CDYN_ERAY (ray
+ * termination, confirmed with a freshly factorized basis: for copositive-plus M this proves the
+ * LCP has no solution; for other M it only says this covering vector failed), CDYN_ENOCONV
+ * (pivot limit), CDYN_ENUMERIC (a basis became singular to working precision or the final
+ * solution failed the success test), CDYN_EINVAL (NULL or non-finite data, n <= 0, bad options,
+ * a covering entry <= 0), CDYN_ENOMEM. All workspace (2 n^2 + O(n) doubles) is allocated once.
+ * opts may be NULL (defaults); report may be NULL. report->iterations counts pivots, including
+ * the entry and the exit of the artificial variable z0 (q >= 0 takes 0 pivots). */
+CDYN_API cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
+                                double *w, cdyn_report *report);
+
+/* cdyn_lemke that also returns the final complementary basis: on success basis[i] (n ints; NULL
+ * allowed) is 1 when z_i is basic, else 0. That is the warm_basis to pass for the next, similar
+ * problem (a time step later). Guessing it from the solution (z_i > w_i) is equivalent unless the
+ * solution is degenerate (z_i = w_i = 0), where that guess can give a singular basis. */
+CDYN_API cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
+                                   double *w, int *basis, cdyn_report *report);
 
 /* ---- Default entry point with fallbacks ------------------------------------------ */
 
@@ -75,32 +94,41 @@ typedef struct cdyn_lcp_options {
 
 CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
 
-/* Solve with Lemke (covering vector of ones); on a ray or numerical failure try the alternate
- * covering vectors, then enumeration for n <= CDYN_LCP_SMALL_N. report->method names the method
- * that produced the answer ("lemke", "lemke-alt-covering", "enumeration"); report->iterations
- * sums the pivots of all attempts. Returns CDYN_ENOSOLUTION when enumeration proves there is no
- * solution, otherwise the last attempt's status. */
-CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z, double *w,
-                           cdyn_report *report);
+/* Solve with Lemke (opts->lemke as given: covering vector of ones unless set, warm start if set);
+ * on a ray, a pivot limit or a numerical failure retry cold with the alternate covering vectors
+ * d_i = 1 + i/n, d_i = 2 - i/n and d_i = 1 + |q_i|, then enumerate bases when
+ * n <= CDYN_LCP_SMALL_N. report->method names the method that produced the answer ("lemke",
+ * "lemke-alt-covering", "enumeration"); report->iterations sums the pivots of all attempts.
+ * Returns CDYN_ENOSOLUTION when enumeration proves there is no solution (no feasible basic
+ * solution and no singular complementary basis), otherwise the last attempt's status. */
+CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z,
+                                    double *w, cdyn_report *report);
 
 /* ---- Small problems --------------------------------------------------------------- */
 
 /* Enumerate all 2^n complementary bases (n <= CDYN_LCP_SMALL_N) and store each distinct basic
  * solution z (n values) in solutions[k*n ...] for k < max_solutions; *count receives the number
  * found (which may exceed max_solutions: then only the first max_solutions are stored).
- * Singular bases are skipped, so for an LCP with a continuum of solutions this lists the vertices
- * of the solution set's pieces. Returns CDYN_OK (even when *count is 0: the LCP then has no
- * solution among nonsingular bases), CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM.
+ * Bases are visited in the order of the bit mask of basic z's. A basis whose block M[S,S] has a
+ * reciprocal condition number (1-norm) below 1e-12 is skipped as singular, so for an LCP with a
+ * continuum of solutions this lists the vertices of the solution set's pieces. A basic solution
+ * is feasible when z, w >= -1e-10 * max(||q||_inf, ||M||_inf ||z||_inf) (those small negatives
+ * of z are stored as 0); solutions closer than 1e-9 * ||z||_inf are the same. Returns CDYN_OK
+ * (even when *count is 0: no solution among nonsingular bases; report->message then also says
+ * how many bases were singular), CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM.
  * solutions may be NULL when max_solutions is 0. */
-CDYN_API cdyn_status cdyn_lcp_enumerate(const cdyn_lcp *lcp, double *solutions, int max_solutions,
-                               int *count, const cdyn_allocator *allocator, cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_enumerate(const cdyn_lcp *lcp, double *solutions,
+                                        int max_solutions, int *count,
+                                        const cdyn_allocator *allocator, cdyn_report *report);
 
-/* Exact P-matrix test: *is_p = 1 when every principal minor of M (n-by-n, n <= CDYN_LCP_SMALL_N)
- * is positive, else 0. An LCP has a unique solution for every q exactly when M is a P-matrix.
- * Minors are computed by LU with partial pivoting; a minor within tol*scale of zero counts as not
- * positive (tol <= 0: default 1e-12). Returns CDYN_OK, CDYN_ETOOBIG, CDYN_EINVAL, CDYN_ENOMEM. */
+/* P-matrix test by all 2^n - 1 principal minors: *is_p = 1 when every principal minor of M
+ * (n-by-n, n <= CDYN_LCP_SMALL_N) is positive, else 0. An LCP has a unique solution for every q
+ * exactly when M is a P-matrix. Minors are computed by LU with partial pivoting; a minor
+ * det M[S,S] <= tol * prod_i ||row i of M[S,S]||_2 (Hadamard's bound on |det|) counts as not
+ * positive (tol <= 0: default 1e-12). Returns CDYN_OK, CDYN_ETOOBIG, CDYN_EINVAL (also for a
+ * NaN tol), CDYN_ENOMEM. */
 CDYN_API cdyn_status cdyn_lcp_is_pmatrix(int n, const double *M, double tol, int *is_p,
-                                const cdyn_allocator *allocator, cdyn_report *report);
+                                         const cdyn_allocator *allocator, cdyn_report *report);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,15 @@ void cdyn_report_method(cdyn_report *r, const char *method)
 {
     if (r == NULL)
         return;
-    snprintf(r->method, sizeof r->method, "%s", method ? method : "");
+    /* A bounded copy: this runs on every solver call, where snprintf's cost shows for tiny
+       problems. */
+    size_t len = 0;
+    if (method != NULL)
+        while (len + 1 < sizeof r->method && method[len] != '\0') {
+            r->method[len] = method[len];
+            ++len;
+        }
+    r->method[len] = '\0';
 }
 
 void cdyn_report_clear(cdyn_report *r, const char *method)

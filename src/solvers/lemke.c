@@ -1,0 +1,693 @@
+/* Lemke's complementary pivoting method with the lexicographic minimum-ratio rule
+ * (Lemke 1965; Cottle, Pang & Stone 2009, sections 4.4 and 4.9). docs/theory-lemke.md has the
+ * derivation; this comment only fixes the notation used below.
+ *
+ * Augmented system: w = q + M z + d z0, i.e. the columns [I, -M, -d] times (w, z, z0) equal q.
+ * A basis B holds n of those columns at "positions" p = 0..n-1; x = B^{-1} q are the basic values.
+ *
+ * Representation. A basic w_i has the unit column e_i, so B^{-1} e_i is a unit vector as well:
+ * only the columns of B^{-1} that belong to the rows R = {i : w_i nonbasic} carry information.
+ * They are stored as the first k rows ("slots") of BT, k = |R| = number of basic z / z0:
+ *     BT[s + p*n] = (B^{-1})[p, R_s].
+ * A pivot then costs O(n k) (one gemv for the entering column, one ger for the update) instead
+ * of the O(n^2) of a full inverse or the O(n^2) of a dense n-by-2n tableau, and a rebuild only
+ * needs the LU factors of the k-by-k block C = B[R, columns of the basic z's]. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cdyn/lcp.h"
+#include "core/memory.h"
+#include "core/report.h"
+#include "linalg/dense.h"
+#include "solvers/lcp_internal.h"
+
+/* Variables: w_i = i, z_j = n + j, z0 = 2n. */
+#define IS_W(v, n) ((v) < (n))
+/* fmax without the NaN rules, which keep compilers from inlining it in the hot loops. */
+#define MAXD(a, b) ((a) > (b) ? (a) : (b))
+/* Below this many entries of BT a BLAS level-2 call costs more in overhead than it saves. */
+#define BLAS_MIN_ENTRIES 1024
+
+/* Refactor at the next pivot when a pivot element is this small relative to its column: the
+ * rank-1 update then amplifies rounding errors by the reciprocal. */
+#define SMALL_PIVOT 1e-7
+/* When z0 misses a tie for leaving by less than this (relative, like tie_tol), the ratio test is
+ * repeated with a freshly factorized basis: the end of the path must not be missed because of
+ * drift in the updated basic values. */
+#define Z0_NEAR 1e-6
+
+typedef struct lemke_ws {
+    int n;
+    const double *M, *q;
+    double tie_tol, pivot_tol;
+    const int *b0_z; /* starting basis for the lexicographic order: z_j basic where nonzero
+                        (NULL: the all-w basis I of a cold start) */
+    double *d;       /* covering vector; the column of z0 is -d */
+    double *BT;      /* n*n: slots x positions, see the file comment */
+    double *C;       /* n*n: LU factors of the k-by-k block */
+    double *x, *y, *v, *g, *u, *lexv;
+    int *ipiv, *var_at, *pos, *slot_of_row, *row_of_slot, *zpos, *cand;
+    int k;           /* number of slots = number of basic z-type variables */
+} lemke_ws;
+
+/* Source column of a z-type variable: z_j has column -M[:, j], z0 has -d. */
+static const double *zsrc(const lemke_ws *ws, int var)
+{
+    const int n = ws->n;
+    return var == 2 * n ? ws->d : ws->M + (size_t)(var - n) * n;
+}
+
+/* ---- basis bookkeeping ----------------------------------------------------------- */
+
+/* Rebuild slots and position maps from var_at (after setting a starting basis). */
+static void index_basis(lemke_ws *ws)
+{
+    const int n = ws->n;
+    for (int v = 0; v <= 2 * n; ++v)
+        ws->pos[v] = -1;
+    for (int i = 0; i < n; ++i)
+        ws->slot_of_row[i] = -1;
+    for (int p = 0; p < n; ++p)
+        ws->pos[ws->var_at[p]] = p;
+    ws->k = 0;
+    for (int i = 0; i < n; ++i)
+        if (ws->pos[i] < 0) {
+            ws->slot_of_row[i] = ws->k;
+            ws->row_of_slot[ws->k++] = i;
+        }
+}
+
+/* Factorize C = B[R, Z] (k-by-k, C[s,t] = -src_t[R_s]); zpos lists the positions of the basic
+ * z-type variables in increasing order. CDYN_ENUMERIC when C is singular to working precision:
+ * a pivot of U below k * eps * max|C| (cheaper than a condition estimate, which would cost as
+ * much as the whole solve for small n). */
+static cdyn_status factor_basis(lemke_ws *ws)
+{
+    const int n = ws->n, k = ws->k;
+    int t = 0;
+    for (int p = 0; p < n; ++p)
+        if (!IS_W(ws->var_at[p], n))
+            ws->zpos[t++] = p;
+    if (t != k)
+        return CDYN_ENUMERIC; /* cannot happen: every pivot keeps |R| = #z */
+    if (k == 0)
+        return CDYN_OK;
+    double cmax = 0.0;
+    for (t = 0; t < k; ++t) {
+        const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
+        double *col = ws->C + (size_t)t * k;
+        for (int s = 0; s < k; ++s) {
+            col[s] = -src[ws->row_of_slot[s]];
+            cmax = MAXD(cmax, fabs(col[s]));
+        }
+    }
+    if (cdyn_dense_lu(k, ws->C, k, ws->ipiv) != CDYN_OK)
+        return CDYN_ENUMERIC;
+    const double umin = k * DBL_EPSILON * cmax;
+    for (int s = 0; s < k; ++s)
+        if (!(fabs(ws->C[s + (size_t)s * k]) > umin))
+            return CDYN_ENUMERIC;
+    return CDYN_OK;
+}
+
+/* u := q + sum_t src_t * xz[t]: for rows i with w_i basic this is w_i's value, for rows in R it
+ * is the residual of the block system C xz = q_R. */
+static void basic_rest(lemke_ws *ws, const double *xz)
+{
+    const int n = ws->n;
+    memcpy(ws->u, ws->q, sizeof(double) * (size_t)n);
+    for (int t = 0; t < ws->k; ++t) {
+        const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
+        const double a = xz[t];
+        if (a != 0.0)
+            for (int i = 0; i < n; ++i)
+                ws->u[i] += a * src[i];
+    }
+}
+
+/* x := B^{-1} q from the LU factors of factor_basis, with one step of iterative refinement. */
+static void solve_basic(lemke_ws *ws)
+{
+    const int n = ws->n, k = ws->k;
+    double *xz = ws->g, *r = ws->v;
+    for (int s = 0; s < k; ++s)
+        xz[s] = ws->q[ws->row_of_slot[s]];
+    if (k > 0)
+        cdyn_dense_lu_solve(0, k, ws->C, k, ws->ipiv, 1, xz, k);
+    basic_rest(ws, xz);
+    if (k > 0) {
+        for (int s = 0; s < k; ++s)
+            r[s] = ws->u[ws->row_of_slot[s]];
+        cdyn_dense_lu_solve(0, k, ws->C, k, ws->ipiv, 1, r, k);
+        for (int s = 0; s < k; ++s)
+            xz[s] += r[s];
+        basic_rest(ws, xz);
+    }
+    for (int t = 0; t < k; ++t)
+        ws->x[ws->zpos[t]] = xz[t];
+    for (int p = 0; p < n; ++p)
+        if (IS_W(ws->var_at[p], n))
+            ws->x[p] = ws->u[ws->var_at[p]];
+}
+
+/* BT := the R-columns of B^{-1}, from the LU factors: solve C^T Y = G with G[:, zpos_t] = e_t and
+ * G[t, pos(w_l)] = src_t[l] (see the derivation in docs/theory-lemke.md). */
+static void rebuild_inverse(lemke_ws *ws)
+{
+    const int n = ws->n, k = ws->k;
+    if (k == 0)
+        return;
+    for (int p = 0; p < n; ++p)
+        if (IS_W(ws->var_at[p], n))
+            continue;
+        else
+            for (int s = 0; s < k; ++s)
+                ws->BT[s + (size_t)p * n] = 0.0;
+    for (int t = 0; t < k; ++t) {
+        const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
+        ws->BT[t + (size_t)ws->zpos[t] * n] = 1.0;
+        for (int p = 0; p < n; ++p)
+            if (IS_W(ws->var_at[p], n))
+                ws->BT[t + (size_t)p * n] = src[ws->var_at[p]];
+    }
+    cdyn_dense_lu_solve(1, k, ws->C, k, ws->ipiv, n, ws->BT, n);
+}
+
+/* Fresh inverse and basic values from an LU factorization of the current basis. */
+static cdyn_status refactor(lemke_ws *ws)
+{
+    cdyn_status st = factor_basis(ws);
+    if (st != CDYN_OK)
+        return st;
+    solve_basic(ws);
+    rebuild_inverse(ws);
+    return CDYN_OK;
+}
+
+/* ---- pivoting -------------------------------------------------------------------- */
+
+/* y := alpha * BT[0:k, :]^T g (the stored columns of B^{-1} times g). */
+static void bt_gemv_t(const lemke_ws *ws, double alpha, const double *g, double *y)
+{
+    const int n = ws->n, k = ws->k;
+    if ((size_t)k * n >= BLAS_MIN_ENTRIES) {
+        cdyn_dense_gemv_t(k, n, alpha, ws->BT, n, g, 0.0, y);
+        return;
+    }
+    for (int p = 0; p < n; ++p) {
+        const double *col = ws->BT + (size_t)p * n;
+        double sum = 0.0;
+        for (int s = 0; s < k; ++s)
+            sum += col[s] * g[s];
+        y[p] = alpha * sum;
+    }
+}
+
+/* BT[0:k, :] += alpha * v y^T. */
+static void bt_ger(lemke_ws *ws, double alpha, const double *v, const double *y)
+{
+    const int n = ws->n, k = ws->k;
+    if ((size_t)k * n >= BLAS_MIN_ENTRIES) {
+        cdyn_dense_ger(k, n, alpha, v, y, ws->BT, n);
+        return;
+    }
+    for (int p = 0; p < n; ++p) {
+        double *col = ws->BT + (size_t)p * n;
+        const double a = alpha * y[p];
+        for (int s = 0; s < k; ++s)
+            col[s] += a * v[s];
+    }
+}
+
+/* y := B^{-1} a for the column a of variable var. */
+static void entering_column(lemke_ws *ws, int var)
+{
+    const int n = ws->n, k = ws->k;
+    double *y = ws->y;
+    if (IS_W(var, n)) { /* a = e_var: its slot row of BT */
+        const double *row = ws->BT + ws->slot_of_row[var];
+        for (int p = 0; p < n; ++p)
+            y[p] = row[(size_t)p * n];
+        return;
+    }
+    const double *src = zsrc(ws, var); /* a = -src */
+    for (int s = 0; s < k; ++s)
+        ws->g[s] = src[ws->row_of_slot[s]];
+    bt_gemv_t(ws, -1.0, ws->g, y);
+    for (int p = 0; p < n; ++p)
+        if (IS_W(ws->var_at[p], n))
+            y[p] -= src[ws->var_at[p]];
+}
+
+/* Entry (p, c) of B^{-1} B0, the lexicographic tie-breaking rows (B0: starting basis). */
+static double lex_entry(const lemke_ws *ws, int p, int c)
+{
+    const int n = ws->n;
+    const double *btp = ws->BT + (size_t)p * n;
+    const int wp = IS_W(ws->var_at[p], n) ? ws->var_at[p] : -1;
+    if (ws->b0_z == NULL || !ws->b0_z[c]) { /* B0 e_c = e_c */
+        int s = ws->slot_of_row[c];
+        return s >= 0 ? btp[s] : (wp == c ? 1.0 : 0.0);
+    }
+    const double *mc = ws->M + (size_t)c * n; /* B0 column c = -M[:, c] */
+    double sum = wp >= 0 ? mc[wp] : 0.0;
+    for (int s = 0; s < ws->k; ++s)
+        sum += btp[s] * mc[ws->row_of_slot[s]];
+    return -sum;
+}
+
+/* Lexicographic minimum of the rows (B^{-1} B0)[p, :] / sp[p] over the candidates, whose first
+ * (ratio) entries tie. Only columns up to the first decisive one are ever formed. */
+static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
+{
+    const int n = ws->n;
+    int *cand = ws->cand;
+    /* Entries below tie_tol times the largest candidate row entry count as equal. */
+    double scale = 0.0;
+    for (int i = 0; i < ncand; ++i) {
+        int p = cand[i];
+        double m = IS_W(ws->var_at[p], n) ? 1.0 : 0.0;
+        for (int s = 0; s < ws->k; ++s)
+            m = fmax(m, fabs(ws->BT[s + (size_t)p * n]));
+        scale = fmax(scale, m / sp[p]);
+    }
+    const double tol = ws->tie_tol * scale;
+    for (int c = 0; c < n && ncand > 1; ++c) {
+        double vmin = INFINITY;
+        for (int i = 0; i < ncand; ++i) {
+            ws->lexv[i] = lex_entry(ws, cand[i], c) / sp[cand[i]];
+            vmin = fmin(vmin, ws->lexv[i]);
+        }
+        int kept = 0;
+        for (int i = 0; i < ncand; ++i)
+            if (ws->lexv[i] <= vmin + tol)
+                cand[kept++] = cand[i];
+        ncand = kept;
+    }
+    int best = cand[0]; /* still tied (only possible through rounding): largest pivot */
+    for (int i = 1; i < ncand; ++i)
+        if (sp[cand[i]] > sp[best])
+            best = cand[i];
+    return best;
+}
+
+/* Minimum-ratio test for the column y: the position that leaves, or -1 (no positive entry: a
+ * ray). Ratios within tie_tol*||x||/max(y) of the minimum are ties, i.e. taking any of them
+ * would leave the others at most tie_tol*||x|| below zero; ties prefer z0, then the
+ * lexicographic rule. *ymax_out receives max |y|. *z0_near is set when z0 misses the tie band
+ * but lies within Z0_NEAR of it: a decision that drift in x can get wrong. */
+static int ratio_test(lemke_ws *ws, double *ymax_out, int *z0_near)
+{
+    const int n = ws->n;
+    const double *x = ws->x, *y = ws->y;
+    double ymax = 0.0, xmax = 0.0;
+    for (int p = 0; p < n; ++p) {
+        ymax = MAXD(ymax, fabs(y[p]));
+        xmax = MAXD(xmax, fabs(x[p]));
+    }
+    *ymax_out = ymax;
+    *z0_near = 0;
+    const double ptol = ws->pivot_tol * ymax;
+    double theta = INFINITY, ycmax = 0.0;
+    for (int p = 0; p < n; ++p)
+        if (y[p] > ptol) {
+            const double ratio = MAXD(x[p], 0.0) / y[p];
+            theta = ratio < theta ? ratio : theta;
+            ycmax = MAXD(ycmax, y[p]);
+        }
+    if (!(ycmax > 0.0))
+        return -1;
+    const double bound = theta + ws->tie_tol * xmax / ycmax;
+    const int z0pos = ws->pos[2 * n];
+    int ncand = 0;
+    for (int p = 0; p < n; ++p)
+        if (y[p] > ptol && MAXD(x[p], 0.0) <= bound * y[p]) {
+            if (p == z0pos)
+                return p;
+            ws->cand[ncand++] = p;
+        }
+    if (z0pos >= 0 && y[z0pos] > ptol &&
+        MAXD(x[z0pos], 0.0) / y[z0pos] <= theta + Z0_NEAR * xmax / ycmax)
+        *z0_near = 1;
+    return ncand == 1 ? ws->cand[0] : lex_choose(ws, ncand, y);
+}
+
+/* Exchange: the entering variable var takes position r; x and the stored inverse follow. */
+static void pivot(lemke_ws *ws, int r, int var, double theta)
+{
+    const int n = ws->n;
+    const double *y = ws->y;
+    const double yr = y[r];
+    const int leave = ws->var_at[r];
+    int k = ws->k;
+    if (k > 0) {
+        /* B_new^{-1} = B^{-1} - (y - e_r) (row r of B^{-1}) / y_r, on the stored columns. */
+        double *btr = ws->BT + (size_t)r * n;
+        memcpy(ws->v, btr, sizeof(double) * (size_t)k);
+        bt_ger(ws, -1.0 / yr, ws->v, y);
+        for (int s = 0; s < k; ++s)
+            btr[s] = ws->v[s] / yr;
+    }
+    if (IS_W(leave, n)) { /* row `leave` joins R: its column of B_new^{-1} is -y/y_r + e_r/y_r */
+        ws->slot_of_row[leave] = k;
+        ws->row_of_slot[k] = leave;
+        for (int p = 0; p < n; ++p)
+            ws->BT[k + (size_t)p * n] = -y[p] / yr;
+        ws->BT[k + (size_t)r * n] = 1.0 / yr;
+        ++k;
+    }
+    if (IS_W(var, n)) { /* row `var` leaves R: its column becomes the unit e_r, drop the slot */
+        int s = ws->slot_of_row[var], last = k - 1;
+        if (s != last) {
+            for (int p = 0; p < n; ++p)
+                ws->BT[s + (size_t)p * n] = ws->BT[last + (size_t)p * n];
+            ws->row_of_slot[s] = ws->row_of_slot[last];
+            ws->slot_of_row[ws->row_of_slot[s]] = s;
+        }
+        ws->slot_of_row[var] = -1;
+        --k;
+    }
+    ws->k = k;
+    ws->pos[leave] = -1;
+    ws->pos[var] = r;
+    ws->var_at[r] = var;
+    for (int p = 0; p < n; ++p)
+        ws->x[p] -= theta * y[p];
+    ws->x[r] = theta;
+}
+
+/* ---- the method ------------------------------------------------------------------ */
+
+typedef struct lemke_run {
+    int max_pivots, refactor_every;
+    int pivots; /* accumulated over attempts */
+} lemke_run;
+
+/* Run complementary pivoting from the current basis (x and BT fresh, z0 nonbasic, x has a
+ * negative entry) until z0 leaves. unit_z0_column: the z0 column is -ones in the current basis
+ * (warm start). On CDYN_OK the final basis is complementary. */
+static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, cdyn_report *rep)
+{
+    const int n = ws->n, z0 = 2 * n;
+    /* First pivot: z0 enters at the lexicographically most negative x_p / s_p, s = -column of
+       z0 (> 0); the tie rows of B^{-1} B0 = I are unit rows, so the largest index wins a tie. */
+    entering_column(ws, z0);
+    if (unit_z0_column)
+        for (int p = 0; p < n; ++p)
+            ws->y[p] = -1.0;
+    double theta = INFINITY, smax = 0.0, xmax = 0.0;
+    for (int p = 0; p < n; ++p) {
+        if (!(-ws->y[p] > 0.0))
+            return cdyn_fail(rep, CDYN_ENUMERIC, "covering column is not positive in the basis");
+        const double ratio = ws->x[p] / -ws->y[p];
+        theta = ratio < theta ? ratio : theta;
+        smax = MAXD(smax, -ws->y[p]);
+        xmax = MAXD(xmax, fabs(ws->x[p]));
+    }
+    if (!(theta < 0.0))
+        return cdyn_fail(rep, CDYN_ENUMERIC, "starting basis has no negative value to cover");
+    const double bound = theta + ws->tie_tol * xmax / smax;
+    int r = -1;
+    for (int p = 0; p < n; ++p)
+        if (ws->x[p] / -ws->y[p] <= bound)
+            r = p;
+    double step = ws->x[r] / ws->y[r];
+    int entering = z0, since_refactor = 0, refactor_now = 0;
+    for (;;) {
+        const int leave = ws->var_at[r];
+        pivot(ws, r, entering, step);
+        run->pivots++;
+        since_refactor++;
+        if (leave == z0)
+            return CDYN_OK;
+        entering = IS_W(leave, n) ? leave + n : leave - n; /* the complement of the leaving one */
+        if (run->pivots >= run->max_pivots)
+            return cdyn_fail(rep, CDYN_ENOCONV, "pivot limit %d reached", run->max_pivots);
+        if (refactor_now ||
+            (run->refactor_every > 0 && since_refactor >= run->refactor_every)) {
+            if (refactor(ws) != CDYN_OK)
+                return cdyn_fail(rep, CDYN_ENUMERIC, "basis became singular after %d pivots",
+                                 run->pivots);
+            since_refactor = 0;
+            refactor_now = 0;
+        }
+        entering_column(ws, entering);
+        double ymax;
+        int z0_near;
+        r = ratio_test(ws, &ymax, &z0_near);
+        if ((r < 0 || z0_near) && since_refactor > 0) {
+            /* Drift in the updated inverse fakes rays and hides the exit of z0: decide with
+               a fresh factorization. */
+            if (refactor(ws) != CDYN_OK)
+                return cdyn_fail(rep, CDYN_ENUMERIC, "basis became singular after %d pivots",
+                                 run->pivots);
+            since_refactor = 0;
+            entering_column(ws, entering);
+            r = ratio_test(ws, &ymax, &z0_near);
+        }
+        if (r < 0)
+            return cdyn_fail(rep, CDYN_ERAY, "ray termination after %d pivots", run->pivots);
+        if (ws->y[r] < SMALL_PIVOT * ymax)
+            refactor_now = 1;
+        /* x clamped at 0: a tiny negative left by rounding never moves the entering backwards */
+        step = fmax(ws->x[r], 0.0) / ws->y[r];
+    }
+}
+
+/* Final solution of the current complementary basis (z0 nonbasic): LU solve with one refinement
+ * step, rounding negatives within the tolerance to zero, acceptance by the residual. Writes z
+ * and w only on success. */
+static cdyn_status finish(lemke_ws *ws, double tol, double mnorm, double *z, double *w,
+                          cdyn_report *rep)
+{
+    const int n = ws->n;
+    if (factor_basis(ws) != CDYN_OK)
+        return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
+    solve_basic(ws);
+    double *zt = ws->y, *wt = ws->u;
+    for (int j = 0; j < n; ++j)
+        zt[j] = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
+    const double qnorm = cdyn_dense_norm_inf(n, ws->q);
+    const double scale = fmax(qnorm, mnorm * cdyn_dense_norm_inf(n, zt));
+    const double atol = tol * scale;
+    for (int j = 0; j < n; ++j)
+        if (zt[j] < 0.0 && zt[j] >= -atol)
+            zt[j] = 0.0;
+    memcpy(wt, ws->q, sizeof(double) * (size_t)n);
+    cdyn_dense_gemv(n, n, 1.0, ws->M, n, zt, 1.0, wt);
+    for (int i = 0; i < n; ++i)
+        if (wt[i] < 0.0 && wt[i] >= -atol)
+            wt[i] = 0.0;
+    cdyn_lcp lcp = {n, ws->M, ws->q};
+    const double res = cdyn_lcp_residual(&lcp, zt);
+    if (rep != NULL)
+        rep->residual = res;
+    if (!(res <= atol))
+        return cdyn_fail(rep, CDYN_ENUMERIC,
+                         "final basic solution has residual %.3g > tolerance %.3g", res, atol);
+    memcpy(z, zt, sizeof(double) * (size_t)n);
+    memcpy(w, wt, sizeof(double) * (size_t)n);
+    return CDYN_OK;
+}
+
+void cdyn_lemke_defaults(cdyn_lemke_options *opts)
+{
+    if (opts == NULL)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->max_pivots = 0;
+    opts->pivot_tol = 1e-12;
+    opts->tie_tol = 1e-12;
+    opts->refactor_every = 64;
+    opts->tol = 1e-10;
+}
+
+cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *rep)
+{
+    if (lcp == NULL)
+        return cdyn_fail(rep, CDYN_EINVAL, "lcp is NULL");
+    if (lcp->n <= 0)
+        return cdyn_fail(rep, CDYN_EINVAL, "n = %d must be positive", lcp->n);
+    if (lcp->M == NULL || lcp->q == NULL)
+        return cdyn_fail(rep, CDYN_EINVAL, "lcp->%s is NULL", lcp->M == NULL ? "M" : "q");
+    const int n = lcp->n;
+    if (cdyn_mem_matrix_len((size_t)n, (size_t)n) == 0)
+        return cdyn_fail(rep, CDYN_EINVAL, "n = %d is too large", n);
+    if (!cdyn_dense_all_finite(n, lcp->q))
+        return cdyn_fail(rep, CDYN_EINVAL, "q has a NaN or infinite entry");
+    double norm = 0.0; /* induced inf-norm: largest absolute row sum */
+    for (int i = 0; i < n; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) {
+            double a = lcp->M[i + (size_t)j * n];
+            if (!isfinite(a))
+                return cdyn_fail(rep, CDYN_EINVAL, "M(%d,%d) is NaN or infinite", i, j);
+            s += fabs(a);
+        }
+        norm = MAXD(norm, s);
+    }
+    if (mnorm != NULL)
+        *mnorm = norm;
+    return CDYN_OK;
+}
+
+static cdyn_status validate_options(const cdyn_lemke_options *o, int n, cdyn_report *rep)
+{
+    if (o->max_pivots < 0)
+        return cdyn_fail(rep, CDYN_EINVAL, "max_pivots = %d is negative", o->max_pivots);
+    if (!(o->pivot_tol >= 0.0 && o->pivot_tol < 1.0))
+        return cdyn_fail(rep, CDYN_EINVAL, "pivot_tol must be in [0, 1)");
+    if (!(o->tie_tol >= 0.0 && o->tie_tol < 1.0))
+        return cdyn_fail(rep, CDYN_EINVAL, "tie_tol must be in [0, 1)");
+    if (!(o->tol >= 0.0 && o->tol < 1.0))
+        return cdyn_fail(rep, CDYN_EINVAL, "tol must be in [0, 1) (0: default)");
+    if (o->covering != NULL)
+        for (int i = 0; i < n; ++i)
+            if (!isfinite(o->covering[i]) || !(o->covering[i] > 0.0))
+                return cdyn_fail(rep, CDYN_EINVAL,
+                                 "covering vector entry %d must be finite and positive", i);
+    return CDYN_OK;
+}
+
+/* Cold start: all w basic (B = B0 = I), x = q. */
+static void cold_basis(lemke_ws *ws, const double *covering)
+{
+    const int n = ws->n;
+    for (int p = 0; p < n; ++p) {
+        ws->var_at[p] = p;
+        ws->x[p] = ws->q[p];
+        ws->d[p] = covering != NULL ? covering[p] : 1.0;
+    }
+    ws->b0_z = NULL;
+    index_basis(ws);
+}
+
+/* Warm start basis: z_i at position i where warm[i] != 0, else w_i. */
+static void warm_basis(lemke_ws *ws, const int *warm)
+{
+    const int n = ws->n;
+    for (int p = 0; p < n; ++p)
+        ws->var_at[p] = warm[p] ? n + p : p;
+    ws->b0_z = warm;
+    index_basis(ws);
+}
+
+cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z, double *w,
+                       cdyn_report *report)
+{
+    return cdyn_lemke_ex(lcp, opts, z, w, NULL, report);
+}
+
+cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
+                          double *w, int *basis, cdyn_report *report)
+{
+    cdyn_report_clear(report, "lemke");
+    cdyn_lemke_options o;
+    if (opts != NULL)
+        o = *opts;
+    else
+        cdyn_lemke_defaults(&o);
+    double mnorm = 0.0;
+    cdyn_status st = cdyn_lcp_validate(lcp, &mnorm, report);
+    if (st != CDYN_OK)
+        return st;
+    if (z == NULL || w == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "output %s is NULL", z == NULL ? "z" : "w");
+    const int n = lcp->n;
+    if ((st = validate_options(&o, n, report)) != CDYN_OK)
+        return st;
+    if (o.max_pivots == 0)
+        o.max_pivots = (n + 1) > INT_MAX / 50 ? INT_MAX : 50 * (n + 1);
+    if (o.refactor_every == 0)
+        o.refactor_every = 64;
+    if (o.tol == 0.0)
+        o.tol = 1e-10;
+
+    /* One block: 2 n*n + 7 n doubles, then 8 n + 2 ints (n*n*8 fits in size_t, validated). */
+    const size_t nn = (size_t)n * (size_t)n;
+    const size_t extra = 7 * (size_t)n + (8 * (size_t)n + 3) / 2;
+    if (nn > (SIZE_MAX / sizeof(double) - extra) / 2)
+        return cdyn_fail(report, CDYN_ENOMEM, "workspace size overflows (n = %d)", n);
+    double *block = cdyn_mem_array(o.allocator, 2 * nn + extra, sizeof(double));
+    if (block == NULL)
+        return cdyn_fail(report, CDYN_ENOMEM, "cannot allocate the Lemke workspace (n = %d)", n);
+    lemke_ws ws = {.n = n, .M = lcp->M, .q = lcp->q, .tie_tol = o.tie_tol,
+                   .pivot_tol = o.pivot_tol};
+    double *dp = block;
+    ws.BT = dp, dp += nn;
+    ws.C = dp, dp += nn;
+    ws.d = dp, dp += n;
+    ws.x = dp, dp += n;
+    ws.y = dp, dp += n;
+    ws.v = dp, dp += n;
+    ws.g = dp, dp += n;
+    ws.u = dp, dp += n;
+    ws.lexv = dp, dp += n;
+    int *ip = (int *)dp;
+    ws.ipiv = ip, ip += n;
+    ws.var_at = ip, ip += n;
+    ws.pos = ip, ip += 2 * (size_t)n + 2;
+    ws.slot_of_row = ip, ip += n;
+    ws.row_of_slot = ip, ip += n;
+    ws.zpos = ip, ip += n;
+    ws.cand = ip;
+
+    lemke_run run = {.max_pivots = o.max_pivots, .refactor_every = o.refactor_every};
+    st = CDYN_ERAY;
+    if (o.warm_basis != NULL) {
+        warm_basis(&ws, o.warm_basis);
+        if (factor_basis(&ws) == CDYN_OK) {
+            /* The guessed basis may already be the answer. */
+            st = finish(&ws, o.tol, mnorm, z, w, NULL);
+            if (st != CDYN_OK) {
+                /* Lemke from this basis with d = B0 * ones, so that its column is -ones. */
+                for (int i = 0; i < n; ++i)
+                    ws.d[i] = o.warm_basis[i] ? 0.0 : 1.0;
+                for (int j = 0; j < n; ++j)
+                    if (o.warm_basis[j])
+                        for (int i = 0; i < n; ++i)
+                            ws.d[i] -= lcp->M[i + (size_t)j * n];
+                rebuild_inverse(&ws); /* LU factors and x are still those of B0 */
+                st = run_pivots(&ws, &run, 1, NULL);
+                if (st == CDYN_OK)
+                    st = finish(&ws, o.tol, mnorm, z, w, NULL);
+            }
+        }
+    }
+    if (st != CDYN_OK) {
+        cold_basis(&ws, o.covering);
+        int trivial = 1;
+        for (int i = 0; i < n; ++i)
+            if (lcp->q[i] < 0.0)
+                trivial = 0;
+        if (trivial) { /* q >= 0: z = 0, w = q */
+            for (int i = 0; i < n; ++i) {
+                z[i] = 0.0;
+                w[i] = lcp->q[i];
+            }
+            st = CDYN_OK;
+        } else {
+            st = run_pivots(&ws, &run, 0, report);
+            if (st == CDYN_OK)
+                st = finish(&ws, o.tol, mnorm, z, w, report);
+        }
+    } else if (report != NULL) {
+        report->residual = cdyn_lcp_residual(lcp, z);
+    }
+    if (st == CDYN_OK && basis != NULL)
+        for (int i = 0; i < n; ++i)
+            basis[i] = ws.pos[n + i] >= 0;
+    if (report != NULL) {
+        report->iterations = run.pivots;
+        report->status = st;
+        if (st == CDYN_OK)
+            report->message[0] = '\0';
+        else if (st != CDYN_ENUMERIC)
+            report->residual = NAN;
+    }
+    cdyn_mem_free(o.allocator, block);
+    return st;
+}
