@@ -5,6 +5,7 @@
 #define CDYN_CDYN_H
 
 #include "cdyn/alloc.h"
+#include "cdyn/boxmerit.h"
 #include "cdyn/coneqp.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
