@@ -2,8 +2,8 @@
 # The main job (README): installs missing packages, builds cdyn into build/ (RelWithDebInfo, the
 # same configuration scripts/test.sh uses, so the two share one build), runs the example programs
 # and writes their outputs under out/. Works from any working directory.
-#   examples so far: lcp_table (every tests/data LCP solved, table + CSV) and the cdyn-lcp tool
-#   on the same fixtures.
+#   lcp_table (every tests/data LCP solved, table + CSV), the cdyn-lcp tool on the same fixtures,
+#   ucp_data_sets and ucp_random_table (Pang-Trinkle-Lo Data Sets 1-4 and Table 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -39,10 +39,23 @@ fi
 tail -n 1 "$out/cdyn-lcp.txt"
 
 echo
+echo "== ucp_data_sets: Pang-Trinkle-Lo Data Sets 1-4 (paper: 1-3 solved in <= 2 pairs, 4 has no solution)"
+if ! "$build/examples/ucp_data_sets" 5 | tee "$out/ucp_data_sets.md"; then
+  failed+=(ucp_data_sets)
+fi
+
+echo
+echo "== ucp_random_table: Pang-Trinkle-Lo Table 1 (random problems, n_c up to 40; about 20 s)"
+if ! "$build/examples/ucp_random_table" --csv "$out/ucp_table1.csv" | tee "$out/ucp_table1.md"; then
+  failed+=(ucp_random_table)
+fi
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
 echo "  cdyn-lcp.txt    cdyn-lcp's report for every fixture"
+echo "  ucp_data_sets.md, ucp_table1.md/.csv   quasistatic grasp results next to the paper's"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1
