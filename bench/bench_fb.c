@@ -247,7 +247,9 @@ static int print_header(const bench_config *cfg)
            "absolute ∞-norm; `dparam[SICONOS_DPARAM_TOL]` is set per problem to %.0e / ||q||₂, "
            "so that Siconos' test implies cdyn's (it is up to √n times stricter). Siconos keeps "
            "its Newton matrix in the options between the repeated runs (allocated once); on "
-           "failure it returns its last iterate, whose residual is shown.\n",
+           "failure it returns its last iterate, whose residual is shown. info=2 means that the LU "
+           "factorization of a Newton matrix failed (exactly singular): `newton_LSA` then stops, "
+           "where cdyn retries with a diagonal shift and falls back to a gradient step.\n",
            sic_iter, sic_tol, fb.tol);
     printf("- **cdyn Lemke**: `cdyn_lemke` with `cdyn_lemke_defaults`, for reference (status "
            "in brackets when it is not accepted).\n");
