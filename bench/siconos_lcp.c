@@ -21,7 +21,7 @@ struct siconos_lcp {
     SolverOptions *options;
 };
 
-siconos_lcp *siconos_lcp_create(int n, const double *M, const double *q, int max_pivots)
+static siconos_lcp *create(int n, const double *M, const double *q, int solver_id)
 {
     siconos_lcp *s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -32,23 +32,55 @@ siconos_lcp *siconos_lcp_create(int n, const double *M, const double *q, int max
     s->problem.size = n;
     s->problem.M = NM_create_from_data(NM_DENSE, n, n, (void *)M);
     s->problem.q = (double *)q;
-    s->options = solver_options_create(SICONOS_LCP_LEMKE);
+    s->options = solver_options_create(solver_id);
     if (s->problem.M == NULL || s->options == NULL) {
         siconos_lcp_free(s);
         return NULL;
     }
-    s->options->iparam[SICONOS_IPARAM_MAX_ITER] = max_pivots;
     return s;
 }
 
-int siconos_lcp_solve(siconos_lcp *s, double *z, double *w, int *pivots)
+siconos_lcp *siconos_lcp_create(int n, const double *M, const double *q, int max_pivots)
 {
-    /* The driver's shortcut for q >= 0 does not reset the pivot counter. */
+    siconos_lcp *s = create(n, M, q, SICONOS_LCP_LEMKE);
+    if (s != NULL)
+        s->options->iparam[SICONOS_IPARAM_MAX_ITER] = max_pivots;
+    return s;
+}
+
+siconos_lcp *siconos_lcp_create_newton_fb(int n, const double *M, const double *q, double tol)
+{
+    siconos_lcp *s = create(n, M, q, SICONOS_LCP_NEWTON_FB_FBLSA);
+    if (s != NULL)
+        s->options->dparam[SICONOS_DPARAM_TOL] = tol;
+    return s;
+}
+
+int siconos_newton_fb_defaults(int *max_iter, double *tol)
+{
+    SolverOptions *o = solver_options_create(SICONOS_LCP_NEWTON_FB_FBLSA);
+    if (o == NULL)
+        return -1;
+    *max_iter = o->iparam[SICONOS_IPARAM_MAX_ITER];
+    *tol = o->dparam[SICONOS_DPARAM_TOL];
+    solver_options_delete(o);
+    free(o);
+    return 0;
+}
+
+int siconos_lcp_max_iter(const siconos_lcp *s)
+{
+    return s->options->iparam[SICONOS_IPARAM_MAX_ITER];
+}
+
+int siconos_lcp_solve(siconos_lcp *s, double *z, double *w, int *iterations)
+{
+    /* The driver's shortcut for q >= 0 does not reset the iteration counter. */
     s->options->iparam[SICONOS_IPARAM_ITER_DONE] = 0;
     s->options->dparam[SICONOS_DPARAM_RESIDU] = 0.0;
     int info = linearComplementarity_driver(&s->problem, z, w, s->options);
-    if (pivots != NULL)
-        *pivots = s->options->iparam[SICONOS_IPARAM_ITER_DONE];
+    if (iterations != NULL)
+        *iterations = s->options->iparam[SICONOS_IPARAM_ITER_DONE];
     return info;
 }
 
