@@ -214,7 +214,7 @@ static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, in
             v3_set(ax, 0, 0, 1);
         if (!all_finite(ax, 3))
             return cdyn_fail(report, CDYN_EINVAL, "axis is not finite");
-        if (b->dim == 2 && ax[2] != 0.0)
+        if (b->dim == 2 && j == CDYN_JOINT_PRISMATIC && ax[2] != 0.0)
             return cdyn_fail(report, CDYN_EINVAL,
                              "planar model: a prismatic axis must lie in the x-y plane");
         const double na = v3_norm(ax);
