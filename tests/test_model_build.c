@@ -237,6 +237,9 @@ static void test_bad_pairs(void **state)
     assert_int_equal(cdyn_builder_add_geom(b, &gd, &g_s1, NULL), CDYN_OK);
     gd = tm_geom(grounded, CDYN_GEOM_SPHERE, 0.1, 0, 0);
     assert_int_equal(cdyn_builder_add_geom(b, &gd, &g_gr, NULL), CDYN_OK);
+    int g_box0;
+    gd = tm_geom(b0, CDYN_GEOM_BOX, 0.1, 0.1, 0.1);
+    assert_int_equal(cdyn_builder_add_geom(b, &gd, &g_box0, NULL), CDYN_OK);
 
     cdyn_contact_pair_desc p;
     cdyn_contact_pair_desc_defaults(&p);
@@ -253,9 +256,10 @@ static void test_bad_pairs(void **state)
     p.geom_a = g_plane;
     p.geom_b = g_gr; /* both immobile */
     EXPECT_EINVAL(cdyn_builder_add_contact_pair(b, &p, &id_, &r_), "same rigid body");
-    p.geom_a = g_s0;
+    p.geom_a = g_box0;
     p.geom_b = g_box;
     EXPECT_EINVAL(cdyn_builder_add_contact_pair(b, &p, &id_, &r_), "no contact function");
+    p.geom_a = g_s0;
     p.geom_b = g_s1;
     p.mu = -0.1;
     EXPECT_EINVAL(cdyn_builder_add_contact_pair(b, &p, &id_, &r_), "mu");

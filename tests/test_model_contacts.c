@@ -336,6 +336,10 @@ static cdyn_model *build_pair(const pair_case *pc, int ma, int mb, int swap)
         gb.n_vertices = 5;
         gb.vertices = PENTAGON;
     }
+    if (pc->ta == CDYN_GEOM_POLYGON) {
+        ga.n_vertices = 5;
+        ga.vertices = PENTAGON;
+    }
     int ia, ib;
     assert_int_equal(cdyn_builder_add_geom(b, &ga, &ia, NULL), CDYN_OK);
     assert_int_equal(cdyn_builder_add_geom(b, &gb, &ib, NULL), CDYN_OK);
@@ -384,6 +388,23 @@ static const pair_case CASES[] = {
     {"ellipse-point", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_POINT, {0}, {0.2, 0.05}, 0},
     {"ellipse-capsule", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_CAPSULE, {0.01, 0.15},
      {0.03, 0.17}, 0},
+    {"capsule-capsule", 3, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_CAPSULE, {0.01, 0.08},
+     {0.03, 0.02, 0.06}, 0},
+    {"capsule-capsule-end", 3, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_CAPSULE, {0.01, 0.05},
+     {0.17, 0.05, 0.03}, 0},
+    {"box-sphere", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_SPHERE, {0.02},
+     {0.01, 0.0, 0.06}, 0},
+    {"box-sphere-edge", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_SPHERE, {0.02},
+     {0.08, 0.06, 0.05}, 0},
+    {"box-point", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_POINT, {0}, {0.1, 0.01, 0.07},
+     0},
+    /* (planar segments must not cross: the gap is then -(ra + rb), flat; see the docs) */
+    {"capsule-capsule", 2, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_CAPSULE, {0.01, 0.08},
+     {0.2, 0.16}, 0},
+    {"rectangle-circle", 2, CDYN_GEOM_RECTANGLE, {0.05, 0.03}, CDYN_GEOM_CIRCLE, {0.02},
+     {0.01, 0.07}, 0},
+    {"polygon-circle", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_CIRCLE, {0.02}, {0.07, 0.05}, 0},
+    {"polygon-point", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.08}, 0},
 };
 #define NCASES ((int)(sizeof(CASES) / sizeof(CASES[0])))
 
@@ -568,6 +589,38 @@ static void test_gaps_3d(void **state)
     gaps_at(m, qs, g);
     assert_true(fabs(g[0] - (sqrt(0.04 * 0.04 + 0.04 * 0.04 + 0.03 * 0.03) - 0.04)) < 1e-15);
     cdyn_model_free(m);
+
+    /* box (ground, half-extents 0.04, 0.03, 0.02) and a sphere of radius 0.02: over the top
+     * face, beyond a corner, and (a point) inside, nearest the +x face */
+    const cdyn_geom_desc box = tm_geom(CDYN_GROUND, CDYN_GEOM_BOX, 0.04, 0.03, 0.02);
+    m = ground_and_free(3, box, tm_geom(0, CDYN_GEOM_SPHERE, 0.02, 0, 0), INFINITY);
+    const double qf[7] = {0.01, 0, 0.06, 1, 0, 0, 0}, qv[7] = {0.08, 0.06, 0.05, 1, 0, 0, 0};
+    gaps_at(m, qf, g);
+    assert_true(fabs(g[0] - 0.02) < 1e-15);
+    gaps_at(m, qv, g);
+    assert_true(fabs(g[0] - (sqrt(0.04 * 0.04 + 0.03 * 0.03 + 0.03 * 0.03) - 0.02)) < 1e-15);
+    cdyn_model_free(m);
+    m = ground_and_free(3, box, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    const double qin[7] = {0.03, 0.01, 0.0, 1, 0, 0, 0};
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_eval(m, d, qin, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    cdyn_contact ct;
+    cdyn_data_contact(d, 0, &ct);
+    assert_true(fabs(ct.gap + 0.01) < 1e-15 && ct.n[0] == 1.0);
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+
+    /* capsules: crossing at right angles 0.1 apart (interior points of both), and end to end */
+    const cdyn_geom_desc ca = tm_geom(CDYN_GROUND, CDYN_GEOM_CAPSULE, 0.02, 0.1, 0);
+    m = ground_and_free(3, ca, tm_geom(0, CDYN_GEOM_CAPSULE, 0.01, 0.05, 0), INFINITY);
+    const double qx[7] = {0.02, 0.01, 0.1, cos(PI / 4), 0, 0, sin(PI / 4)};
+    gaps_at(m, qx, g);
+    assert_true(fabs(g[0] - (0.1 - 0.03)) < 1e-15);
+    const double qee[7] = {0.3, 0, 0.05, 1, 0, 0, 0};
+    gaps_at(m, qee, g);
+    assert_true(fabs(g[0] - (hypot(0.15, 0.05) - 0.03)) < 1e-15);
+    cdyn_model_free(m);
 }
 
 static void test_gaps_2d(void **state)
@@ -669,6 +722,56 @@ static void test_gaps_2d(void **state)
     gaps_at(m, qcc, g);
     assert_true(fabs(g[0] - (0.06 - 0.03)) < 1e-15);
     cdyn_model_free(m);
+
+    /* rectangle and polygon against circles and points */
+    m = ground_and_free(2, tm_geom(CDYN_GROUND, CDYN_GEOM_RECTANGLE, 0.05, 0.03, 0),
+                        tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
+    const double qrc[3] = {0.01, 0.07, 0.4};
+    gaps_at(m, qrc, g);
+    assert_true(fabs(g[0] - 0.02) < 1e-15);
+    cdyn_model_free(m);
+    cdyn_geom_desc pol = tm_geom(CDYN_GROUND, CDYN_GEOM_POLYGON, 0, 0, 0);
+    pol.n_vertices = 5;
+    pol.vertices = PENTAGON;
+    m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
+    const double qpv[3] = {0.1, 0, 0}; /* nearest feature: vertex (0.04, 0) */
+    gaps_at(m, qpv, g);
+    assert_true(fabs(g[0] - 0.04) < 1e-15);
+    cdyn_model_free(m);
+    m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    const double qpi[3] = {0.005, 0.002, 0}; /* inside: minus the distance to the nearest edge line */
+    double dmin = INFINITY;
+    for (int k = 0; k < 5; ++k) {
+        const double *v0 = PENTAGON + 2 * k, *v1 = PENTAGON + 2 * ((k + 1) % 5);
+        const double dx = v1[0] - v0[0], dy = v1[1] - v0[1];
+        const double dist = (dx * (qpi[1] - v0[1]) - dy * (qpi[0] - v0[0])) / hypot(dx, dy);
+        dmin = fmin(dmin, dist);
+    }
+    gaps_at(m, qpi, g);
+    assert_true(fabs(g[0] + dmin) < 1e-15);
+    cdyn_model_free(m);
+}
+
+/* The inside branches of the convex solids through the finite-difference harness. */
+static void test_solid_inside_branches(void **state)
+{
+    (void)state;
+    const double v3[6] = {0.3, -0.2, 0.4, 1.1, -0.7, 0.5}, v2[3] = {0.3, -0.2, 0.9};
+    cdyn_model *m = ground_and_free(3, tm_geom(CDYN_GROUND, CDYN_GEOM_BOX, 0.04, 0.03, 0.02),
+                                    tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    const double q3[7] = {0.03, 0.01, 0.0, 1, 0, 0, 0};
+    errs e = {0, 0, 0, 0};
+    check_rows(m, q3, v3, &e);
+    cdyn_model_free(m);
+    cdyn_geom_desc pol = tm_geom(CDYN_GROUND, CDYN_GEOM_POLYGON, 0, 0, 0);
+    pol.n_vertices = 5;
+    pol.vertices = PENTAGON;
+    pol.frame = cdyn_pose_planar(0.01, 0.02, 0.3);
+    m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_CIRCLE, 0.01, 0, 0), INFINITY);
+    const double q2[3] = {0.015, 0.022, 0.4};
+    check_rows(m, q2, v2, &e);
+    cdyn_model_free(m);
+    assert_true(e.frame < 1e-12 && e.jac < 1e-5 && e.gapgrad < 1e-5 && e.jdot < 1e-5);
 }
 
 /* Both branches of ellipse-capsule through the finite-difference harness, at states where the
@@ -782,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_gaps_3d),
         cmocka_unit_test(test_gaps_2d),
         cmocka_unit_test(test_ellipse_capsule_branches),
+        cmocka_unit_test(test_solid_inside_branches),
         cmocka_unit_test(test_billiard_ball_rows),
         cmocka_unit_test(test_active_margin),
     };

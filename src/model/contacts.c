@@ -283,6 +283,190 @@ static void fn_ellipse_capsule(const gstate *a, const gstate *b, int index, cpoi
     }
 }
 
+/* Segments p0-p1 (a, radius ra) and q0-q1 (b, radius rb). The closest pair is either interior
+ * to both segments (solution of the 2x2 normal equations, when it lies in [0,1]^2 and the
+ * segments are not parallel) or involves an end point projected onto the other segment; the
+ * smallest of these five candidates is the minimum. */
+static void fn_capsule_capsule(const gstate *a, const gstate *b, int index, cpoint *o)
+{
+    (void)index;
+    double la[2][3], lb[2][3], p[2][3], pd[2][3], qq[2][3], qd[2][3];
+    const double ra = feature(a, 0, la[0]), rb = feature(b, 0, lb[0]);
+    feature(a, 1, la[1]);
+    feature(b, 1, lb[1]);
+    for (int i = 0; i < 2; ++i) {
+        cdyn_gs_point(a, la[i], p[i], pd[i]);
+        cdyn_gs_point(b, lb[i], qq[i], qd[i]);
+    }
+    double best = INFINITY, P[3], Pd[3], Q[3], Qd[3];
+    /* end points against the other segment */
+    for (int k = 0; k < 4; ++k) {
+        double X[3], Xd[3], Y[3], Yd[3];
+        if (k < 2) { /* end k of a against segment b */
+            segment_closest(qq[0], qd[0], qq[1], qd[1], p[k], pd[k], Y, Yd);
+            v3_copy(X, p[k]);
+            v3_copy(Xd, pd[k]);
+        } else {
+            segment_closest(p[0], pd[0], p[1], pd[1], qq[k - 2], qd[k - 2], X, Xd);
+            v3_copy(Y, qq[k - 2]);
+            v3_copy(Yd, qd[k - 2]);
+        }
+        double d[3];
+        v3_sub(d, Y, X);
+        const double dist = v3_norm(d);
+        if (dist < best) {
+            best = dist;
+            v3_copy(P, X);
+            v3_copy(Pd, Xd);
+            v3_copy(Q, Y);
+            v3_copy(Qd, Yd);
+        }
+    }
+    /* interior-interior: P = p0 + s u, Q = q0 + t w minimize |Q - P| */
+    double u[3], ud[3], w[3], wd[3], r[3], rd[3];
+    v3_sub(u, p[1], p[0]);
+    v3_sub(ud, pd[1], pd[0]);
+    v3_sub(w, qq[1], qq[0]);
+    v3_sub(wd, qd[1], qd[0]);
+    v3_sub(r, p[0], qq[0]);
+    v3_sub(rd, pd[0], qd[0]);
+    const double A = v3_dot(u, u), B = v3_dot(u, w), C = v3_dot(w, w), D = v3_dot(u, r),
+                 E = v3_dot(w, r);
+    const double den = A * C - B * B;
+    if (den > 1e-12 * A * C) {
+        const double s = (B * E - C * D) / den, t = (A * E - B * D) / den;
+        if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
+            double X[3], Y[3], d[3];
+            v3_axpy(X, p[0], s, u);
+            v3_axpy(Y, qq[0], t, w);
+            v3_sub(d, Y, X);
+            if (v3_norm(d) < best) {
+                const double Ad = 2 * v3_dot(u, ud), Bd = v3_dot(ud, w) + v3_dot(u, wd),
+                             Cd = 2 * v3_dot(w, wd), Dd = v3_dot(ud, r) + v3_dot(u, rd),
+                             Ed = v3_dot(wd, r) + v3_dot(w, rd);
+                const double dend = Ad * C + A * Cd - 2 * B * Bd;
+                const double sd = (Bd * E + B * Ed - Cd * D - C * Dd - s * dend) / den;
+                const double td = (Ad * E + A * Ed - Bd * D - B * Dd - t * dend) / den;
+                v3_copy(P, X);
+                v3_copy(Q, Y);
+                for (int i = 0; i < 3; ++i) {
+                    Pd[i] = pd[0][i] + sd * u[i] + s * ud[i];
+                    Qd[i] = qd[0][i] + td * w[i] + t * wd[i];
+                }
+            }
+        }
+    }
+    point_point(a->dim, P, Pd, ra, Q, Qd, rb, o);
+}
+
+/* A convex solid a (box in 3D; rectangle or polygon in 2D) against the ball b: outside, the
+ * closest point of the solid to the centre (it slides over a face or edge, or is a material
+ * vertex); centre inside, the face of least penetration with its outward normal. Works in the
+ * solid's frame: x = R^T (c - o), xd its rate relative to the solid. */
+static void fn_solid_round(const gstate *a, const gstate *b, int index, cpoint *o)
+{
+    (void)index;
+    double lb[3], mb[3], mbd[3], rel[3], reld[3], cd[3];
+    const double rb = feature(b, 0, lb);
+    cdyn_gs_point(b, lb, mb, mbd);
+    cdyn_gs_vel(a, a->c, cd);
+    v3_sub(rel, mb, a->c);
+    v3_sub(reld, mbd, cd);
+    double x[3], xd[3], wx[3], tmp[3];
+    m3_tmul_v(x, a->R, rel);
+    v3_cross(wx, a->w, rel);
+    v3_sub(tmp, reld, wx);
+    m3_tmul_v(xd, a->R, tmp); /* rate of x seen from the solid */
+    double P[3], Pd[3], nl[3] = {0, 0, 0};
+    int inside = 0;
+    if (a->g->type == CDYN_GEOM_BOX) {
+        int in = 1;
+        for (int i = 0; i < 3; ++i) {
+            const double h = a->g->size[i];
+            P[i] = fmin(fmax(x[i], -h), h);
+            Pd[i] = (x[i] > -h && x[i] < h) ? xd[i] : 0.0;
+            in = in && x[i] > -h && x[i] < h;
+        }
+        if (in) { /* least penetration: the face nearest to x */
+            inside = 1;
+            int kf = 0;
+            double dmin = INFINITY;
+            for (int i = 0; i < 3; ++i) {
+                const double dd = a->g->size[i] - fabs(x[i]);
+                if (dd < dmin) {
+                    dmin = dd;
+                    kf = i;
+                }
+            }
+            const double sg = x[kf] >= 0.0 ? 1.0 : -1.0;
+            P[kf] = sg * a->g->size[kf];
+            Pd[kf] = 0.0;
+            nl[kf] = sg;
+        }
+    } else {
+        /* polygon (a rectangle is its 4 corners): nearest edge point, or deepest edge */
+        const int n = a->g->type == CDYN_GEOM_RECTANGLE ? 4 : a->g->nvert;
+        double best = INFINITY, depth = -INFINITY;
+        int in = 1, kd = 0;
+        P[2] = Pd[2] = 0.0;
+        for (int k = 0; k < n; ++k) {
+            double v0[3], v1[3];
+            feature(a, k, v0);
+            feature(a, (k + 1) % n, v1);
+            const double ex = v1[0] - v0[0], ey = v1[1] - v0[1], le = hypot(ex, ey);
+            const double side = (ex * (x[1] - v0[1]) - ey * (x[0] - v0[0])) / le; /* > 0 in */
+            in = in && side > 0.0;
+            if (-side > depth) {
+                depth = -side;
+                kd = k;
+            }
+            double zero3[3] = {0, 0, 0}, X[3], Xd[3];
+            segment_closest(v0, zero3, v1, zero3, x, xd, X, Xd);
+            const double dist = hypot(x[0] - X[0], x[1] - X[1]);
+            if (dist < best) {
+                best = dist;
+                v3_copy(P, X);
+                v3_copy(Pd, Xd);
+            }
+        }
+        if (in) { /* project onto the line of the least-penetrated edge kd */
+            inside = 1;
+            double v0[3], v1[3];
+            feature(a, kd, v0);
+            feature(a, (kd + 1) % n, v1);
+            const double ex = v1[0] - v0[0], ey = v1[1] - v0[1], le = hypot(ex, ey);
+            const double tx = ex / le, ty = ey / le;
+            const double s = (x[0] - v0[0]) * tx + (x[1] - v0[1]) * ty;
+            const double sd = xd[0] * tx + xd[1] * ty;
+            P[0] = v0[0] + s * tx;
+            P[1] = v0[1] + s * ty;
+            Pd[0] = sd * tx;
+            Pd[1] = sd * ty;
+            nl[0] = ty; /* outward normal of a counter-clockwise edge */
+            nl[1] = -tx;
+        }
+    }
+    /* back to the world: P and its rate (material motion of a plus sliding R Pd) */
+    double Pw[3], Pwd[3], r[3];
+    m3_mul_v(r, a->R, P);
+    v3_add(Pw, a->c, r);
+    cdyn_gs_vel(a, Pw, Pwd);
+    m3_mul_v(r, a->R, Pd);
+    v3_add(Pwd, Pwd, r);
+    if (!inside) {
+        point_point(a->dim, Pw, Pwd, 0.0, mb, mbd, rb, o);
+        return;
+    }
+    m3_mul_v(o->n, a->R, nl);
+    v3_cross(o->dn, a->w, o->n);
+    v3_copy(o->pa, Pw);
+    v3_copy(o->dpa, Pwd);
+    for (int i = 0; i < 3; ++i) {
+        o->pb[i] = mb[i] - rb * o->n[i];
+        o->dpb[i] = mbd[i] - rb * o->dn[i];
+    }
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 enum { D2 = 1, D3 = 2 };
@@ -312,6 +496,13 @@ static const pair_entry TABLE[] = {
     {CDYN_GEOM_ELLIPSE, CDYN_GEOM_CIRCLE, D2, fn_ellipse_round, 1},
     {CDYN_GEOM_ELLIPSE, CDYN_GEOM_POINT, D2, fn_ellipse_round, 1},
     {CDYN_GEOM_ELLIPSE, CDYN_GEOM_CAPSULE, D2, fn_ellipse_capsule, 1},
+    {CDYN_GEOM_CAPSULE, CDYN_GEOM_CAPSULE, D2 | D3, fn_capsule_capsule, 1},
+    {CDYN_GEOM_BOX, CDYN_GEOM_SPHERE, D3, fn_solid_round, 1},
+    {CDYN_GEOM_BOX, CDYN_GEOM_POINT, D3, fn_solid_round, 1},
+    {CDYN_GEOM_RECTANGLE, CDYN_GEOM_CIRCLE, D2, fn_solid_round, 1},
+    {CDYN_GEOM_RECTANGLE, CDYN_GEOM_POINT, D2, fn_solid_round, 1},
+    {CDYN_GEOM_POLYGON, CDYN_GEOM_CIRCLE, D2, fn_solid_round, 1},
+    {CDYN_GEOM_POLYGON, CDYN_GEOM_POINT, D2, fn_solid_round, 1},
 };
 #define NTABLE ((int)(sizeof(TABLE) / sizeof(TABLE[0])))
 
@@ -345,7 +536,8 @@ const char *cdyn_model_pair_list(int dim)
 {
     if (dim == 2)
         return "plane-{circle, point, capsule, rectangle, polygon, ellipse}, circle-{circle, "
-               "point}, capsule-{circle, point}, ellipse-{circle, point, capsule}";
-    return "plane-{sphere, point, capsule, box}, sphere-{sphere, point}, capsule-{sphere, "
-           "point}";
+               "point}, capsule-{capsule, circle, point}, ellipse-{circle, point, capsule}, "
+               "rectangle-{circle, point}, polygon-{circle, point}";
+    return "plane-{sphere, point, capsule, box}, sphere-{sphere, point}, capsule-{capsule, "
+           "sphere, point}, box-{sphere, point}";
 }
