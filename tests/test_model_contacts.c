@@ -739,7 +739,8 @@ static void test_gaps_2d(void **state)
     assert_true(fabs(g[0] - 0.04) < 1e-15);
     cdyn_model_free(m);
     m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
-    const double qpi[3] = {0.005, 0.002, 0}; /* inside: minus the distance to the nearest edge line */
+    /* inside: the gap is minus the distance to the nearest edge line */
+    const double qpi[3] = {0.005, 0.002, 0};
     double dmin = INFINITY;
     for (int k = 0; k < 5; ++k) {
         const double *v0 = PENTAGON + 2 * k, *v1 = PENTAGON + 2 * ((k + 1) % 5);
