@@ -185,10 +185,16 @@ typedef struct cdyn_contact_pair_desc {
 /* mu = 0, K = C = 0, restitution = 0, baumgarte = 0, margin = INFINITY, patch_n = 1. */
 CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
 
-/* Add a contact pair. CDYN_EINVAL for unknown geometry ids, both geometries on the same rigid
- * body (also: bodies welded by FIXED joints, or both immobile), a pair of geometry types without
- * a contact function (the message lists them; docs/api-model.md has the table), or bad
- * parameters. */
+/* Add a contact pair (either order of the types). Supported:
+ *   3D: plane-{sphere, point, capsule, box}, sphere-{sphere, point}, capsule-{capsule, sphere,
+ *       point}, box-{sphere, point};
+ *   2D: plane-{circle, point, capsule, rectangle, polygon, ellipse}, circle-{circle, point},
+ *       capsule-{capsule, circle, point}, ellipse-{circle, point, capsule},
+ *       rectangle-{circle, point}, polygon-{circle, point}.
+ * Rows per pair: plane-box 8, plane-rectangle 4, plane-polygon n_vertices, plane-capsule 2,
+ * otherwise 1. CDYN_EINVAL for unknown geometry ids, both geometries on the same rigid body
+ * (also: bodies welded by FIXED joints, or both immobile), a pair of types without a contact
+ * function (the message lists the supported ones), or bad parameters. */
 CDYN_API cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *builder,
                                                    const cdyn_contact_pair_desc *desc, int *id,
                                                    cdyn_report *report);
@@ -253,7 +259,7 @@ CDYN_API cdyn_status cdyn_model_G(const cdyn_model *model, const double *q, doub
 CDYN_API cdyn_status cdyn_model_G_pinv(const cdyn_model *model, const double *q, double *H,
                                        cdyn_report *report);
 
-/* qdot = G(q) v. */
+/* qdot = G(q) v (qdot must not alias q or v). */
 CDYN_API cdyn_status cdyn_model_qdot(const cdyn_model *model, const double *q, const double *v,
                                      double *qdot, cdyn_report *report);
 
