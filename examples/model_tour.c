@@ -6,14 +6,14 @@
 
 #include <cdyn/cdyn.h>
 
-#define CHECK(call)                                                                           \
-    do {                                                                                      \
-        cdyn_status st_ = (call);                                                             \
-        if (st_ != CDYN_OK) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, cdyn_status_str(st_),      \
-                    rep.message);                                                             \
-            return 1;                                                                         \
-        }                                                                                     \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cdyn_status st_ = (call);                                                                  \
+        if (st_ != CDYN_OK) {                                                                      \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, cdyn_status_str(st_),           \
+                    rep.message);                                                                  \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static void print_rows(const cdyn_model *m, const cdyn_data *d)
@@ -24,8 +24,8 @@ static void print_rows(const cdyn_model *m, const cdyn_data *d)
     for (int i = 0; i < nc; ++i) {
         cdyn_contact c;
         cdyn_data_contact(d, i, &c);
-        printf("  row %d (pair %d): gap % .5f  n (% .3f % .3f % .3f)\n", i, c.pair, c.gap,
-               c.n[0], c.n[1], c.n[2]);
+        printf("  row %d (pair %d): gap % .5f  n (% .3f % .3f % .3f)\n", i, c.pair, c.gap, c.n[0],
+               c.n[1], c.n[2]);
         const double *J[3] = {Jn, Jt, Jo};
         const char *name[3] = {"Gamma_n", "Gamma_t", "Gamma_o"};
         for (int k = 0; k < 3; ++k) {

@@ -74,8 +74,8 @@ void tm_body_coords(const cdyn_data *d, int body, const double p[3], double loc[
     double o[3], R[9];
     cdyn_data_body_pose(d, body, o, R);
     for (int i = 0; i < 3; ++i)
-        loc[i] = R[3 * i] * (p[0] - o[0]) + R[3 * i + 1] * (p[1] - o[1]) +
-                 R[3 * i + 2] * (p[2] - o[2]);
+        loc[i] =
+            R[3 * i] * (p[0] - o[0]) + R[3 * i + 1] * (p[1] - o[1]) + R[3 * i + 2] * (p[2] - o[2]);
 }
 
 double tm_kinetic(const cdyn_model *m, const cdyn_data *d, const double *mass,

@@ -27,18 +27,17 @@ static cdyn_builder *new_builder(int dim)
 
 /* Expect EINVAL with `needle` in the message. */
 #define EXPECT_EINVAL(call, needle)                                                                \
-    do {                                                                                       \
-        cdyn_report r_;                                                                        \
-        memset(&r_, 0, sizeof(r_));                                                            \
-        int id_ = 12345;                                                                       \
-        (void)id_;                                                                             \
-        const cdyn_status st_ = (call);                                                        \
-        if (st_ != CDYN_EINVAL || strstr(r_.message, needle) == NULL)                          \
-            print_error("status %d, message \"%s\", expected \"%s\"\n", st_, r_.message,        \
-                        needle);                                                               \
-        assert_int_equal(st_, CDYN_EINVAL);                                                    \
-        assert_int_equal(r_.status, CDYN_EINVAL);                                              \
-        assert_non_null(strstr(r_.message, needle));                                           \
+    do {                                                                                           \
+        cdyn_report r_;                                                                            \
+        memset(&r_, 0, sizeof(r_));                                                                \
+        int id_ = 12345;                                                                           \
+        (void)id_;                                                                                 \
+        const cdyn_status st_ = (call);                                                            \
+        if (st_ != CDYN_EINVAL || strstr(r_.message, needle) == NULL)                              \
+            print_error("status %d, message \"%s\", expected \"%s\"\n", st_, r_.message, needle);  \
+        assert_int_equal(st_, CDYN_EINVAL);                                                        \
+        assert_int_equal(r_.status, CDYN_EINVAL);                                                  \
+        assert_non_null(strstr(r_.message, needle));                                               \
     } while (0)
 
 static void test_options(void **state)

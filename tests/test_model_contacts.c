@@ -41,7 +41,10 @@
 
 #define PI 3.14159265358979323846
 
-static int verbose(void) { return getenv("CDYN_TEST_VERBOSE") != NULL; }
+static int verbose(void)
+{
+    return getenv("CDYN_TEST_VERBOSE") != NULL;
+}
 
 /* ---- the finite-difference harness -------------------------------------------------------- */
 
@@ -61,7 +64,10 @@ static double dot3(const double *a, const double *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static double rel(double err, double ref) { return err / (1.0 + fabs(ref)); }
+static double rel(double err, double ref)
+{
+    return err / (1.0 + fabs(ref));
+}
 
 static void check_rows(const cdyn_model *m, const double *q, const double *v, errs *e)
 {
@@ -113,7 +119,7 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, er
         for (int k = 0; k < 3; ++k)
             e->frame = fmax(e->frame, fabs(diff[k] - c[i].gap * c[i].n[k]));
         assert_true(c[i].active == 1); /* default margin: always active */
-        if (dim == 2) { /* planar: o = -z, zero o rows */
+        if (dim == 2) {                /* planar: o = -z, zero o rows */
             assert_true(c[i].o[2] == -1.0 && c[i].n[2] == 0.0);
             for (int j = 0; j < nv; ++j)
                 assert_true(J[2][i + j * nc] == 0.0);
@@ -219,8 +225,7 @@ static int add_mount(cdyn_builder *b, int dim, int mount, const double *center)
         cdyn_body_desc l[3] = {
             tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.5, NULL, 0.01, 0.01, 0.01),
             tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, xa, 0.4, NULL, 0.01, 0.01, 0.01),
-            tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, dim == 3 ? y : z, 0.3, NULL, 0.01, 0.01,
-                     0.01)};
+            tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, dim == 3 ? y : z, 0.3, NULL, 0.01, 0.01, 0.01)};
         int ids[3];
         assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, ids, NULL), CDYN_OK);
         id = ids[2];
@@ -234,8 +239,8 @@ static int add_mount(cdyn_builder *b, int dim, int mount, const double *center)
         int fid;
         assert_int_equal(cdyn_builder_add_body(b, &f, &fid, NULL), CDYN_OK);
         const double off[3] = {0.03, 0, 0};
-        cdyn_body_desc w = tm_joint(CDYN_JOINT_FIXED, fid, off, NULL, 0.2, NULL, 0.001, 0.001,
-                                    0.001);
+        cdyn_body_desc w =
+            tm_joint(CDYN_JOINT_FIXED, fid, off, NULL, 0.2, NULL, 0.001, 0.001, 0.001);
         w.frame.quat[0] = cos(0.35);
         w.frame.quat[3] = sin(0.35);
         assert_int_equal(cdyn_builder_add_body(b, &w, &id, NULL), CDYN_OK);
@@ -250,8 +255,8 @@ static int add_mount(cdyn_builder *b, int dim, int mount, const double *center)
 /* Random state: chain joints within +-0.15, free bodies jittered by +-jit around their default
  * pose with a random orientation (planar: angle; spatial: quaternion within 0.6 rad of the
  * reference when `small_rot`), velocities within +-2. */
-static void random_state(const cdyn_model *m, test_rng *rng, double jit, int small_rot,
-                         double *q, double *v)
+static void random_state(const cdyn_model *m, test_rng *rng, double jit, int small_rot, double *q,
+                         double *v)
 {
     cdyn_model_default_q(m, q);
     for (int k = 0; k < cdyn_model_nbody(m); ++k) {
@@ -270,8 +275,8 @@ static void random_state(const cdyn_model *m, test_rng *rng, double jit, int sma
                     nax += ax[i] * ax[i];
                 }
                 nax = sqrt(nax);
-                const double ang = small_rot ? test_rng_range(rng, -0.6, 0.6)
-                                             : test_rng_range(rng, -PI, PI);
+                const double ang =
+                    small_rot ? test_rng_range(rng, -0.6, 0.6) : test_rng_range(rng, -PI, PI);
                 qb[3] = cos(ang / 2);
                 for (int i = 0; i < 3; ++i)
                     qb[4 + i] = sin(ang / 2) * ax[i] / nax;
@@ -295,8 +300,8 @@ typedef struct pair_case {
     int plane_a;  /* a is a plane: only ground / free / chain mounts matter the same */
 } pair_case;
 
-static const double PENTAGON[10] = {0.04, 0, 0.012, 0.038, -0.032, 0.024, -0.032, -0.024,
-                                    0.012, -0.038};
+static const double PENTAGON[10] = {0.04,  0,      0.012,  0.038, -0.032,
+                                    0.024, -0.032, -0.024, 0.012, -0.038};
 
 static cdyn_model *build_pair(const pair_case *pc, int ma, int mb, int swap)
 {
@@ -363,14 +368,31 @@ static const pair_case CASES[] = {
     {"plane-point", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.01, 0.01}, 1},
     {"plane-capsule", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_CAPSULE, {0.02, 0.06}, {0, 0, 0.05}, 1},
     {"plane-box", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, {0, 0, 0.06}, 1},
-    {"sphere-sphere", 3, CDYN_GEOM_SPHERE, {0.05}, CDYN_GEOM_SPHERE, {0.03}, {0.05, 0.04, 0.03},
-     0},
+    {"sphere-sphere", 3, CDYN_GEOM_SPHERE, {0.05}, CDYN_GEOM_SPHERE, {0.03}, {0.05, 0.04, 0.03}, 0},
     {"sphere-point", 3, CDYN_GEOM_SPHERE, {0.05}, CDYN_GEOM_POINT, {0}, {0.05, 0.05, 0.03}, 0},
-    {"capsule-sphere", 3, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_SPHERE, {0.03},
-     {0.02, 0.05, 0.02}, 0},
-    {"capsule-sphere-end", 3, CDYN_GEOM_CAPSULE, {0.02, 0.05}, CDYN_GEOM_SPHERE, {0.03},
-     {0.12, 0.03, 0.02}, 0},
-    {"capsule-point", 3, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_POINT, {0}, {0.01, 0.06, 0.03},
+    {"capsule-sphere",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_SPHERE,
+     {0.03},
+     {0.02, 0.05, 0.02},
+     0},
+    {"capsule-sphere-end",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.05},
+     CDYN_GEOM_SPHERE,
+     {0.03},
+     {0.12, 0.03, 0.02},
+     0},
+    {"capsule-point",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_POINT,
+     {0},
+     {0.01, 0.06, 0.03},
      0},
     {"line-circle", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_CIRCLE, {0.05}, {0.02, 0.06}, 1},
     {"line-point", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.01}, 1},
@@ -380,29 +402,82 @@ static const pair_case CASES[] = {
     {"line-ellipse", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, {0, 0.2}, 1},
     {"circle-circle", 2, CDYN_GEOM_CIRCLE, {0.05}, CDYN_GEOM_CIRCLE, {0.03}, {0.05, 0.06}, 0},
     {"circle-point", 2, CDYN_GEOM_CIRCLE, {0.05}, CDYN_GEOM_POINT, {0}, {0.05, 0.06}, 0},
-    {"capsule-circle", 2, CDYN_GEOM_CAPSULE, {0.01, 0.1}, CDYN_GEOM_CIRCLE, {0.03}, {0.02, 0.05},
+    {"capsule-circle",
+     2,
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.1},
+     CDYN_GEOM_CIRCLE,
+     {0.03},
+     {0.02, 0.05},
      0},
     {"capsule-point", 2, CDYN_GEOM_CAPSULE, {0.01, 0.1}, CDYN_GEOM_POINT, {0}, {0.15, 0.03}, 0},
-    {"ellipse-circle", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_CIRCLE, {0.03},
-     {0.12, 0.16}, 0},
-    {"ellipse-point", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_POINT, {0}, {0.2, 0.05}, 0},
-    {"ellipse-capsule", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_CAPSULE, {0.01, 0.15},
-     {0.03, 0.17}, 0},
-    {"capsule-capsule", 3, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_CAPSULE, {0.01, 0.08},
-     {0.03, 0.02, 0.06}, 0},
-    {"capsule-capsule-end", 3, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_CAPSULE, {0.01, 0.05},
-     {0.17, 0.05, 0.03}, 0},
-    {"box-sphere", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_SPHERE, {0.02},
-     {0.01, 0.0, 0.06}, 0},
-    {"box-sphere-edge", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_SPHERE, {0.02},
-     {0.08, 0.06, 0.05}, 0},
-    {"box-point", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_POINT, {0}, {0.1, 0.01, 0.07},
+    {"ellipse-circle",
+     2,
+     CDYN_GEOM_ELLIPSE,
+     {0.185, 0.15},
+     CDYN_GEOM_CIRCLE,
+     {0.03},
+     {0.12, 0.16},
      0},
+    {"ellipse-point", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_POINT, {0}, {0.2, 0.05}, 0},
+    {"ellipse-capsule",
+     2,
+     CDYN_GEOM_ELLIPSE,
+     {0.185, 0.15},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.15},
+     {0.03, 0.17},
+     0},
+    {"capsule-capsule",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.08},
+     {0.03, 0.02, 0.06},
+     0},
+    {"capsule-capsule-end",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.05},
+     {0.17, 0.05, 0.03},
+     0},
+    {"box-sphere",
+     3,
+     CDYN_GEOM_BOX,
+     {0.04, 0.03, 0.02},
+     CDYN_GEOM_SPHERE,
+     {0.02},
+     {0.01, 0.0, 0.06},
+     0},
+    {"box-sphere-edge",
+     3,
+     CDYN_GEOM_BOX,
+     {0.04, 0.03, 0.02},
+     CDYN_GEOM_SPHERE,
+     {0.02},
+     {0.08, 0.06, 0.05},
+     0},
+    {"box-point", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_POINT, {0}, {0.1, 0.01, 0.07}, 0},
     /* (planar segments must not cross: the gap is then -(ra + rb), flat; see the docs) */
-    {"capsule-capsule", 2, CDYN_GEOM_CAPSULE, {0.02, 0.1}, CDYN_GEOM_CAPSULE, {0.01, 0.08},
-     {0.2, 0.16}, 0},
-    {"rectangle-circle", 2, CDYN_GEOM_RECTANGLE, {0.05, 0.03}, CDYN_GEOM_CIRCLE, {0.02},
-     {0.01, 0.07}, 0},
+    {"capsule-capsule",
+     2,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.08},
+     {0.2, 0.16},
+     0},
+    {"rectangle-circle",
+     2,
+     CDYN_GEOM_RECTANGLE,
+     {0.05, 0.03},
+     CDYN_GEOM_CIRCLE,
+     {0.02},
+     {0.01, 0.07},
+     0},
     {"polygon-circle", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_CIRCLE, {0.02}, {0.07, 0.05}, 0},
     {"polygon-point", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.08}, 0},
 };
@@ -636,8 +711,8 @@ static void test_gaps_2d(void **state)
     for (int k = 0; k < 3; ++k) {
         const double q[3] = {0.05, ys[k], phis[k]};
         gaps_at(m, q, g);
-        const double ref = ys[k] - sqrt(a * a * sin(phis[k]) * sin(phis[k]) +
-                                        b * b * cos(phis[k]) * cos(phis[k]));
+        const double ref =
+            ys[k] - sqrt(a * a * sin(phis[k]) * sin(phis[k]) + b * b * cos(phis[k]) * cos(phis[k]));
         assert_true(fabs(g[0] - ref) < 1e-15);
     }
     cdyn_model_free(m);
@@ -781,8 +856,7 @@ static void test_ellipse_capsule_branches(void **state)
 {
     (void)state;
     const cdyn_geom_desc e0 = tm_geom(CDYN_GROUND, CDYN_GEOM_ELLIPSE, 0.185, 0.15, 0);
-    cdyn_model *m = ground_and_free(2, e0, tm_geom(0, CDYN_GEOM_CAPSULE, 0.01, 0.15, 0),
-                                    INFINITY);
+    cdyn_model *m = ground_and_free(2, e0, tm_geom(0, CDYN_GEOM_CAPSULE, 0.01, 0.15, 0), INFINITY);
     const double qs[2][3] = {{0.05, 0.17, 0.1}, {0.3, 0.16, -0.1}};
     const double v[3] = {0.7, -0.4, 1.3};
     for (int k = 0; k < 2; ++k) {

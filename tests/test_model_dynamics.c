@@ -78,8 +78,8 @@ static void arm_closed_form(const double *q, const double *v, double g, double *
     M[1] = M[2] = a.m2 * (a.lc2 * a.lc2 + a.l1 * a.lc2 * c2) + a.I2;
     M[3] = a.m2 * a.lc2 * a.lc2 + a.I2;
     const double hh = -a.m2 * a.l1 * a.lc2 * sin(q[1]);
-    const double phi1 = (a.m1 * a.lc1 + a.m2 * a.l1) * g * cos(q[0]) +
-                        a.m2 * a.lc2 * g * cos(q[0] + q[1]);
+    const double phi1 =
+        (a.m1 * a.lc1 + a.m2 * a.l1) * g * cos(q[0]) + a.m2 * a.lc2 * g * cos(q[0] + q[1]);
     const double phi2 = a.m2 * a.lc2 * g * cos(q[0] + q[1]);
     h[0] = 2 * hh * v[0] * v[1] + hh * v[1] * v[1] + phi1;
     h[1] = -hh * v[0] * v[0] + phi2;
@@ -103,8 +103,7 @@ static void test_arm_closed_form(void **state)
                 v[i] = test_rng_range(&rng, -4, 4);
             }
             cdyn_report r;
-            assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS, &r),
-                             CDYN_OK);
+            assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS, &r), CDYN_OK);
             arm_closed_form(q, v, G_ACC, Mr, hr);
             /* Same quantities by different formulas: agreement to rounding (1e-13 relative of
              * the O(1..10) entries; 1e-12 absolute). */
@@ -120,10 +119,10 @@ static void test_arm_closed_form(void **state)
 
 #define TREE_NB 6
 static const double TREE_MASS[TREE_NB] = {2.0, 0.5, 0.4, 0.3, 0.2, 0.6};
-static const double TREE_COM[TREE_NB][3] = {
-    {0.02, -0.01, 0.03}, {0.1, 0, 0}, {0, 0.05, 0.02}, {0.08, 0.01, 0}, {0, 0, 0.1}, {0.05, 0, 0}};
-static const double TREE_I[TREE_NB][3] = {{0.05, 0.07, 0.06}, {0.01, 0.02, 0.015},
-                                          {0.008, 0.005, 0.009}, {0.004, 0.006, 0.005},
+static const double TREE_COM[TREE_NB][3] = {{0.02, -0.01, 0.03}, {0.1, 0, 0}, {0, 0.05, 0.02},
+                                            {0.08, 0.01, 0},     {0, 0, 0.1}, {0.05, 0, 0}};
+static const double TREE_I[TREE_NB][3] = {{0.05, 0.07, 0.06},     {0.01, 0.02, 0.015},
+                                          {0.008, 0.005, 0.009},  {0.004, 0.006, 0.005},
                                           {0.002, 0.003, 0.0025}, {0.02, 0.01, 0.015}};
 
 /* bodies: 0 free; 1 revolute (axis tilted) on 0; 2 prismatic on 1; 3 revolute on 2; 4 fixed
@@ -142,23 +141,22 @@ static cdyn_model *build_tree(double g, int free_root)
     memcpy(d0.com, c, 3 * sizeof(double));
     if (!free_root) { /* a revolute root instead, so that qdot = v for the Lagrange check */
         const double ax[3] = {0.3, 0.2, 1.0};
-        d0 = tm_joint(CDYN_JOINT_REVOLUTE, CDYN_GROUND, NULL, ax, TREE_MASS[0], c, I[0], I[1],
-                      I[2]);
+        d0 =
+            tm_joint(CDYN_JOINT_REVOLUTE, CDYN_GROUND, NULL, ax, TREE_MASS[0], c, I[0], I[1], I[2]);
     }
     assert_int_equal(cdyn_builder_add_body(b, &d0, &id, &r), CDYN_OK);
     const double p1[3] = {0.1, 0.2, -0.1}, a1[3] = {1, 1, 0};
     const double p2[3] = {0.3, 0, 0}, a2[3] = {0, 1, 0.5};
     const double p3[3] = {0, 0.2, 0.1}, a3[3] = {0, 0, 1};
     const double p4[3] = {0.15, 0, 0};
-    cdyn_body_desc links[4] = {
-        tm_joint(CDYN_JOINT_REVOLUTE, 0, p1, a1, TREE_MASS[1], TREE_COM[1], TREE_I[1][0],
-                 TREE_I[1][1], TREE_I[1][2]),
-        tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, a2, TREE_MASS[2], TREE_COM[2], TREE_I[2][0],
-                 TREE_I[2][1], TREE_I[2][2]),
-        tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, a3, TREE_MASS[3], TREE_COM[3], TREE_I[3][0],
-                 TREE_I[3][1], TREE_I[3][2]),
-        tm_joint(CDYN_JOINT_FIXED, 0, p4, NULL, TREE_MASS[4], TREE_COM[4], TREE_I[4][0],
-                 TREE_I[4][1], TREE_I[4][2])};
+    cdyn_body_desc links[4] = {tm_joint(CDYN_JOINT_REVOLUTE, 0, p1, a1, TREE_MASS[1], TREE_COM[1],
+                                        TREE_I[1][0], TREE_I[1][1], TREE_I[1][2]),
+                               tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, a2, TREE_MASS[2], TREE_COM[2],
+                                        TREE_I[2][0], TREE_I[2][1], TREE_I[2][2]),
+                               tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, a3, TREE_MASS[3], TREE_COM[3],
+                                        TREE_I[3][0], TREE_I[3][1], TREE_I[3][2]),
+                               tm_joint(CDYN_JOINT_FIXED, 0, p4, NULL, TREE_MASS[4], TREE_COM[4],
+                                        TREE_I[4][0], TREE_I[4][1], TREE_I[4][2])};
     /* rotate the joint frames so that body axes differ from world axes */
     links[1].frame.quat[0] = cos(0.3);
     links[1].frame.quat[1] = sin(0.3);
@@ -208,8 +206,7 @@ static void test_tree_kinetic_energy_and_spd(void **state)
             for (int i = 0; i < nv; ++i)
                 for (int j = 0; j < nv; ++j)
                     T += 0.5 * v[i] * M[i + j * nv] * v[j];
-            const double Tref =
-                tm_kinetic(m, d, TREE_MASS, TREE_COM, TREE_I);
+            const double Tref = tm_kinetic(m, d, TREE_MASS, TREE_COM, TREE_I);
             assert_true(fabs(T - Tref) <= 1e-12 * (1 + Tref));
             /* symmetric and positive definite */
             for (int i = 0; i < nv; ++i)
@@ -363,8 +360,7 @@ typedef struct sim {
 /* (qdot, vdot) at (q, v): qdot = G v, M vdot = -h. */
 static void deriv(sim *s, const double *q, const double *v, double *qd, double *vd)
 {
-    assert_int_equal(cdyn_eval(s->m, s->d, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS, NULL),
-                     CDYN_OK);
+    assert_int_equal(cdyn_eval(s->m, s->d, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS, NULL), CDYN_OK);
     cdyn_model_qdot(s->m, q, v, qd, NULL);
     double *L = s->work;
     memcpy(L, cdyn_data_mass(s->d), sizeof(double) * s->nv * s->nv);

@@ -214,10 +214,9 @@ static void test_arm_poses(void **state)
     cdyn_builder *b = NULL;
     assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
     const double l1 = 0.7, l2 = 0.5, p2[3] = {l1, 0, 0}, p3[3] = {l2, 0, 0}, ax[3] = {1, 0, 0};
-    cdyn_body_desc links[3] = {
-        tm_joint(CDYN_JOINT_REVOLUTE, 0, NULL, NULL, 1, NULL, 0, 0, 0.1),
-        tm_joint(CDYN_JOINT_REVOLUTE, 0, p2, NULL, 1, NULL, 0, 0, 0.1),
-        tm_joint(CDYN_JOINT_PRISMATIC, 0, p3, ax, 1, NULL, 0, 0, 0.1)};
+    cdyn_body_desc links[3] = {tm_joint(CDYN_JOINT_REVOLUTE, 0, NULL, NULL, 1, NULL, 0, 0, 0.1),
+                               tm_joint(CDYN_JOINT_REVOLUTE, 0, p2, NULL, 1, NULL, 0, 0, 0.1),
+                               tm_joint(CDYN_JOINT_PRISMATIC, 0, p3, ax, 1, NULL, 0, 0, 0.1)};
     assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, links, NULL, NULL), CDYN_OK);
     cdyn_model *m = NULL;
     assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
@@ -287,11 +286,10 @@ static void test_body_velocities(void **state)
     cdyn_body_desc f = tm_free_body(1, 0.1, 0.1, 0.1);
     assert_int_equal(cdyn_builder_add_body(b, &f, NULL, NULL), CDYN_OK);
     const double p1[3] = {0.2, 0.1, 0}, a1[3] = {0, 1, 1}, a2[3] = {1, 0, 0.3}, p3[3] = {0, 0, 0.2};
-    cdyn_body_desc links[4] = {
-        tm_joint(CDYN_JOINT_REVOLUTE, 0, p1, a1, 1, NULL, 0.1, 0.1, 0.1),
-        tm_joint(CDYN_JOINT_PRISMATIC, 0, p1, a2, 1, NULL, 0.1, 0.1, 0.1),
-        tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, a1, 1, NULL, 0.1, 0.1, 0.1),
-        tm_joint(CDYN_JOINT_FIXED, 0, p3, NULL, 0, NULL, 0, 0, 0)};
+    cdyn_body_desc links[4] = {tm_joint(CDYN_JOINT_REVOLUTE, 0, p1, a1, 1, NULL, 0.1, 0.1, 0.1),
+                               tm_joint(CDYN_JOINT_PRISMATIC, 0, p1, a2, 1, NULL, 0.1, 0.1, 0.1),
+                               tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, a1, 1, NULL, 0.1, 0.1, 0.1),
+                               tm_joint(CDYN_JOINT_FIXED, 0, p3, NULL, 0, NULL, 0, 0, 0)};
     links[2].frame.quat[0] = cos(0.4);
     links[2].frame.quat[2] = sin(0.4);
     assert_int_equal(cdyn_builder_add_chain(b, 0, 4, links, NULL, NULL), CDYN_OK);
@@ -337,9 +335,9 @@ static void test_quaternion_policy(void **state)
     memcpy(qs, qu, sizeof(qu));
     for (int i = 3; i < 7; ++i)
         qs[i] *= 1.3; /* inside the tolerance: the direction is used */
-    assert_int_equal(cdyn_eval(m, d, qu, NULL, CDYN_EVAL_ALL & ~(CDYN_EVAL_BIAS |
-                                                                 CDYN_EVAL_CONTACT_DOT), NULL),
-                     CDYN_OK);
+    assert_int_equal(
+        cdyn_eval(m, d, qu, NULL, CDYN_EVAL_ALL & ~(CDYN_EVAL_BIAS | CDYN_EVAL_CONTACT_DOT), NULL),
+        CDYN_OK);
     const double g1 = cdyn_data_gap(d)[0];
     double R1[9], R2[9];
     cdyn_data_body_pose(d, 0, NULL, R1);

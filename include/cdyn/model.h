@@ -67,7 +67,7 @@
 extern "C" {
 #endif
 
-#define CDYN_GROUND (-1)      /* the parent / body id of the fixed world */
+#define CDYN_GROUND (-1)       /* the parent / body id of the fixed world */
 #define CDYN_QUAT_NORM_TOL 0.5 /* accepted | |e| - 1 | of a state's quaternion */
 
 typedef struct cdyn_builder cdyn_builder;
@@ -155,7 +155,7 @@ typedef enum cdyn_geom_type {
 } cdyn_geom_type;
 
 typedef struct cdyn_geom_desc {
-    int body;               /* CDYN_GROUND or a body id */
+    int body; /* CDYN_GROUND or a body id */
     cdyn_geom_type type;
     cdyn_pose frame;        /* geometry frame in the body frame */
     double size[3];         /* as listed with cdyn_geom_type; sizes must be > 0 */
@@ -170,15 +170,15 @@ CDYN_API cdyn_status cdyn_builder_add_geom(cdyn_builder *builder, const cdyn_geo
                                            int *id, cdyn_report *report);
 
 typedef struct cdyn_contact_pair_desc {
-    int geom_a, geom_b;   /* the normal points from a to b; different rigid bodies */
-    double mu;            /* Coulomb friction coefficient, >= 0 */
-    double stiffness[9];  /* K (compliant model): 3x3 column-major in (n, t, o) order; finite,
-                             diagonal >= 0. A diagonal K has only [0], [4], [8] set */
-    double damping[9];    /* C, same layout */
-    double restitution;   /* in [0, 1] (rigid pyramid model) */
-    double baumgarte[3];  /* alpha0, alpha1, alpha2 >= 0 (state-machine model) */
-    double margin;        /* a row is active when its gap <= margin; > 0 or INFINITY */
-    int patch_n;          /* n_s of a distributed patch; only 1 (a single point) is supported */
+    int geom_a, geom_b;      /* the normal points from a to b; different rigid bodies */
+    double mu;               /* Coulomb friction coefficient, >= 0 */
+    double stiffness[9];     /* K (compliant model): 3x3 column-major in (n, t, o) order; finite,
+                                diagonal >= 0. A diagonal K has only [0], [4], [8] set */
+    double damping[9];       /* C, same layout */
+    double restitution;      /* in [0, 1] (rigid pyramid model) */
+    double baumgarte[3];     /* alpha0, alpha1, alpha2 >= 0 (state-machine model) */
+    double margin;           /* a row is active when its gap <= margin; > 0 or INFINITY */
+    int patch_n;             /* n_s of a distributed patch; only 1 (a single point) is supported */
     double patch_half_width; /* reserved for patches (ignored when patch_n = 1) */
 } cdyn_contact_pair_desc;
 
@@ -219,25 +219,23 @@ CDYN_API int cdyn_model_ncontact(const cdyn_model *model); /* n_c: contact rows 
 CDYN_API void cdyn_model_gravity(const cdyn_model *model, double gravity[3]);
 
 typedef struct cdyn_body_info {
-    int parent;            /* CDYN_GROUND or a body id */
+    int parent; /* CDYN_GROUND or a body id */
     cdyn_joint_type joint;
-    int nq, nv;            /* coordinates of this body's joint */
-    int qadr, vadr;        /* their offsets in q and v */
+    int nq, nv;     /* coordinates of this body's joint */
+    int qadr, vadr; /* their offsets in q and v */
     double mass;
 } cdyn_body_info;
 
-CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body,
-                                          cdyn_body_info *info);
+CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);
 
 typedef struct cdyn_pair_info {
-    int geom_a, geom_b;   /* as declared */
-    int body_a, body_b;   /* bodies of the geometries (CDYN_GROUND possible) */
-    int row, nrows;       /* this pair's contact rows: row, ..., row + nrows - 1 */
+    int geom_a, geom_b; /* as declared */
+    int body_a, body_b; /* bodies of the geometries (CDYN_GROUND possible) */
+    int row, nrows;     /* this pair's contact rows: row, ..., row + nrows - 1 */
     double mu, stiffness[9], damping[9], restitution, baumgarte[3], margin;
 } cdyn_pair_info;
 
-CDYN_API cdyn_status cdyn_model_pair_info(const cdyn_model *model, int pair,
-                                          cdyn_pair_info *info);
+CDYN_API cdyn_status cdyn_model_pair_info(const cdyn_model *model, int pair, cdyn_pair_info *info);
 
 /* The reference configuration: FREE bodies at the pose of their desc.frame, other joints 0.
  * q has nq entries. */
@@ -306,7 +304,7 @@ CDYN_API cdyn_status cdyn_data_mass_csc(const cdyn_data *data, cdyn_csc *M);
 typedef enum cdyn_dir { CDYN_DIR_N = 0, CDYN_DIR_T = 1, CDYN_DIR_O = 2 } cdyn_dir;
 
 CDYN_API const double *cdyn_data_gap(const cdyn_data *data); /* Psi_n, n_c */
-CDYN_API const int *cdyn_data_active(const cdyn_data *data);  /* n_c flags (0/1) */
+CDYN_API const int *cdyn_data_active(const cdyn_data *data); /* n_c flags (0/1) */
 /* Dense Gamma_d, n_c x nv column-major. */
 CDYN_API const double *cdyn_data_jacobian(const cdyn_data *data, cdyn_dir dir);
 /* Gamma_d as CSC (all rows of a pair share the columns of the dofs that move its bodies). */
@@ -315,9 +313,9 @@ CDYN_API cdyn_status cdyn_data_jacobian_csc(const cdyn_data *data, cdyn_dir dir,
 CDYN_API const double *cdyn_data_jacobian_dot_v(const cdyn_data *data, cdyn_dir dir);
 
 typedef struct cdyn_contact {
-    int pair, index;   /* the pair and the point's index within it */
+    int pair, index; /* the pair and the point's index within it */
     int active;
-    double gap;        /* n . (pb - pa) */
+    double gap; /* n . (pb - pa) */
     double pa[3], pb[3];
     double n[3], t[3], o[3];
 } cdyn_contact;

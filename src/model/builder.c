@@ -146,8 +146,8 @@ static int all_finite(const double *x, int n)
 }
 
 /* Check a pose and convert it (position, rotation matrix, unit quaternion). */
-static cdyn_status check_pose(int dim, const cdyn_pose *p, const char *what, double *pos,
-                              double *R, double *quat, cdyn_report *report)
+static cdyn_status check_pose(int dim, const cdyn_pose *p, const char *what, double *pos, double *R,
+                              double *quat, cdyn_report *report)
 {
     if (!all_finite(p->pos, 3) || !all_finite(p->quat, 4))
         return cdyn_fail(report, CDYN_EINVAL, "%s is not finite", what);
@@ -193,16 +193,14 @@ static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, in
 {
     memset(out, 0, sizeof(*out));
     if (parent != CDYN_GROUND && (parent < 0 || parent >= b->nbody))
-        return cdyn_fail(report, CDYN_EINVAL,
-                         "unknown parent body id %d (CDYN_GROUND or 0..%d)", parent,
-                         b->nbody - 1);
+        return cdyn_fail(report, CDYN_EINVAL, "unknown parent body id %d (CDYN_GROUND or 0..%d)",
+                         parent, b->nbody - 1);
     const int j = (int)d->joint;
     if (j < CDYN_JOINT_FREE || j > CDYN_JOINT_FIXED)
         return cdyn_fail(report, CDYN_EINVAL, "unknown joint type %d", j);
     if (j == CDYN_JOINT_FREE && parent != CDYN_GROUND)
         return cdyn_fail(report, CDYN_EINVAL, "a FREE joint must attach to CDYN_GROUND");
-    cdyn_status st = check_pose(b->dim, &d->frame, "frame", out->fpos, out->fR, out->fquat,
-                                report);
+    cdyn_status st = check_pose(b->dim, &d->frame, "frame", out->fpos, out->fR, out->fquat, report);
     if (st != CDYN_OK)
         return st;
     out->parent = parent;
@@ -245,11 +243,10 @@ static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, in
         I[2] = I[6] = d->inertia[4];
         I[5] = I[7] = d->inertia[5];
         if (!inertia_ok(I, moving))
-            return cdyn_fail(report, CDYN_EINVAL,
-                             "inertia tensor (%g, %g, %g, %g, %g, %g) is not positive %s",
-                             d->inertia[0], d->inertia[1], d->inertia[2], d->inertia[3],
-                             d->inertia[4], d->inertia[5],
-                             moving ? "definite (required for a moving body)" : "semidefinite");
+            return cdyn_fail(
+                report, CDYN_EINVAL, "inertia tensor (%g, %g, %g, %g, %g, %g) is not positive %s",
+                d->inertia[0], d->inertia[1], d->inertia[2], d->inertia[3], d->inertia[4],
+                d->inertia[5], moving ? "definite (required for a moving body)" : "semidefinite");
     }
     out->mass = d->mass;
     v3_copy(out->com, d->com);
@@ -293,8 +290,8 @@ cdyn_status cdyn_builder_add_body(cdyn_builder *b, const cdyn_body_desc *desc, i
     return CDYN_OK;
 }
 
-cdyn_status cdyn_builder_add_chain(cdyn_builder *b, int parent, int n,
-                                   const cdyn_body_desc *links, int *ids, cdyn_report *report)
+cdyn_status cdyn_builder_add_chain(cdyn_builder *b, int parent, int n, const cdyn_body_desc *links,
+                                   int *ids, cdyn_report *report)
 {
     cdyn_report_clear(report, "builder");
     if (b == NULL || links == NULL)
@@ -383,12 +380,12 @@ cdyn_status cdyn_builder_add_geom(cdyn_builder *b, const cdyn_geom_desc *d, int 
     if (b == NULL || d == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "builder or desc is NULL");
     if (d->body != CDYN_GROUND && (d->body < 0 || d->body >= b->nbody))
-        return cdyn_fail(report, CDYN_EINVAL, "unknown body id %d (CDYN_GROUND or 0..%d)",
-                         d->body, b->nbody - 1);
+        return cdyn_fail(report, CDYN_EINVAL, "unknown body id %d (CDYN_GROUND or 0..%d)", d->body,
+                         b->nbody - 1);
     const int type = (int)d->type;
     if (!geom_allowed(b->dim, type))
-        return cdyn_fail(report, CDYN_EINVAL, "geometry type %d (%s) is not available in %dD",
-                         type, cdyn_model_geom_name(type), b->dim);
+        return cdyn_fail(report, CDYN_EINVAL, "geometry type %d (%s) is not available in %dD", type,
+                         cdyn_model_geom_name(type), b->dim);
     mgeom g;
     memset(&g, 0, sizeof(g));
     g.body = d->body;
@@ -422,8 +419,10 @@ cdyn_status cdyn_builder_add_geom(cdyn_builder *b, const cdyn_geom_desc *d, int 
     }
     for (int i = 0; i < npos; ++i)
         if (!(d->size[i] > 0.0))
-            return cdyn_fail(report, CDYN_EINVAL, "%s size[%d] = %g, must be > 0 (zero-size "
-                             "geometry)", cdyn_model_geom_name(type), i, d->size[i]);
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "%s size[%d] = %g, must be > 0 (zero-size "
+                             "geometry)",
+                             cdyn_model_geom_name(type), i, d->size[i]);
     v3_copy(g.size, d->size);
     if (type == CDYN_GEOM_POLYGON) {
         st = check_polygon(d->n_vertices, d->vertices, report);
@@ -436,8 +435,8 @@ cdyn_status cdyn_builder_add_geom(cdyn_builder *b, const cdyn_geom_desc *d, int 
         g.nvert = d->n_vertices;
         g.vert0 = b->nvert;
     }
-    st = grow(b->allocator, (void **)&b->geoms, &b->cap_geom, b->ngeom + 1, sizeof(mgeom),
-              b->ngeom, report);
+    st = grow(b->allocator, (void **)&b->geoms, &b->cap_geom, b->ngeom + 1, sizeof(mgeom), b->ngeom,
+              report);
     if (st != CDYN_OK)
         return st;
     if (type == CDYN_GEOM_POLYGON) {
@@ -456,8 +455,8 @@ static int body_root(const cdyn_builder *b, int body)
     return body < 0 ? -1 : b->bodies[body].root;
 }
 
-cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pair_desc *d,
-                                          int *id, cdyn_report *report)
+cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pair_desc *d, int *id,
+                                          cdyn_report *report)
 {
     cdyn_report_clear(report, "builder");
     if (b == NULL || d == NULL)
@@ -473,8 +472,7 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
     int swap = 0;
     const int kind = cdyn_model_pair_kind(b->dim, ga->type, gb->type, &swap);
     if (kind < 0)
-        return cdyn_fail(report, CDYN_EINVAL,
-                         "no contact function for %s-%s in %dD; supported: %s",
+        return cdyn_fail(report, CDYN_EINVAL, "no contact function for %s-%s in %dD; supported: %s",
                          cdyn_model_geom_name(ga->type), cdyn_model_geom_name(gb->type), b->dim,
                          cdyn_model_pair_list(b->dim));
     if (!isfinite(d->mu) || d->mu < 0.0)
@@ -490,11 +488,13 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
                          d->restitution);
     for (int i = 0; i < 3; ++i)
         if (!isfinite(d->baumgarte[i]) || d->baumgarte[i] < 0.0)
-            return cdyn_fail(report, CDYN_EINVAL, "baumgarte[%d] = %g, must be finite and >= 0",
-                             i, d->baumgarte[i]);
+            return cdyn_fail(report, CDYN_EINVAL, "baumgarte[%d] = %g, must be finite and >= 0", i,
+                             d->baumgarte[i]);
     if (isnan(d->margin) || !(d->margin > 0.0))
-        return cdyn_fail(report, CDYN_EINVAL, "margin = %g, must be > 0 (INFINITY: always "
-                         "active)", d->margin);
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "margin = %g, must be > 0 (INFINITY: always "
+                         "active)",
+                         d->margin);
     if (d->patch_n != 1)
         return cdyn_fail(report, CDYN_EINVAL,
                          "patch_n = %d: distributed patches are not implemented (use 1)",

@@ -89,8 +89,7 @@ static void flip(cpoint *c)
 }
 
 /* Acceleration term of body `body` at the moving point p (rate pd); zero for the ground. */
-static void point_acc(const cdyn_data *d, int body, const double *p, const double *pd,
-                      double *acc)
+static void point_acc(const cdyn_data *d, int body, const double *p, const double *pd, double *acc)
 {
     if (body < 0) {
         v3_set(acc, 0, 0, 0);
@@ -165,8 +164,7 @@ void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
                 point_acc(d, body_a, c.pa, c.dpa, aa);
                 v3_sub(da, ab, aa);
                 for (int dir = 0; dir < 3; ++dir)
-                    d->jdot[dir][row] =
-                        v3_dot(dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
+                    d->jdot[dir][row] = v3_dot(dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
             }
         }
     }

@@ -1,199 +1,21 @@
 /* Contact functions of the supported geometry pairs and the table that maps a pair of
- * geometry types to one of them (docs/theory-model.md, "Contact functions"). Every function
- * returns points pa, pb, the normal n (from a to b, pb - pa = gap n) and their time
- * derivatives; see contacts.h. */
+ * geometry types to one of them (docs/theory-model.md, Sec. 8). Every function returns points
+ * pa, pb, the normal n (from a to b, pb - pa = gap n) and their time derivatives, built from the
+ * pieces of contact_blocks.c; see contacts.h. */
 #include <math.h>
 #include <string.h>
 
 #include "model/contacts.h"
 #include "model/vec3.h"
 
-/* ---- features: a geometry seen as material points swept by a ball of radius r ---------- */
-
-static double feature(const gstate *s, int index, double *loc)
-{
-    const mgeom *g = s->g;
-    v3_set(loc, 0, 0, 0);
-    switch (g->type) {
-    case CDYN_GEOM_SPHERE:
-    case CDYN_GEOM_CIRCLE:
-        return g->size[0];
-    case CDYN_GEOM_CAPSULE:
-        loc[0] = index == 0 ? -g->size[1] : g->size[1];
-        return g->size[0];
-    case CDYN_GEOM_BOX:
-        v3_set(loc, (index & 1) ? g->size[0] : -g->size[0], (index & 2) ? g->size[1] : -g->size[1],
-               (index & 4) ? g->size[2] : -g->size[2]);
-        return 0.0;
-    case CDYN_GEOM_RECTANGLE: {
-        static const int sx[4] = {-1, 1, 1, -1}, sy[4] = {-1, -1, 1, 1};
-        v3_set(loc, sx[index] * g->size[0], sy[index] * g->size[1], 0.0);
-        return 0.0;
-    }
-    case CDYN_GEOM_POLYGON:
-        v3_set(loc, s->verts[2 * (g->vert0 + index)], s->verts[2 * (g->vert0 + index) + 1], 0.0);
-        return 0.0;
-    default: /* POINT */
-        return 0.0;
-    }
-}
-
-/* ---- building blocks ----------------------------------------------------------------------- */
-
-/* Plane a against the point m (velocity md) swept by radius r. n = plane normal (z in 3D, y in
- * 2D, rotating with a); pa = foot of m on the plane, pb = m - r n. */
-static void plane_point(const gstate *a, const double *m, const double *md, double r, cpoint *o)
-{
-    const int ax = a->dim == 3 ? 2 : 1;
-    v3_copy(o->n, a->R + 3 * ax);
-    v3_cross(o->dn, a->w, o->n);
-    if (a->dim == 3) {
-        o->has_t = 1;
-        v3_copy(o->t, a->R); /* the plane's x axis */
-        v3_cross(o->dt, a->w, o->t);
-    }
-    double cd[3], rel[3], reld[3];
-    cdyn_gs_vel(a, a->c, cd);
-    v3_sub(rel, m, a->c);
-    v3_sub(reld, md, cd);
-    const double s = v3_dot(rel, o->n);
-    const double sd = v3_dot(reld, o->n) + v3_dot(rel, o->dn);
-    for (int i = 0; i < 3; ++i) {
-        o->pa[i] = m[i] - s * o->n[i];
-        o->dpa[i] = md[i] - sd * o->n[i] - s * o->dn[i];
-        o->pb[i] = m[i] - r * o->n[i];
-        o->dpb[i] = md[i] - r * o->dn[i];
-    }
-}
-
-/* Two points swept by radii: n along mb - ma. */
-static void point_point(int dim, const double *ma, const double *mad, double ra, const double *mb,
-                        const double *mbd, double rb, cpoint *o)
-{
-    double d[3], dd[3];
-    v3_sub(d, mb, ma);
-    v3_sub(dd, mbd, mad);
-    const double L = v3_norm(d);
-    if (L > 0.0) {
-        v3_scale(o->n, 1.0 / L, d);
-        const double nd = v3_dot(o->n, dd);
-        for (int i = 0; i < 3; ++i)
-            o->dn[i] = (dd[i] - nd * o->n[i]) / L;
-    } else { /* coincident centres: any direction is a normal */
-        v3_set(o->n, 0, dim == 3 ? 0 : 1, dim == 3 ? 1 : 0);
-        v3_set(o->dn, 0, 0, 0);
-    }
-    for (int i = 0; i < 3; ++i) {
-        o->pa[i] = ma[i] + ra * o->n[i];
-        o->dpa[i] = mad[i] + ra * o->dn[i];
-        o->pb[i] = mb[i] - rb * o->n[i];
-        o->dpb[i] = mbd[i] - rb * o->dn[i];
-    }
-}
-
-/* Closest point P of the segment e0-e1 to the point m, with its velocity (the parameter moves
- * along the segment when the projection is interior). */
-static void segment_closest(const double *e0, const double *e0d, const double *e1,
-                            const double *e1d, const double *m, const double *md, double *P,
-                            double *Pd)
-{
-    double u[3], ud[3], r[3], rd[3];
-    v3_sub(u, e1, e0);
-    v3_sub(ud, e1d, e0d);
-    v3_sub(r, m, e0);
-    v3_sub(rd, md, e0d);
-    const double uu = v3_dot(u, u);
-    const double s = v3_dot(r, u) / uu;
-    if (s <= 0.0) {
-        v3_copy(P, e0);
-        v3_copy(Pd, e0d);
-    } else if (s >= 1.0) {
-        v3_copy(P, e1);
-        v3_copy(Pd, e1d);
-    } else {
-        const double sd = (v3_dot(rd, u) + v3_dot(r, ud) - 2.0 * s * v3_dot(u, ud)) / uu;
-        for (int i = 0; i < 3; ++i) {
-            P[i] = e0[i] + s * u[i];
-            Pd[i] = e0d[i] + sd * u[i] + s * ud[i];
-        }
-    }
-}
-
-/* World direction -> ellipse frame (2D components) and the rate of that local vector:
- * d/dt (R^T x) = R^T (xd - w x x). */
-static void to_local(const gstate *s, const double *x, const double *xd, double *l, double *ld)
-{
-    double wx[3], t[3], lt[3], ldt[3];
-    m3_tmul_v(lt, s->R, x);
-    v3_cross(wx, s->w, x);
-    v3_sub(t, xd, wx);
-    m3_tmul_v(ldt, s->R, t);
-    l[0] = lt[0];
-    l[1] = lt[1];
-    ld[0] = ldt[0];
-    ld[1] = ldt[1];
-}
-
-/* Local 2D vector (and its rate) of the ellipse frame -> world vector and rate: R l, and
- * d/dt (R l) = w x (R l) + R ld. */
-static void to_world(const gstate *s, const double *l, const double *ld, double *x, double *xd)
-{
-    const double l3[3] = {l[0], l[1], 0.0}, ld3[3] = {ld[0], ld[1], 0.0};
-    double r[3];
-    m3_mul_v(x, s->R, l3);
-    m3_mul_v(r, s->R, ld3);
-    v3_cross(xd, s->w, x);
-    v3_add(xd, xd, r);
-}
-
-/* Ellipse a against the point m swept by radius r: pa = closest point of m on the ellipse,
- * n = outward normal there. */
-static void ellipse_point(const gstate *a, const double *m, const double *md, double r,
-                          cpoint *o)
-{
-    double rel[3], reld[3], cd[3];
-    cdyn_gs_vel(a, a->c, cd);
-    v3_sub(rel, m, a->c);
-    v3_sub(reld, md, cd);
-    double x[2], xd[2], f[2], nl[2], df[4], dnl[4];
-    to_local(a, rel, reld, x, xd);
-    cdyn_ellipse_foot(a->g->size[0], a->g->size[1], x, f, nl, df, dnl);
-    const double fd[2] = {df[0] * xd[0] + df[2] * xd[1], df[1] * xd[0] + df[3] * xd[1]};
-    const double nd[2] = {dnl[0] * xd[0] + dnl[2] * xd[1], dnl[1] * xd[0] + dnl[3] * xd[1]};
-    double fw[3], fwd[3];
-    to_world(a, f, fd, fw, fwd);
-    to_world(a, nl, nd, o->n, o->dn);
-    for (int i = 0; i < 3; ++i) {
-        o->pa[i] = a->c[i] + fw[i];
-        o->dpa[i] = cd[i] + fwd[i];
-        o->pb[i] = m[i] - r * o->n[i];
-        o->dpb[i] = md[i] - r * o->dn[i];
-    }
-}
-
-/* Support point of ellipse s with outward normal along the world direction u (rate ud). */
-static void ellipse_support_world(const gstate *s, const double *u, const double *ud, double *p,
-                                  double *pd)
-{
-    double ul[2], uld[2], sl[2], ds[4];
-    to_local(s, u, ud, ul, uld);
-    cdyn_ellipse_support(s->g->size[0], s->g->size[1], ul, sl, ds);
-    const double sld[2] = {ds[0] * uld[0] + ds[2] * uld[1], ds[1] * uld[0] + ds[3] * uld[1]};
-    double sw[3], swd[3], cd[3];
-    to_world(s, sl, sld, sw, swd);
-    cdyn_gs_vel(s, s->c, cd);
-    v3_add(p, s->c, sw);
-    v3_add(pd, cd, swd);
-}
-
 /* ---- the pair functions (a, b in the table's order) ------------------------------------- */
 
 static void fn_plane_feature(const gstate *a, const gstate *b, int index, cpoint *o)
 {
     double loc[3], m[3], md[3];
-    const double r = feature(b, index, loc);
+    const double r = cdyn_cf_feature(b, index, loc);
     cdyn_gs_point(b, loc, m, md);
-    plane_point(a, m, md, r, o);
+    cdyn_cf_plane_point(a, m, md, r, o);
 }
 
 static void fn_plane_ellipse(const gstate *a, const gstate *b, int index, cpoint *o)
@@ -203,41 +25,41 @@ static void fn_plane_ellipse(const gstate *a, const gstate *b, int index, cpoint
     double u[3], ud[3], p[3], pd[3];
     v3_scale(u, -1.0, a->R + 3 * ax);
     v3_cross(ud, a->w, u);
-    ellipse_support_world(b, u, ud, p, pd);
-    plane_point(a, p, pd, 0.0, o);
+    cdyn_cf_ellipse_support_world(b, u, ud, p, pd);
+    cdyn_cf_plane_point(a, p, pd, 0.0, o);
 }
 
 static void fn_round_round(const gstate *a, const gstate *b, int index, cpoint *o)
 {
     (void)index;
     double la[3], lb[3], ma[3], mad[3], mb[3], mbd[3];
-    const double ra = feature(a, 0, la), rb = feature(b, 0, lb);
+    const double ra = cdyn_cf_feature(a, 0, la), rb = cdyn_cf_feature(b, 0, lb);
     cdyn_gs_point(a, la, ma, mad);
     cdyn_gs_point(b, lb, mb, mbd);
-    point_point(a->dim, ma, mad, ra, mb, mbd, rb, o);
+    cdyn_cf_point_point(a->dim, ma, mad, ra, mb, mbd, rb, o);
 }
 
 static void fn_capsule_round(const gstate *a, const gstate *b, int index, cpoint *o)
 {
     (void)index;
     double l0[3], l1[3], lb[3], e0[3], e0d[3], e1[3], e1d[3], mb[3], mbd[3], P[3], Pd[3];
-    const double ra = feature(a, 0, l0);
-    feature(a, 1, l1);
-    const double rb = feature(b, 0, lb);
+    const double ra = cdyn_cf_feature(a, 0, l0);
+    cdyn_cf_feature(a, 1, l1);
+    const double rb = cdyn_cf_feature(b, 0, lb);
     cdyn_gs_point(a, l0, e0, e0d);
     cdyn_gs_point(a, l1, e1, e1d);
     cdyn_gs_point(b, lb, mb, mbd);
-    segment_closest(e0, e0d, e1, e1d, mb, mbd, P, Pd);
-    point_point(a->dim, P, Pd, ra, mb, mbd, rb, o);
+    cdyn_cf_segment_closest(e0, e0d, e1, e1d, mb, mbd, P, Pd);
+    cdyn_cf_point_point(a->dim, P, Pd, ra, mb, mbd, rb, o);
 }
 
 static void fn_ellipse_round(const gstate *a, const gstate *b, int index, cpoint *o)
 {
     (void)index;
     double lb[3], mb[3], mbd[3];
-    const double rb = feature(b, 0, lb);
+    const double rb = cdyn_cf_feature(b, 0, lb);
     cdyn_gs_point(b, lb, mb, mbd);
-    ellipse_point(a, mb, mbd, rb, o);
+    cdyn_cf_ellipse_point(a, mb, mbd, rb, o);
 }
 
 /* Ellipse a, capsule b (2D). If the ellipse point whose normal is perpendicular to the segment
@@ -247,8 +69,8 @@ static void fn_ellipse_capsule(const gstate *a, const gstate *b, int index, cpoi
 {
     (void)index;
     double l0[3], l1[3], e0[3], e0d[3], e1[3], e1d[3];
-    const double r = feature(b, 0, l0);
-    feature(b, 1, l1);
+    const double r = cdyn_cf_feature(b, 0, l0);
+    cdyn_cf_feature(b, 1, l1);
     cdyn_gs_point(b, l0, e0, e0d);
     cdyn_gs_point(b, l1, e1, e1d);
     double u[3], ud[3];
@@ -262,14 +84,14 @@ static void fn_ellipse_capsule(const gstate *a, const gstate *b, int index, cpoi
         v3_scale(nrm, -1.0, nrm);
     double nd[3], pa[3], pad[3];
     v3_cross(nd, b->w, nrm);
-    ellipse_support_world(a, nrm, nd, pa, pad);
+    cdyn_cf_ellipse_support_world(a, nrm, nd, pa, pad);
     double q[3], qd[3];
     v3_sub(q, pa, e0);
     v3_sub(qd, pad, e0d);
     const double s = v3_dot(q, u) / uu;
     if (s < 0.0 || s > 1.0) {
         const double *e = s < 0.0 ? e0 : e1, *ed = s < 0.0 ? e0d : e1d;
-        ellipse_point(a, e, ed, r, o);
+        cdyn_cf_ellipse_point(a, e, ed, r, o);
         return;
     }
     const double sd = (v3_dot(qd, u) + v3_dot(q, ud) - 2.0 * s * v3_dot(u, ud)) / uu;
@@ -291,9 +113,9 @@ static void fn_capsule_capsule(const gstate *a, const gstate *b, int index, cpoi
 {
     (void)index;
     double la[2][3], lb[2][3], p[2][3], pd[2][3], qq[2][3], qd[2][3];
-    const double ra = feature(a, 0, la[0]), rb = feature(b, 0, lb[0]);
-    feature(a, 1, la[1]);
-    feature(b, 1, lb[1]);
+    const double ra = cdyn_cf_feature(a, 0, la[0]), rb = cdyn_cf_feature(b, 0, lb[0]);
+    cdyn_cf_feature(a, 1, la[1]);
+    cdyn_cf_feature(b, 1, lb[1]);
     for (int i = 0; i < 2; ++i) {
         cdyn_gs_point(a, la[i], p[i], pd[i]);
         cdyn_gs_point(b, lb[i], qq[i], qd[i]);
@@ -303,11 +125,11 @@ static void fn_capsule_capsule(const gstate *a, const gstate *b, int index, cpoi
     for (int k = 0; k < 4; ++k) {
         double X[3], Xd[3], Y[3], Yd[3];
         if (k < 2) { /* end k of a against segment b */
-            segment_closest(qq[0], qd[0], qq[1], qd[1], p[k], pd[k], Y, Yd);
+            cdyn_cf_segment_closest(qq[0], qd[0], qq[1], qd[1], p[k], pd[k], Y, Yd);
             v3_copy(X, p[k]);
             v3_copy(Xd, pd[k]);
         } else {
-            segment_closest(p[0], pd[0], p[1], pd[1], qq[k - 2], qd[k - 2], X, Xd);
+            cdyn_cf_segment_closest(p[0], pd[0], p[1], pd[1], qq[k - 2], qd[k - 2], X, Xd);
             v3_copy(Y, qq[k - 2]);
             v3_copy(Yd, qd[k - 2]);
         }
@@ -356,7 +178,7 @@ static void fn_capsule_capsule(const gstate *a, const gstate *b, int index, cpoi
             }
         }
     }
-    point_point(a->dim, P, Pd, ra, Q, Qd, rb, o);
+    cdyn_cf_point_point(a->dim, P, Pd, ra, Q, Qd, rb, o);
 }
 
 /* A convex solid a (box in 3D; rectangle or polygon in 2D) against the ball b: outside, the
@@ -367,7 +189,7 @@ static void fn_solid_round(const gstate *a, const gstate *b, int index, cpoint *
 {
     (void)index;
     double lb[3], mb[3], mbd[3], rel[3], reld[3], cd[3];
-    const double rb = feature(b, 0, lb);
+    const double rb = cdyn_cf_feature(b, 0, lb);
     cdyn_gs_point(b, lb, mb, mbd);
     cdyn_gs_vel(a, a->c, cd);
     v3_sub(rel, mb, a->c);
@@ -411,8 +233,8 @@ static void fn_solid_round(const gstate *a, const gstate *b, int index, cpoint *
         P[2] = Pd[2] = 0.0;
         for (int k = 0; k < n; ++k) {
             double v0[3], v1[3];
-            feature(a, k, v0);
-            feature(a, (k + 1) % n, v1);
+            cdyn_cf_feature(a, k, v0);
+            cdyn_cf_feature(a, (k + 1) % n, v1);
             const double ex = v1[0] - v0[0], ey = v1[1] - v0[1], le = hypot(ex, ey);
             const double side = (ex * (x[1] - v0[1]) - ey * (x[0] - v0[0])) / le; /* > 0 in */
             in = in && side > 0.0;
@@ -421,7 +243,7 @@ static void fn_solid_round(const gstate *a, const gstate *b, int index, cpoint *
                 kd = k;
             }
             double zero3[3] = {0, 0, 0}, X[3], Xd[3];
-            segment_closest(v0, zero3, v1, zero3, x, xd, X, Xd);
+            cdyn_cf_segment_closest(v0, zero3, v1, zero3, x, xd, X, Xd);
             const double dist = hypot(x[0] - X[0], x[1] - X[1]);
             if (dist < best) {
                 best = dist;
@@ -432,8 +254,8 @@ static void fn_solid_round(const gstate *a, const gstate *b, int index, cpoint *
         if (in) { /* project onto the line of the least-penetrated edge kd */
             inside = 1;
             double v0[3], v1[3];
-            feature(a, kd, v0);
-            feature(a, (kd + 1) % n, v1);
+            cdyn_cf_feature(a, kd, v0);
+            cdyn_cf_feature(a, (kd + 1) % n, v1);
             const double ex = v1[0] - v0[0], ey = v1[1] - v0[1], le = hypot(ex, ey);
             const double tx = ex / le, ty = ey / le;
             const double s = (x[0] - v0[0]) * tx + (x[1] - v0[1]) * ty;
@@ -454,7 +276,7 @@ static void fn_solid_round(const gstate *a, const gstate *b, int index, cpoint *
     m3_mul_v(r, a->R, Pd);
     v3_add(Pwd, Pwd, r);
     if (!inside) {
-        point_point(a->dim, Pw, Pwd, 0.0, mb, mbd, rb, o);
+        cdyn_cf_point_point(a->dim, Pw, Pwd, 0.0, mb, mbd, rb, o);
         return;
     }
     m3_mul_v(o->n, a->R, nl);
@@ -530,7 +352,10 @@ int cdyn_model_pair_max_points(int kind, const mgeom *ga, const mgeom *gb, int s
     return n > 0 ? n : (swap ? ga : gb)->nvert;
 }
 
-cdyn_pair_fn cdyn_model_pair_fn(int kind) { return TABLE[kind].fn; }
+cdyn_pair_fn cdyn_model_pair_fn(int kind)
+{
+    return TABLE[kind].fn;
+}
 
 const char *cdyn_model_pair_list(int dim)
 {

@@ -14,8 +14,8 @@ typedef struct gstate {
     const mgeom *g;
     const double *verts; /* the model's polygon vertex pool */
     int dim;
-    double R[9], c[3];   /* world rotation and origin of the geometry frame */
-    double w[3], vo[3];  /* its body's spatial velocity (w; v at the world origin) */
+    double R[9], c[3];  /* world rotation and origin of the geometry frame */
+    double w[3], vo[3]; /* its body's spatial velocity (w; v at the world origin) */
 } gstate;
 
 typedef struct cpoint {
@@ -31,6 +31,29 @@ typedef void (*cdyn_pair_fn)(const gstate *a, const gstate *b, int index, cpoint
 void cdyn_gs_point(const gstate *s, const double *loc, double *p, double *pd);
 /* Velocity of the material point of s's body at world point p. */
 void cdyn_gs_vel(const gstate *s, const double *p, double *v);
+
+/* contact_blocks.c (docs/theory-model.md, Sec. 8). */
+
+/* Feature `index` of a geometry as a material point (local coordinates loc) swept by the
+ * returned radius: sphere/circle centre, capsule end 0/1, box/rectangle/polygon vertex, point. */
+double cdyn_cf_feature(const gstate *s, int index, double *loc);
+/* Plane a against the point m (velocity md) swept by radius r. */
+void cdyn_cf_plane_point(const gstate *a, const double *m, const double *md, double r, cpoint *o);
+/* Two swept points: n along mb - ma. */
+void cdyn_cf_point_point(int dim, const double *ma, const double *mad, double ra, const double *mb,
+                         const double *mbd, double rb, cpoint *o);
+/* Closest point P (rate Pd) of the segment e0-e1 to the point m. */
+void cdyn_cf_segment_closest(const double *e0, const double *e0d, const double *e1,
+                             const double *e1d, const double *m, const double *md, double *P,
+                             double *Pd);
+/* World vector x (rate xd) into the frame of s (2D components) and back. */
+void cdyn_cf_to_local(const gstate *s, const double *x, const double *xd, double *l, double *ld);
+void cdyn_cf_to_world(const gstate *s, const double *l, const double *ld, double *x, double *xd);
+/* Ellipse a against the point m swept by radius r (closest point of the ellipse). */
+void cdyn_cf_ellipse_point(const gstate *a, const double *m, const double *md, double r, cpoint *o);
+/* Support point p (rate pd) of ellipse s with outward normal along world direction u. */
+void cdyn_cf_ellipse_support_world(const gstate *s, const double *u, const double *ud, double *p,
+                                   double *pd);
 
 /* contacts.c: the table. */
 cdyn_pair_fn cdyn_model_pair_fn(int kind);

@@ -15,8 +15,8 @@ void cdyn_data_defaults(cdyn_data_options *opts)
     opts->allocator = NULL;
 }
 
-cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts,
-                             cdyn_data **out, cdyn_report *report)
+cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts, cdyn_data **out,
+                             cdyn_report *report)
 {
     cdyn_report_clear(report, "model");
     if (out == NULL)
@@ -35,8 +35,8 @@ cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts,
     const size_t o_data = cdyn_carve_take(&cv, 1, sizeof(cdyn_data));
     const size_t o_bodies = cdyn_carve_take(&cv, nb, sizeof(dbody));
     const size_t o_S = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, 6, nv), sizeof(double));
-    const size_t o_M = cdyn_carve_take(&cv, dense ? cdyn_carve_mul(&cv, nv, nv) : 0,
-                                       sizeof(double));
+    const size_t o_M =
+        cdyn_carve_take(&cv, dense ? cdyn_carve_mul(&cv, nv, nv) : 0, sizeof(double));
     const size_t o_mv = cdyn_carve_take(&cv, (size_t)m->mass_nnz, sizeof(double));
     const size_t o_bias = cdyn_carve_take(&cv, nv, sizeof(double));
     const size_t o_gap = cdyn_carve_take(&cv, nc, sizeof(double));
@@ -126,8 +126,7 @@ const double *cdyn_data_jacobian(const cdyn_data *d, cdyn_dir dir)
 
 cdyn_status cdyn_data_jacobian_csc(const cdyn_data *d, cdyn_dir dir, cdyn_csc *J)
 {
-    if (d == NULL || J == NULL || !(d->valid & CDYN_EVAL_CONTACTS) || (int)dir < 0 ||
-        (int)dir > 2)
+    if (d == NULL || J == NULL || !(d->valid & CDYN_EVAL_CONTACTS) || (int)dir < 0 || (int)dir > 2)
         return CDYN_EINVAL;
     J->nrows = d->model->nc;
     J->ncols = d->model->nv;

@@ -18,7 +18,8 @@ cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const 
     if (flags & CDYN_EVAL_CONTACT_DOT)
         flags |= CDYN_EVAL_CONTACTS;
     if ((flags & (CDYN_EVAL_BIAS | CDYN_EVAL_CONTACT_DOT)) && v == NULL)
-        return cdyn_fail(report, CDYN_EINVAL, "v is NULL but the bias or Jacobian-dot terms "
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "v is NULL but the bias or Jacobian-dot terms "
                          "were requested");
     for (int i = 0; i < m->nq; ++i)
         if (!isfinite(q[i]))

@@ -19,13 +19,34 @@ const char *cdyn_model_geom_name(int type)
     return type >= 0 && type <= 8 ? names[type] : "unknown";
 }
 
-int cdyn_model_dim(const cdyn_model *m) { return m ? m->dim : 0; }
-int cdyn_model_nq(const cdyn_model *m) { return m ? m->nq : 0; }
-int cdyn_model_nv(const cdyn_model *m) { return m ? m->nv : 0; }
-int cdyn_model_nbody(const cdyn_model *m) { return m ? m->nbody : 0; }
-int cdyn_model_ngeom(const cdyn_model *m) { return m ? m->ngeom : 0; }
-int cdyn_model_npair(const cdyn_model *m) { return m ? m->npair : 0; }
-int cdyn_model_ncontact(const cdyn_model *m) { return m ? m->nc : 0; }
+int cdyn_model_dim(const cdyn_model *m)
+{
+    return m ? m->dim : 0;
+}
+int cdyn_model_nq(const cdyn_model *m)
+{
+    return m ? m->nq : 0;
+}
+int cdyn_model_nv(const cdyn_model *m)
+{
+    return m ? m->nv : 0;
+}
+int cdyn_model_nbody(const cdyn_model *m)
+{
+    return m ? m->nbody : 0;
+}
+int cdyn_model_ngeom(const cdyn_model *m)
+{
+    return m ? m->ngeom : 0;
+}
+int cdyn_model_npair(const cdyn_model *m)
+{
+    return m ? m->npair : 0;
+}
+int cdyn_model_ncontact(const cdyn_model *m)
+{
+    return m ? m->nc : 0;
+}
 
 void cdyn_model_gravity(const cdyn_model *m, double g[3])
 {
@@ -167,8 +188,7 @@ cdyn_status cdyn_model_G(const cdyn_model *m, const double *q, double *G, cdyn_r
     return CDYN_OK;
 }
 
-cdyn_status cdyn_model_G_pinv(const cdyn_model *m, const double *q, double *H,
-                              cdyn_report *report)
+cdyn_status cdyn_model_G_pinv(const cdyn_model *m, const double *q, double *H, cdyn_report *report)
 {
     cdyn_report_clear(report, "model");
     if (m == NULL || q == NULL || H == NULL)

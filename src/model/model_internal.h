@@ -12,33 +12,33 @@
 
 /* A body as stored in the model. */
 typedef struct mbody {
-    int parent;   /* -1 = ground */
-    int joint;    /* cdyn_joint_type */
+    int parent; /* -1 = ground */
+    int joint;  /* cdyn_joint_type */
     int nq, nv, qadr, vadr;
-    int root;     /* nearest ancestor-or-self with a moving joint, -1 if none: bodies with the
-                     same root move as one rigid body */
+    int root; /* nearest ancestor-or-self with a moving joint, -1 if none: bodies with the
+                 same root move as one rigid body */
     double fpos[3], fR[9]; /* joint frame in the parent frame */
     double fquat[4];       /* its quaternion (FREE: the default pose) */
     double axis[3];        /* unit joint axis in the joint frame */
     double mass, com[3];
-    double inertia[9];     /* about the COM, body axes, column-major */
+    double inertia[9]; /* about the COM, body axes, column-major */
 } mbody;
 
 typedef struct mgeom {
-    int body; /* -1 = ground */
-    int type; /* cdyn_geom_type */
+    int body;            /* -1 = ground */
+    int type;            /* cdyn_geom_type */
     double pos[3], R[9]; /* in the body frame */
     double size[3];
-    int nvert, vert0;    /* POLYGON: vertices (x, y) at verts[2*vert0 ...] */
+    int nvert, vert0; /* POLYGON: vertices (x, y) at verts[2*vert0 ...] */
 } mgeom;
 
 typedef struct mpair {
-    int ga, gb;     /* as declared by the user */
-    int kind;       /* index into the contact-function table (contacts.c) */
-    int swap;       /* the table's function takes (gb, ga): results are flipped */
-    int row, nrows; /* contact rows */
+    int ga, gb;      /* as declared by the user */
+    int kind;        /* index into the contact-function table (contacts.c) */
+    int swap;        /* the table's function takes (gb, ga): results are flipped */
+    int row, nrows;  /* contact rows */
     int col0, ncols; /* the pair's Jacobian columns: pair_cols[col0 .. col0+ncols) */
-    int map0;       /* CSC positions of its entries: jac_map[map0 + r*ncols + k] */
+    int map0;        /* CSC positions of its entries: jac_map[map0 + r*ncols + k] */
     double mu, K[9], C[9], restitution, baumgarte[3], margin;
 } mpair;
 
@@ -56,8 +56,8 @@ struct cdyn_model {
     mgeom *geoms;
     double *verts;
     mpair *pairs;
-    int *dof_body;        /* nv: body owning each dof */
-    int *pair_cols;       /* sorted dof lists of the pairs */
+    int *dof_body;  /* nv: body owning each dof */
+    int *pair_cols; /* sorted dof lists of the pairs */
     unsigned char *pair_colflags;
     int *row_pair, *row_index; /* nc */
     /* Gamma CSC pattern (nc x nv) and the position of each pair entry */
@@ -103,12 +103,12 @@ struct cdyn_data {
     unsigned valid; /* CDYN_EVAL_* bits of the last successful eval */
     int has_v;
     dbody *bodies;
-    double *S;      /* 6 x nv: world motion subspace column of each dof */
-    double *M;      /* nv x nv (dense) or NULL */
-    double *mass_values; /* mass_nnz */
-    double *bias;   /* nv */
-    double *gap;    /* nc */
-    int *active;    /* nc */
+    double *S;               /* 6 x nv: world motion subspace column of each dof */
+    double *M;               /* nv x nv (dense) or NULL */
+    double *mass_values;     /* mass_nnz */
+    double *bias;            /* nv */
+    double *gap;             /* nc */
+    int *active;             /* nc */
     double *pa, *pb, *frame; /* 3 nc, 3 nc, 9 nc (n, t, o) */
     double *jac_values[3];   /* jac_nnz each */
     double *jac_dense[3];    /* nc x nv each, or NULL */

@@ -20,7 +20,10 @@ static inline double v3_dot(const double *a, const double *b)
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
-static inline double v3_norm(const double *a) { return sqrt(v3_dot(a, a)); }
+static inline double v3_norm(const double *a)
+{
+    return sqrt(v3_dot(a, a));
+}
 /* r = a x b (r may alias neither a nor b). */
 static inline void v3_cross(double *r, const double *a, const double *b)
 {
@@ -88,8 +91,7 @@ static inline void m3_congruence(double *C, const double *A, const double *S)
     m3_mul(AS, A, S);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            C[i + 3 * j] =
-                AS[i] * A[j] + AS[i + 3] * A[j + 3] + AS[i + 6] * A[j + 6];
+            C[i + 3 * j] = AS[i] * A[j] + AS[i + 3] * A[j + 3] + AS[i + 6] * A[j + 6];
 }
 
 /* Rotation matrix of the unit quaternion e (e0 scalar). */
