@@ -11,6 +11,7 @@
 #include "cdyn/lcp.h"
 #include "cdyn/lp.h"
 #include "cdyn/mcp.h"
+#include "cdyn/model.h"
 #include "cdyn/sparse.h"
 #include "cdyn/status.h"
 #include "cdyn/ucp.h"

@@ -1,0 +1,335 @@
+/* cdyn — multibody models: bodies, serial chains, contact geometry, and their kinematics and
+ * dynamics at a configuration. This layer knows nothing about solvers: it turns (q, v) into
+ * M(q), h(q, v), gaps Psi_n(q), contact frames (n, t, o), Jacobians Gamma_n,t,o(q) and the
+ * acceleration-level terms (dGamma/dt) v. Notation follows Song, Kumar & Pang (see DESIGN.md):
+ *
+ *     qdot = G(q) v,      M(q) vdot + h(q, v) = tau + Gamma_n^T lam_n + Gamma_t^T lam_t
+ *                                                   + Gamma_o^T lam_o.
+ *
+ * (The paper's f(t, q, v) is tau - h.) Equations and their code: docs/theory-model.md; API guide
+ * and examples: docs/api-model.md.
+ *
+ * Objects (the MuJoCo split)
+ *   cdyn_builder  mutable; collects bodies, geometry and contact pairs, validating each;
+ *   cdyn_model    immutable result of cdyn_builder_build; shared by any number of threads;
+ *   cdyn_data     one per thread: workspace and outputs of cdyn_eval for one (q, v). All memory
+ *                 is allocated by cdyn_data_create; cdyn_eval never allocates.
+ *
+ * Coordinates
+ *   The model is planar (dim 2: everything lies in the world x-y plane, z is out of the plane)
+ *   or spatial (dim 3). Each body is attached to its parent (CDYN_GROUND or an earlier body) by
+ *   one joint, in the order the bodies were added; q and v are the joint coordinates in that
+ *   order:
+ *     joint        dim 3: nq nv  q                                  v
+ *     FREE                7  6   (x, y, z, e0, ex, ey, ez)          (vx, vy, vz, wx, wy, wz)
+ *     FREE (dim 2)        3  3   (x, y, theta)                      (vx, vy, w)
+ *     REVOLUTE            1  1   angle                              angle rate
+ *     PRISMATIC           1  1   displacement                       rate
+ *     FIXED               0  0
+ *   (x, y, z) is the world position of the body frame's origin and (vx, vy, vz) its velocity.
+ *   The angular velocity w of a free body is in WORLD axes (as the billiard ball of Song et al.),
+ *   so the quaternion block of G(q) is  edot = 1/2 (0, w) (x) e  (Hamilton product).
+ *   FREE joints attach to CDYN_GROUND only.
+ *
+ * Quaternions in a state
+ *   cdyn_eval, cdyn_model_G and friends use e/|e| for the orientation: the quaternion of a state
+ *   need not be exactly unit (an implicit step's Newton iterates are not). A quaternion whose
+ *   norm lies outside [1 - CDYN_QUAT_NORM_TOL, 1 + CDYN_QUAT_NORM_TOL] is CDYN_EINVAL (it is a
+ *   wrong state, not rounding). G(q) itself uses e as given (the paper's matrix).
+ *   cdyn_model_normalize_q restores unit norms, e.g. after each time step.
+ *
+ * Contacts
+ *   A contact pair joins geometry a and geometry b (on different rigid bodies). Each pair owns
+ *   a FIXED number of contact rows (e.g. 1 for sphere-plane, 8 for box-plane: one per corner);
+ *   rows of all pairs are numbered consecutively in the order of the pairs, so n_c =
+ *   cdyn_model_ncontact(m) is constant. Every row always holds a valid point, gap and frame;
+ *   its `active` flag says whether the gap is within the pair's margin (default: always).
+ *   Per row: points p_a on a and p_b on b, the unit normal n from a to b, tangents t, o with
+ *   (n, t, o) right-handed (n x t = o), and the signed gap Psi_n = n . (p_b - p_a), positive
+ *   when apart. In planar models o = (0, 0, -1) and t = (n_y, -n_x, 0); the o rows are zero.
+ *   Jacobian rows: Gamma_d v = d . (v_b(p_b) - v_a(p_a)) for d in {n, t, o}, where v_k(p) is the
+ *   velocity of the material point of body k at p. Gamma_n = dPsi_n/dq G(q).
+ *   Jacobian-dot terms: (dGamma_d/dt) v = d/dt [Gamma_d(q(t)) v] at fixed v, along qdot = G v.
+ *
+ * Thread safety: a model is never modified after cdyn_builder_build; functions taking a const
+ * cdyn_model* may run concurrently. A builder or a data object must not be used by two threads
+ * at once. */
+#ifndef CDYN_MODEL_H
+#define CDYN_MODEL_H
+
+#include "cdyn/alloc.h"
+#include "cdyn/sparse.h"
+#include "cdyn/status.h"
+
+#include "cdyn/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CDYN_GROUND (-1)       /* the parent / body id of the fixed world */
+#define CDYN_QUAT_NORM_TOL 0.5 /* accepted | |e| - 1 | of a state's quaternion */
+
+typedef struct cdyn_builder cdyn_builder;
+typedef struct cdyn_model cdyn_model;
+typedef struct cdyn_data cdyn_data;
+
+/* A rigid transformation: position and unit quaternion (e0, ex, ey, ez), e0 the scalar part.
+ * In planar models quat must be a rotation about z (ex = ey = 0) and pos[2] = 0. */
+typedef struct cdyn_pose {
+    double pos[3];
+    double quat[4];
+} cdyn_pose;
+
+/* The planar pose (x, y, rotation by angle about z). */
+CDYN_API cdyn_pose cdyn_pose_planar(double x, double y, double angle);
+
+/* ---- builder ------------------------------------------------------------------------------ */
+
+typedef struct cdyn_builder_options {
+    int dim;                         /* 2 (planar) or 3 (spatial) */
+    double gravity[3];               /* world gravity acceleration; planar: gravity[2] = 0 */
+    const cdyn_allocator *allocator; /* NULL: malloc/free; used by the builder and the model and
+                                        must outlive both */
+} cdyn_builder_options;
+
+/* dim and the matching default gravity: (0, -9.81, 0) for dim 2, (0, 0, -9.81) otherwise. */
+CDYN_API void cdyn_builder_defaults(cdyn_builder_options *opts, int dim);
+
+CDYN_API cdyn_status cdyn_builder_create(const cdyn_builder_options *opts, cdyn_builder **out,
+                                         cdyn_report *report);
+CDYN_API void cdyn_builder_free(cdyn_builder *builder); /* accepts NULL */
+
+typedef enum cdyn_joint_type {
+    CDYN_JOINT_FREE = 0,
+    CDYN_JOINT_REVOLUTE = 1,
+    CDYN_JOINT_PRISMATIC = 2,
+    CDYN_JOINT_FIXED = 3
+} cdyn_joint_type;
+
+typedef struct cdyn_body_desc {
+    int parent;            /* CDYN_GROUND or the id of a body added before */
+    cdyn_joint_type joint; /* how the body moves relative to its parent */
+    cdyn_pose frame;       /* REVOLUTE, PRISMATIC, FIXED: the joint frame in the parent's frame,
+                              which is the body frame when the joint coordinate is 0.
+                              FREE: the body's pose in cdyn_model_default_q */
+    double axis[3];        /* REVOLUTE, PRISMATIC: axis in the joint frame (nonzero; normalized).
+                              Planar models: revolute joints turn about z (axis ignored),
+                              prismatic axes lie in the x-y plane */
+    double mass;           /* > 0 for bodies with a joint that moves; >= 0 for FIXED */
+    double com[3];         /* centre of mass in the body frame */
+    double inertia[6];     /* rotational inertia about the centre of mass in body axes, as the
+                              entries (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) of the symmetric tensor;
+                              positive definite for moving bodies (FIXED: positive semidefinite).
+                              Planar models use Izz only (> 0 for moving bodies) */
+} cdyn_body_desc;
+
+/* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and
+ * inertia 0 (must be set). */
+CDYN_API void cdyn_body_desc_defaults(cdyn_body_desc *desc);
+
+/* Add one body; *id receives its id (0, 1, ... in order). On failure the builder is unchanged
+ * and the message says which field is wrong. */
+CDYN_API cdyn_status cdyn_builder_add_body(cdyn_builder *builder, const cdyn_body_desc *desc,
+                                           int *id, cdyn_report *report);
+
+/* Add a serial chain of n >= 1 links: links[0] is attached to `parent` (CDYN_GROUND or a body),
+ * links[k] to links[k-1] (their `parent` fields are ignored); ids[k] receives the ids. Typically
+ * REVOLUTE and PRISMATIC joints. All or nothing: on failure no link is added. */
+CDYN_API cdyn_status cdyn_builder_add_chain(cdyn_builder *builder, int parent, int n,
+                                            const cdyn_body_desc *links, int *ids,
+                                            cdyn_report *report);
+
+typedef enum cdyn_geom_type {
+    CDYN_GEOM_PLANE = 0,     /* 2D, 3D: half-space; 3D: surface z = 0 of the geom frame, solid
+                                z <= 0, outward normal +z; 2D: line y = 0, solid y <= 0 */
+    CDYN_GEOM_SPHERE = 1,    /* 3D: size[0] = radius */
+    CDYN_GEOM_BOX = 2,       /* 3D: size[0..2] = half-extents along x, y, z */
+    CDYN_GEOM_CAPSULE = 3,   /* 2D, 3D: segment from (-size[1], 0, 0) to (size[1], 0, 0) swept
+                                by a disk/ball of radius size[0] >= 0 (0: a segment) */
+    CDYN_GEOM_POINT = 4,     /* 2D, 3D: the geom frame's origin */
+    CDYN_GEOM_CIRCLE = 5,    /* 2D: size[0] = radius */
+    CDYN_GEOM_ELLIPSE = 6,   /* 2D: semi-axes size[0] along x, size[1] along y */
+    CDYN_GEOM_RECTANGLE = 7, /* 2D: half-extents size[0], size[1] */
+    CDYN_GEOM_POLYGON = 8    /* 2D: convex, vertices counter-clockwise */
+} cdyn_geom_type;
+
+typedef struct cdyn_geom_desc {
+    int body; /* CDYN_GROUND or a body id */
+    cdyn_geom_type type;
+    cdyn_pose frame;        /* geometry frame in the body frame */
+    double size[3];         /* as listed with cdyn_geom_type; sizes must be > 0 */
+    int n_vertices;         /* POLYGON: >= 3 */
+    const double *vertices; /* POLYGON: (x0, y0, x1, y1, ...) in the geom frame; copied */
+} cdyn_geom_desc;
+
+/* body = CDYN_GROUND, type = PLANE, identity frame, sizes 0, no vertices. */
+CDYN_API void cdyn_geom_desc_defaults(cdyn_geom_desc *desc);
+
+CDYN_API cdyn_status cdyn_builder_add_geom(cdyn_builder *builder, const cdyn_geom_desc *desc,
+                                           int *id, cdyn_report *report);
+
+typedef struct cdyn_contact_pair_desc {
+    int geom_a, geom_b;      /* the normal points from a to b; different rigid bodies */
+    double mu;               /* Coulomb friction coefficient, >= 0 */
+    double stiffness[9];     /* K (compliant model): 3x3 column-major in (n, t, o) order; finite,
+                                diagonal >= 0. A diagonal K has only [0], [4], [8] set */
+    double damping[9];       /* C, same layout */
+    double restitution;      /* in [0, 1] (rigid pyramid model) */
+    double baumgarte[3];     /* alpha0, alpha1, alpha2 >= 0 (state-machine model) */
+    double margin;           /* a row is active when its gap <= margin; > 0 or INFINITY */
+    int patch_n;             /* n_s of a distributed patch; only 1 (a single point) is supported */
+    double patch_half_width; /* reserved for patches (ignored when patch_n = 1) */
+} cdyn_contact_pair_desc;
+
+/* mu = 0, K = C = 0, restitution = 0, baumgarte = 0, margin = INFINITY, patch_n = 1. */
+CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
+
+/* Add a contact pair (either order of the types). Supported:
+ *   3D: plane-{sphere, point, capsule, box}, sphere-{sphere, point}, capsule-{capsule, sphere,
+ *       point}, box-{sphere, point};
+ *   2D: plane-{circle, point, capsule, rectangle, polygon, ellipse}, circle-{circle, point},
+ *       capsule-{capsule, circle, point}, ellipse-{circle, point, capsule},
+ *       rectangle-{circle, point}, polygon-{circle, point}.
+ * Rows per pair: plane-box 8, plane-rectangle 4, plane-polygon n_vertices, plane-capsule 2,
+ * otherwise 1. CDYN_EINVAL for unknown geometry ids, both geometries on the same rigid body
+ * (also: bodies welded by FIXED joints, or both immobile), a pair of types without a contact
+ * function (the message lists the supported ones), or bad parameters. */
+CDYN_API cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *builder,
+                                                   const cdyn_contact_pair_desc *desc, int *id,
+                                                   cdyn_report *report);
+
+/* Validate the whole description and create the immutable model (*out; NULL on failure). The
+ * builder is not changed and may be reused or freed. CDYN_EINVAL when the model has no degree
+ * of freedom; CDYN_ENOMEM. */
+CDYN_API cdyn_status cdyn_builder_build(const cdyn_builder *builder, cdyn_model **out,
+                                        cdyn_report *report);
+
+/* ---- model queries ------------------------------------------------------------------------ */
+
+CDYN_API void cdyn_model_free(cdyn_model *model); /* accepts NULL */
+
+CDYN_API int cdyn_model_dim(const cdyn_model *model);
+CDYN_API int cdyn_model_nq(const cdyn_model *model);
+CDYN_API int cdyn_model_nv(const cdyn_model *model);
+CDYN_API int cdyn_model_nbody(const cdyn_model *model);
+CDYN_API int cdyn_model_ngeom(const cdyn_model *model);
+CDYN_API int cdyn_model_npair(const cdyn_model *model);
+CDYN_API int cdyn_model_ncontact(const cdyn_model *model); /* n_c: contact rows of all pairs */
+CDYN_API void cdyn_model_gravity(const cdyn_model *model, double gravity[3]);
+
+typedef struct cdyn_body_info {
+    int parent; /* CDYN_GROUND or a body id */
+    cdyn_joint_type joint;
+    int nq, nv;     /* coordinates of this body's joint */
+    int qadr, vadr; /* their offsets in q and v */
+    double mass;
+} cdyn_body_info;
+
+CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);
+
+typedef struct cdyn_pair_info {
+    int geom_a, geom_b; /* as declared */
+    int body_a, body_b; /* bodies of the geometries (CDYN_GROUND possible) */
+    int row, nrows;     /* this pair's contact rows: row, ..., row + nrows - 1 */
+    double mu, stiffness[9], damping[9], restitution, baumgarte[3], margin;
+} cdyn_pair_info;
+
+CDYN_API cdyn_status cdyn_model_pair_info(const cdyn_model *model, int pair, cdyn_pair_info *info);
+
+/* The reference configuration: FREE bodies at the pose of their desc.frame, other joints 0.
+ * q has nq entries. */
+CDYN_API void cdyn_model_default_q(const cdyn_model *model, double *q);
+
+/* Scale every quaternion block of q to unit norm. CDYN_EINVAL (q unchanged) for a zero or
+ * non-finite block. */
+CDYN_API cdyn_status cdyn_model_normalize_q(const cdyn_model *model, double *q,
+                                            cdyn_report *report);
+
+/* G(q), nq x nv column-major: identity blocks, and for each free 3D body the 4x3 quaternion
+ * block of Song et al. (with the quaternion as given). */
+CDYN_API cdyn_status cdyn_model_G(const cdyn_model *model, const double *q, double *G,
+                                  cdyn_report *report);
+
+/* A left inverse H(q) of G(q), nv x nq: H G = I, with quaternion blocks 4/|e|^2 E(e)^T. For a
+ * function f(q) that depends on each quaternion only through its direction (every gap does),
+ * df/dq = (df/dq G) H, e.g. dPsi_n/dq = Gamma_n H: what an implicit step's Newton matrix needs. */
+CDYN_API cdyn_status cdyn_model_G_pinv(const cdyn_model *model, const double *q, double *H,
+                                       cdyn_report *report);
+
+/* qdot = G(q) v (qdot must not alias q or v). */
+CDYN_API cdyn_status cdyn_model_qdot(const cdyn_model *model, const double *q, const double *v,
+                                     double *qdot, cdyn_report *report);
+
+/* ---- data and evaluation ------------------------------------------------------------------ */
+
+typedef struct cdyn_data_options {
+    int dense;                       /* nonzero: also keep dense M and dense Jacobians (1) */
+    const cdyn_allocator *allocator; /* NULL: malloc/free; must outlive the data */
+} cdyn_data_options;
+
+CDYN_API void cdyn_data_defaults(cdyn_data_options *opts);
+
+/* Workspace and outputs for one model (opts NULL: defaults). */
+CDYN_API cdyn_status cdyn_data_create(const cdyn_model *model, const cdyn_data_options *opts,
+                                      cdyn_data **out, cdyn_report *report);
+CDYN_API void cdyn_data_free(cdyn_data *data); /* accepts NULL */
+
+enum {
+    CDYN_EVAL_MASS = 1u,        /* M(q) by the composite-rigid-body algorithm */
+    CDYN_EVAL_BIAS = 2u,        /* h(q, v) by recursive Newton-Euler (needs v) */
+    CDYN_EVAL_CONTACTS = 4u,    /* points, gaps, frames, active flags, Jacobians */
+    CDYN_EVAL_CONTACT_DOT = 8u, /* (dGamma/dt) v (needs v; implies CONTACTS) */
+    CDYN_EVAL_ALL = 15u
+};
+
+/* Evaluate the model at q (nq) and v (nv; may be NULL when no requested output needs it) into
+ * data, which must come from the same model. Body poses (and velocities when v is given) are
+ * always computed. Never allocates. All inputs are checked first: on failure (CDYN_EINVAL:
+ * NULL, non-finite q or v, a quaternion norm outside the tolerance, unknown flags, v missing,
+ * data from another model) data is left unchanged. */
+CDYN_API cdyn_status cdyn_eval(const cdyn_model *model, cdyn_data *data, const double *q,
+                               const double *v, unsigned flags, cdyn_report *report);
+
+/* Results of the last cdyn_eval. Pointers stay valid until cdyn_data_free; they are NULL when
+ * the output was not requested by the last successful cdyn_eval (or not kept: dense = 0). */
+CDYN_API const double *cdyn_data_mass(const cdyn_data *data); /* nv x nv, both triangles */
+CDYN_API const double *cdyn_data_bias(const cdyn_data *data); /* h, nv */
+
+/* M as CSC (cdyn/sparse.h) holding the LOWER triangle and the diagonal (the convention of the
+ * sparse Cholesky wrapper): entry (i, j), i >= j, is stored iff the bodies of dofs i and j lie on
+ * one root-to-leaf path. The pattern is fixed by the model. CDYN_EINVAL before CDYN_EVAL_MASS. */
+CDYN_API cdyn_status cdyn_data_mass_csc(const cdyn_data *data, cdyn_csc *M);
+
+typedef enum cdyn_dir { CDYN_DIR_N = 0, CDYN_DIR_T = 1, CDYN_DIR_O = 2 } cdyn_dir;
+
+CDYN_API const double *cdyn_data_gap(const cdyn_data *data); /* Psi_n, n_c */
+CDYN_API const int *cdyn_data_active(const cdyn_data *data); /* n_c flags (0/1) */
+/* Dense Gamma_d, n_c x nv column-major. */
+CDYN_API const double *cdyn_data_jacobian(const cdyn_data *data, cdyn_dir dir);
+/* Gamma_d as CSC (all rows of a pair share the columns of the dofs that move its bodies). */
+CDYN_API cdyn_status cdyn_data_jacobian_csc(const cdyn_data *data, cdyn_dir dir, cdyn_csc *J);
+/* (dGamma_d/dt) v, n_c (after CDYN_EVAL_CONTACT_DOT). */
+CDYN_API const double *cdyn_data_jacobian_dot_v(const cdyn_data *data, cdyn_dir dir);
+
+typedef struct cdyn_contact {
+    int pair, index; /* the pair and the point's index within it */
+    int active;
+    double gap; /* n . (pb - pa) */
+    double pa[3], pb[3];
+    double n[3], t[3], o[3];
+} cdyn_contact;
+
+CDYN_API cdyn_status cdyn_data_contact(const cdyn_data *data, int row, cdyn_contact *contact);
+
+/* World pose of a body frame (R column-major, body axes as columns); velocity of the body
+ * frame's origin and angular velocity in world axes (zeros when the last eval had no v). */
+CDYN_API cdyn_status cdyn_data_body_pose(const cdyn_data *data, int body, double pos[3],
+                                         double R[9]);
+CDYN_API cdyn_status cdyn_data_body_velocity(const cdyn_data *data, int body, double vel[3],
+                                             double w[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,181 @@
+/* Contact rows of every pair at the current kinematics: points, frames (n, t, o), gaps, active
+ * flags, the Jacobian rows Gamma_d v = d . (v_b(pb) - v_a(pa)) and the Jacobian-dot terms
+ *   (dGamma_d/dt) v = d' . (v_b(pb) - v_a(pa)) + d . (acc_b - acc_a),
+ *   acc_k = a_k + alpha_k x p_k + w_k x p_k'
+ * where (alpha_k; a_k) is body k's velocity-product acceleration and p_k' the velocity of the
+ * contact point itself (material velocity plus its motion over the surface). Derivation:
+ * docs/theory-model.md, "Jacobian-dot terms". */
+#include <math.h>
+#include <string.h>
+
+#include "model/contacts.h"
+#include "model/spatial.h"
+
+static void geom_state(const cdyn_model *m, const cdyn_data *d, int gi, gstate *s)
+{
+    const mgeom *g = &m->geoms[gi];
+    s->g = g;
+    s->verts = m->verts;
+    s->dim = m->dim;
+    if (g->body < 0) {
+        memcpy(s->R, g->R, sizeof(s->R));
+        v3_copy(s->c, g->pos);
+        v3_set(s->w, 0, 0, 0);
+        v3_set(s->vo, 0, 0, 0);
+    } else {
+        const dbody *b = &d->bodies[g->body];
+        double r[3];
+        m3_mul(s->R, b->R, g->R);
+        m3_mul_v(r, b->R, g->pos);
+        v3_add(s->c, b->o, r);
+        v3_copy(s->w, b->V);
+        v3_copy(s->vo, b->V + 3);
+    }
+}
+
+/* Tangents from the normal: planar t = (n_y, -n_x, 0), o = (0, 0, -1); spatial t = the hint
+ * (or the world axis least aligned with n) made orthogonal to n, o = n x t. Rates included. */
+static void make_frame(int dim, cpoint *c, double *t, double *dt, double *o, double *dO)
+{
+    const double *n = c->n, *dn = c->dn;
+    if (dim == 2) {
+        v3_set(t, n[1], -n[0], 0.0);
+        v3_set(dt, dn[1], -dn[0], 0.0);
+        v3_set(o, 0, 0, -1.0);
+        v3_set(dO, 0, 0, 0);
+        return;
+    }
+    double h[3], dh[3];
+    if (c->has_t) {
+        v3_copy(h, c->t);
+        v3_copy(dh, c->dt);
+    } else {
+        int k = 0;
+        for (int i = 1; i < 3; ++i)
+            if (fabs(n[i]) < fabs(n[k]))
+                k = i;
+        v3_set(h, 0, 0, 0);
+        h[k] = 1.0;
+        v3_set(dh, 0, 0, 0);
+    }
+    /* u = h - (h.n) n, t = u/|u| */
+    const double hn = v3_dot(h, n), dhn = v3_dot(dh, n) + v3_dot(h, dn);
+    double u[3], du[3];
+    for (int i = 0; i < 3; ++i) {
+        u[i] = h[i] - hn * n[i];
+        du[i] = dh[i] - dhn * n[i] - hn * dn[i];
+    }
+    const double nu = v3_norm(u);
+    v3_scale(t, 1.0 / nu, u);
+    const double tdu = v3_dot(t, du);
+    for (int i = 0; i < 3; ++i)
+        dt[i] = (du[i] - tdu * t[i]) / nu;
+    v3_cross(o, n, t);
+    v3_cross(dO, dn, t);
+    v3_cross_add(dO, n, dt);
+}
+
+static void flip(cpoint *c)
+{
+    double tmp[3];
+    v3_copy(tmp, c->pa);
+    v3_copy(c->pa, c->pb);
+    v3_copy(c->pb, tmp);
+    v3_copy(tmp, c->dpa);
+    v3_copy(c->dpa, c->dpb);
+    v3_copy(c->dpb, tmp);
+    v3_scale(c->n, -1.0, c->n);
+    v3_scale(c->dn, -1.0, c->dn);
+}
+
+/* Acceleration term of body `body` at the moving point p (rate pd); zero for the ground. */
+static void point_acc(const cdyn_data *d, int body, const double *p, const double *pd, double *acc)
+{
+    if (body < 0) {
+        v3_set(acc, 0, 0, 0);
+        return;
+    }
+    const dbody *b = &d->bodies[body];
+    v3_copy(acc, b->A + 3);
+    v3_cross_add(acc, b->A, p);
+    v3_cross_add(acc, b->V, pd);
+}
+
+static void point_vel(const cdyn_data *d, int body, const double *p, double *v)
+{
+    if (body < 0)
+        v3_set(v, 0, 0, 0);
+    else
+        sp_point_vel(v, d->bodies[body].V, p);
+}
+
+void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
+{
+    for (int pi = 0; pi < m->npair; ++pi) {
+        const mpair *pr = &m->pairs[pi];
+        gstate ga, gb;
+        geom_state(m, d, pr->ga, &ga);
+        geom_state(m, d, pr->gb, &gb);
+        const int body_a = m->geoms[pr->ga].body, body_b = m->geoms[pr->gb].body;
+        const cdyn_pair_fn fn = cdyn_model_pair_fn(pr->kind);
+        for (int r = 0; r < pr->nrows; ++r) {
+            const int row = pr->row + r;
+            cpoint c;
+            memset(&c, 0, sizeof(c));
+            if (pr->swap) {
+                fn(&gb, &ga, r, &c);
+                flip(&c);
+            } else {
+                fn(&ga, &gb, r, &c);
+            }
+            double fr[9], dfr[9];
+            v3_copy(fr, c.n);
+            v3_copy(dfr, c.dn);
+            make_frame(m->dim, &c, fr + 3, dfr + 3, fr + 6, dfr + 6);
+            double diff[3];
+            v3_sub(diff, c.pb, c.pa);
+            d->gap[row] = v3_dot(c.n, diff);
+            d->active[row] = d->gap[row] <= pr->margin;
+            v3_copy(d->pa + 3 * row, c.pa);
+            v3_copy(d->pb + 3 * row, c.pb);
+            memcpy(d->frame + 9 * row, fr, sizeof(fr));
+            /* Jacobian entries: dof j moves the point p of a body it carries by S_j at p. */
+            for (int k = 0; k < pr->ncols; ++k) {
+                const int j = m->pair_cols[pr->col0 + k];
+                const unsigned flags = m->pair_colflags[pr->col0 + k];
+                const double *S = d->S + 6 * (size_t)j;
+                double delta[3] = {0, 0, 0}, va[3];
+                if (flags & COL_IN_B)
+                    sp_point_vel(delta, S, c.pb);
+                if (flags & COL_IN_A) {
+                    sp_point_vel(va, S, c.pa);
+                    v3_sub(delta, delta, va);
+                }
+                const int pos = m->jac_map[pr->map0 + r * pr->ncols + k];
+                for (int dir = 0; dir < 3; ++dir)
+                    d->jac_values[dir][pos] = v3_dot(fr + 3 * dir, delta);
+            }
+            if (with_dot) {
+                double vb[3], va[3], dv[3], ab[3], aa[3], da[3];
+                point_vel(d, body_b, c.pb, vb);
+                point_vel(d, body_a, c.pa, va);
+                v3_sub(dv, vb, va);
+                point_acc(d, body_b, c.pb, c.dpb, ab);
+                point_acc(d, body_a, c.pa, c.dpa, aa);
+                v3_sub(da, ab, aa);
+                for (int dir = 0; dir < 3; ++dir)
+                    d->jdot[dir][row] = v3_dot(dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
+            }
+        }
+    }
+    if (d->jac_dense[0] != NULL) {
+        const size_t nc = (size_t)m->nc;
+        for (int dir = 0; dir < 3; ++dir) {
+            double *J = d->jac_dense[dir];
+            memset(J, 0, sizeof(double) * nc * (size_t)m->nv);
+            for (int j = 0; j < m->nv; ++j)
+                for (int p = m->jac_colptr[j]; p < m->jac_colptr[j + 1]; ++p)
+                    J[(size_t)m->jac_rowind[p] + (size_t)j * nc] = d->jac_values[dir][p];
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/* Internal: the interface between the contact driver (contact_rows.c) and the contact
+ * functions of the geometry pairs (contacts.c, geometry.c).
+ *
+ * A contact function gets the world state of two geometries and returns, for point `index`,
+ * the points pa (on a) and pb (on b), the unit normal n from a to b with pb - pa = gap * n, and
+ * the time derivatives of pa, pb and n along the current velocities (the motion of the contact
+ * points over the surfaces included). It may give a tangent hint t (3D). */
+#ifndef CDYN_MODEL_CONTACTS_H
+#define CDYN_MODEL_CONTACTS_H
+
+#include "model/model_internal.h"
+
+typedef struct gstate {
+    const mgeom *g;
+    const double *verts; /* the model's polygon vertex pool */
+    int dim;
+    double R[9], c[3];  /* world rotation and origin of the geometry frame */
+    double w[3], vo[3]; /* its body's spatial velocity (w; v at the world origin) */
+} gstate;
+
+typedef struct cpoint {
+    double pa[3], pb[3], n[3];
+    double dpa[3], dpb[3], dn[3];
+    int has_t;
+    double t[3], dt[3];
+} cpoint;
+
+typedef void (*cdyn_pair_fn)(const gstate *a, const gstate *b, int index, cpoint *out);
+
+/* Material point with local coordinates loc: world position p and velocity pd. */
+void cdyn_gs_point(const gstate *s, const double *loc, double *p, double *pd);
+/* Velocity of the material point of s's body at world point p. */
+void cdyn_gs_vel(const gstate *s, const double *p, double *v);
+
+/* contact_blocks.c (docs/theory-model.md, Sec. 8). */
+
+/* Feature `index` of a geometry as a material point (local coordinates loc) swept by the
+ * returned radius: sphere/circle centre, capsule end 0/1, box/rectangle/polygon vertex, point. */
+double cdyn_cf_feature(const gstate *s, int index, double *loc);
+/* Plane a against the point m (velocity md) swept by radius r. */
+void cdyn_cf_plane_point(const gstate *a, const double *m, const double *md, double r, cpoint *o);
+/* Two swept points: n along mb - ma. */
+void cdyn_cf_point_point(int dim, const double *ma, const double *mad, double ra, const double *mb,
+                         const double *mbd, double rb, cpoint *o);
+/* Closest point P (rate Pd) of the segment e0-e1 to the point m. */
+void cdyn_cf_segment_closest(const double *e0, const double *e0d, const double *e1,
+                             const double *e1d, const double *m, const double *md, double *P,
+                             double *Pd);
+/* World vector x (rate xd) into the frame of s (2D components) and back. */
+void cdyn_cf_to_local(const gstate *s, const double *x, const double *xd, double *l, double *ld);
+void cdyn_cf_to_world(const gstate *s, const double *l, const double *ld, double *x, double *xd);
+/* Ellipse a against the point m swept by radius r (closest point of the ellipse). */
+void cdyn_cf_ellipse_point(const gstate *a, const double *m, const double *md, double r, cpoint *o);
+/* Support point p (rate pd) of ellipse s with outward normal along world direction u. */
+void cdyn_cf_ellipse_support_world(const gstate *s, const double *u, const double *ud, double *p,
+                                   double *pd);
+
+/* contacts.c: the table. */
+cdyn_pair_fn cdyn_model_pair_fn(int kind);
+
+/* geometry.c: ellipse primitives in the ellipse's own frame (2D, semi-axes ea along x, eb
+ * along y). */
+
+/* Closest point f on the ellipse to p, outward unit normal nrm at f, and their derivatives
+ * with respect to p: df[i + 2j] = d f_i / d p_j, dn likewise. Returns 0, or 1 when p lies on
+ * the medial axis (deep inside, or the centre), where the derivatives are set to 0. */
+int cdyn_ellipse_foot(double ea, double eb, const double *p, double *f, double *nrm, double *df,
+                      double *dn);
+/* Support point s(u) = D u / sqrt(u^T D u), D = diag(ea^2, eb^2): the boundary point with outward
+ * normal along u; ds[i + 2j] = d s_i / d u_j. */
+void cdyn_ellipse_support(double ea, double eb, const double *u, double *s, double *ds);
+
+#endif

@@ -1,0 +1,139 @@
+/* Internal: the layout of cdyn_builder, cdyn_model and cdyn_data, shared by src/model/.
+ *
+ * Everything is computed in 3D world coordinates; a planar model is the special case in which
+ * all frames rotate about z and all positions have z = 0 (see docs/theory-model.md). Spatial
+ * vectors are Plucker coordinates in world axes at the world origin: a motion vector is
+ * (angular; linear velocity of the point at the origin), a force vector (moment about the
+ * origin; force). */
+#ifndef CDYN_MODEL_INTERNAL_H
+#define CDYN_MODEL_INTERNAL_H
+
+#include "cdyn/model.h"
+
+/* A body as stored in the model. */
+typedef struct mbody {
+    int parent; /* -1 = ground */
+    int joint;  /* cdyn_joint_type */
+    int nq, nv, qadr, vadr;
+    int root; /* nearest ancestor-or-self with a moving joint, -1 if none: bodies with the
+                 same root move as one rigid body */
+    double fpos[3], fR[9]; /* joint frame in the parent frame */
+    double fquat[4];       /* its quaternion (FREE: the default pose) */
+    double axis[3];        /* unit joint axis in the joint frame */
+    double mass, com[3];
+    double inertia[9]; /* about the COM, body axes, column-major */
+} mbody;
+
+typedef struct mgeom {
+    int body;            /* -1 = ground */
+    int type;            /* cdyn_geom_type */
+    double pos[3], R[9]; /* in the body frame */
+    double size[3];
+    int nvert, vert0; /* POLYGON: vertices (x, y) at verts[2*vert0 ...] */
+} mgeom;
+
+typedef struct mpair {
+    int ga, gb;      /* as declared by the user */
+    int kind;        /* index into the contact-function table (contacts.c) */
+    int swap;        /* the table's function takes (gb, ga): results are flipped */
+    int row, nrows;  /* contact rows */
+    int col0, ncols; /* the pair's Jacobian columns: pair_cols[col0 .. col0+ncols) */
+    int map0;        /* CSC positions of its entries: jac_map[map0 + r*ncols + k] */
+    double mu, K[9], C[9], restitution, baumgarte[3], margin;
+} mpair;
+
+/* cdyn_data.valid bit for body poses (set by every successful eval). */
+#define CDYN_VALID_KIN 256u
+
+/* Column membership flags of a pair's Jacobian columns. */
+enum { COL_IN_A = 1, COL_IN_B = 2 };
+
+struct cdyn_model {
+    const cdyn_allocator *allocator;
+    int dim, nq, nv, nbody, ngeom, npair, nc;
+    double gravity[3];
+    mbody *bodies;
+    mgeom *geoms;
+    double *verts;
+    mpair *pairs;
+    int *dof_body;  /* nv: body owning each dof */
+    int *pair_cols; /* sorted dof lists of the pairs */
+    unsigned char *pair_colflags;
+    int *row_pair, *row_index; /* nc */
+    /* Gamma CSC pattern (nc x nv) and the position of each pair entry */
+    int *jac_colptr, *jac_rowind, *jac_map;
+    int jac_nnz;
+    /* M CSC pattern (lower triangle, nv x nv) */
+    int *mass_colptr, *mass_rowind;
+    int mass_nnz;
+};
+
+/* Builder: growable arrays of what the model will hold. */
+struct cdyn_builder {
+    const cdyn_allocator *allocator;
+    int dim;
+    double gravity[3];
+    mbody *bodies;
+    int nbody, cap_body;
+    mgeom *geoms;
+    int ngeom, cap_geom;
+    double *verts;
+    int nvert, cap_vert;
+    mpair *pairs;
+    int npair, cap_pair;
+};
+
+/* Per-body results of forward kinematics. */
+typedef struct dbody {
+    double R[9], o[3]; /* world rotation and origin of the body frame */
+    double c[3];       /* world centre of mass */
+    double V[6];       /* spatial velocity (w; v at the world origin) */
+    double A[6];       /* spatial acceleration with vdot = 0 and no gravity (velocity product) */
+    /* spatial inertia at the world origin: mass, first moment m c, 3x3 rotational part */
+    double m, h[3], I[9];
+    /* composite inertia (CRBA) and force (RNEA) */
+    double cm, ch[3], cI[9];
+    double f[6];
+} dbody;
+
+struct cdyn_data {
+    const cdyn_model *model;
+    const cdyn_allocator *allocator;
+    int dense;
+    unsigned valid; /* CDYN_EVAL_* bits of the last successful eval */
+    int has_v;
+    dbody *bodies;
+    double *S;               /* 6 x nv: world motion subspace column of each dof */
+    double *M;               /* nv x nv (dense) or NULL */
+    double *mass_values;     /* mass_nnz */
+    double *bias;            /* nv */
+    double *gap;             /* nc */
+    int *active;             /* nc */
+    double *pa, *pb, *frame; /* 3 nc, 3 nc, 9 nc (n, t, o) */
+    double *jac_values[3];   /* jac_nnz each */
+    double *jac_dense[3];    /* nc x nv each, or NULL */
+    double *jdot[3];         /* nc each */
+};
+
+/* ---- internal functions of src/model/ ---- */
+
+/* kinematics.c: poses, motion subspaces, velocities (V = NULL: zero) and bias accelerations. */
+void cdyn_model_forward_kinematics(const cdyn_model *m, cdyn_data *d, const double *q,
+                                   const double *v);
+/* chains.c */
+void cdyn_model_crba(const cdyn_model *m, cdyn_data *d);
+void cdyn_model_rnea(const cdyn_model *m, cdyn_data *d);
+/* contact_rows.c: points, frames, Jacobians and (with_dot) Jacobian-dot terms of every pair. */
+void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot);
+
+/* contacts.c: the contact-function table. */
+int cdyn_model_pair_kind(int dim, int type_a, int type_b, int *swap);
+int cdyn_model_pair_max_points(int kind, const mgeom *ga, const mgeom *gb, int swap);
+/* Names of the supported pairs for messages ("plane-sphere, ..."). */
+const char *cdyn_model_pair_list(int dim);
+
+/* model.c */
+const char *cdyn_model_joint_name(int joint);
+const char *cdyn_model_geom_name(int type);
+
+#endif

@@ -1,0 +1,111 @@
+#include "model_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+cdyn_body_desc tm_free_body(double mass, double ixx, double iyy, double izz)
+{
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = mass;
+    d.inertia[0] = ixx;
+    d.inertia[1] = iyy;
+    d.inertia[2] = izz;
+    return d;
+}
+
+cdyn_body_desc tm_joint(cdyn_joint_type joint, int parent, const double pos[3],
+                        const double axis[3], double mass, const double com[3], double ixx,
+                        double iyy, double izz)
+{
+    cdyn_body_desc d = tm_free_body(mass, ixx, iyy, izz);
+    d.joint = joint;
+    d.parent = parent;
+    if (pos != NULL)
+        memcpy(d.frame.pos, pos, 3 * sizeof(double));
+    if (axis != NULL)
+        memcpy(d.axis, axis, 3 * sizeof(double));
+    if (com != NULL)
+        memcpy(d.com, com, 3 * sizeof(double));
+    return d;
+}
+
+cdyn_geom_desc tm_geom(int body, cdyn_geom_type type, double s0, double s1, double s2)
+{
+    cdyn_geom_desc g;
+    cdyn_geom_desc_defaults(&g);
+    g.body = body;
+    g.type = type;
+    g.size[0] = s0;
+    g.size[1] = s1;
+    g.size[2] = s2;
+    return g;
+}
+
+void tm_step(const cdyn_model *m, const double *q, const double *w, double h, double *out)
+{
+    const int nq = cdyn_model_nq(m);
+    double *qd = malloc(sizeof(double) * (size_t)nq);
+    cdyn_model_qdot(m, q, w, qd, NULL);
+    for (int i = 0; i < nq; ++i)
+        out[i] = q[i] + h * qd[i];
+    free(qd);
+}
+
+void tm_material_point(const cdyn_data *d, int body, const double loc[3], double p[3])
+{
+    if (body < 0) {
+        memcpy(p, loc, 3 * sizeof(double));
+        return;
+    }
+    double o[3], R[9];
+    cdyn_data_body_pose(d, body, o, R);
+    for (int i = 0; i < 3; ++i)
+        p[i] = o[i] + R[i] * loc[0] + R[i + 3] * loc[1] + R[i + 6] * loc[2];
+}
+
+void tm_body_coords(const cdyn_data *d, int body, const double p[3], double loc[3])
+{
+    if (body < 0) {
+        memcpy(loc, p, 3 * sizeof(double));
+        return;
+    }
+    double o[3], R[9];
+    cdyn_data_body_pose(d, body, o, R);
+    for (int i = 0; i < 3; ++i)
+        loc[i] =
+            R[3 * i] * (p[0] - o[0]) + R[3 * i + 1] * (p[1] - o[1]) + R[3 * i + 2] * (p[2] - o[2]);
+}
+
+double tm_kinetic(const cdyn_model *m, const cdyn_data *d, const double *mass,
+                  const double (*com)[3], const double (*inertia)[3])
+{
+    double T = 0.0;
+    for (int k = 0; k < cdyn_model_nbody(m); ++k) {
+        double o[3], R[9], vo[3], w[3], r[3], vc[3];
+        cdyn_data_body_pose(d, k, o, R);
+        cdyn_data_body_velocity(d, k, vo, w);
+        for (int i = 0; i < 3; ++i)
+            r[i] = R[i] * com[k][0] + R[i + 3] * com[k][1] + R[i + 6] * com[k][2];
+        vc[0] = vo[0] + w[1] * r[2] - w[2] * r[1];
+        vc[1] = vo[1] + w[2] * r[0] - w[0] * r[2];
+        vc[2] = vo[2] + w[0] * r[1] - w[1] * r[0];
+        /* body-axis angular velocity R^T w */
+        double wb[3];
+        for (int i = 0; i < 3; ++i)
+            wb[i] = R[3 * i] * w[0] + R[3 * i + 1] * w[1] + R[3 * i + 2] * w[2];
+        T += 0.5 * mass[k] * (vc[0] * vc[0] + vc[1] * vc[1] + vc[2] * vc[2]);
+        T += 0.5 * (inertia[k][0] * wb[0] * wb[0] + inertia[k][1] * wb[1] * wb[1] +
+                    inertia[k][2] * wb[2] * wb[2]);
+    }
+    return T;
+}
+
+double tm_maxdiff(int n, const double *a, const double *b)
+{
+    double e = 0.0;
+    for (int i = 0; i < n; ++i)
+        e = fmax(e, fabs(a[i] - b[i]));
+    return e;
+}

@@ -1,0 +1,968 @@
+/* Contact kinematics of src/model/ (gaps, points, frames, Jacobians, Jacobian-dot terms):
+ *
+ * 1. Every supported geometry pair, with each geometry mounted on the ground, on a free body,
+ *    at the end of a revolute-prismatic-revolute chain, or on a FIXED body welded to a free body,
+ *    at random states near contact. For every contact row:
+ *    - the frame is orthonormal and right-handed (n x t = o), gap = n . (pb - pa) and
+ *      pb - pa = gap n;
+ *    - Gamma_d e_j = d . (dPb/de - dPa/de) with Pa, Pb the MATERIAL points of the two bodies at
+ *      pa, pb, by central differences along q +- eps G e_j of the body poses (not of our
+ *      Jacobian code);
+ *    - Gamma_n e_j = dPsi_n/de by central differences of the gap (the paper's
+ *      Gamma_n = J Psi_n G);
+ *    - (dGamma_d/dt) v = (Gamma_d(q + eps G v) v - Gamma_d(q - eps G v) v) / (2 eps) (the
+ *      definition in cdyn/model.h, differenced in time along the trajectory);
+ *    - the CSC Jacobians hold the dense values.
+ *    Central-difference error: eps^2/6 |f'''| + 2 u |f| / eps (u = 1.1e-16). The normals of
+ *    point-like pairs turn at rates ~|relative velocity| / L (L = distance between the centres
+ *    or to the segment, >= ~0.02 m in these cases; speeds <= ~3 m/s), so |f'''| <~ (3/0.02)^3
+ *    |f| ~ 3e6 |f|; with eps = 3e-6 that is ~5e-6 |f|, and rounding ~1e-10 |f|: tolerance
+ *    1e-5 (1 + |f|). The errors scale as eps^2 (checked when choosing eps) and are typically
+ *    1e-9 .. 1e-7.
+ * 2. Gaps against closed-form distances (and, for the ellipse, against a dense sampling of
+ *    its boundary refined by golden-section search).
+ * 3. The billiard ball of Song, Kumar & Pang: Gamma_n = (0 0 1 0 0 0), Gamma_t = (1 0 0 0 -r 0),
+ *    Gamma_o = (0 1 0 r 0 0) at any orientation; the planar disk: Gamma_t = (1 0 r). */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/model.h"
+#include "model_support.h"
+#include "support.h"
+
+#define PI 3.14159265358979323846
+
+static int verbose(void)
+{
+    return getenv("CDYN_TEST_VERBOSE") != NULL;
+}
+
+/* ---- the finite-difference harness -------------------------------------------------------- */
+
+typedef struct errs {
+    double frame, jac, gapgrad, jdot;
+} errs;
+
+static void cross3(const double *a, const double *b, double *r)
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static double rel(double err, double ref)
+{
+    return err / (1.0 + fabs(ref));
+}
+
+static void check_rows(const cdyn_model *m, const double *q, const double *v, errs *e)
+{
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    const int dim = cdyn_model_dim(m);
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    cdyn_report r;
+    assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_ALL, &r), CDYN_OK);
+    cdyn_contact *c = malloc(sizeof(cdyn_contact) * nc);
+    double *J[3], *jd[3];
+    int *ba = malloc(sizeof(int) * nc), *bb = malloc(sizeof(int) * nc);
+    double(*la)[3] = malloc(sizeof(double) * 3 * nc), (*lb)[3] = malloc(sizeof(double) * 3 * nc);
+    for (int k = 0; k < 3; ++k) {
+        J[k] = malloc(sizeof(double) * nc * nv);
+        jd[k] = malloc(sizeof(double) * nc);
+        memcpy(J[k], cdyn_data_jacobian(d, (cdyn_dir)k), sizeof(double) * nc * nv);
+        memcpy(jd[k], cdyn_data_jacobian_dot_v(d, (cdyn_dir)k), sizeof(double) * nc);
+        cdyn_csc C;
+        assert_int_equal(cdyn_data_jacobian_csc(d, (cdyn_dir)k, &C), CDYN_OK);
+        assert_int_equal(cdyn_csc_check(&C, NULL), CDYN_OK);
+        double *full = calloc((size_t)nc * nv, sizeof(double));
+        for (int j = 0; j < nv; ++j)
+            for (int p = C.colptr[j]; p < C.colptr[j + 1]; ++p)
+                full[C.rowind[p] + j * nc] = C.values[p];
+        assert_true(tm_maxdiff(nc * nv, full, J[k]) == 0.0);
+        free(full);
+    }
+    for (int i = 0; i < nc; ++i) {
+        assert_int_equal(cdyn_data_contact(d, i, &c[i]), CDYN_OK);
+        cdyn_pair_info pi;
+        cdyn_model_pair_info(m, c[i].pair, &pi);
+        ba[i] = pi.body_a;
+        bb[i] = pi.body_b;
+        tm_body_coords(d, ba[i], c[i].pa, la[i]);
+        tm_body_coords(d, bb[i], c[i].pb, lb[i]);
+        /* frame */
+        const double *fr[3] = {c[i].n, c[i].t, c[i].o};
+        double nt[3];
+        for (int a = 0; a < 3; ++a)
+            for (int b2 = 0; b2 < 3; ++b2)
+                e->frame = fmax(e->frame, fabs(dot3(fr[a], fr[b2]) - (a == b2 ? 1.0 : 0.0)));
+        cross3(c[i].n, c[i].t, nt);
+        e->frame = fmax(e->frame, tm_maxdiff(3, nt, c[i].o));
+        double diff[3];
+        for (int k = 0; k < 3; ++k)
+            diff[k] = c[i].pb[k] - c[i].pa[k];
+        e->frame = fmax(e->frame, fabs(dot3(diff, c[i].n) - c[i].gap));
+        for (int k = 0; k < 3; ++k)
+            e->frame = fmax(e->frame, fabs(diff[k] - c[i].gap * c[i].n[k]));
+        assert_true(c[i].active == 1); /* default margin: always active */
+        if (dim == 2) {                /* planar: o = -z, zero o rows */
+            assert_true(c[i].o[2] == -1.0 && c[i].n[2] == 0.0);
+            for (int j = 0; j < nv; ++j)
+                assert_true(J[2][i + j * nc] == 0.0);
+            assert_true(jd[2][i] == 0.0);
+        }
+    }
+    const double eps = 3e-6;
+    double *qp = malloc(sizeof(double) * nq), *qm = malloc(sizeof(double) * nq);
+    double *ej = calloc(nv, sizeof(double));
+    double(*Pp)[6] = malloc(sizeof(double) * 6 * nc), *gp = malloc(sizeof(double) * nc);
+    for (int j = 0; j < nv; ++j) {
+        ej[j] = 1.0;
+        tm_step(m, q, ej, eps, qp);
+        tm_step(m, q, ej, -eps, qm);
+        ej[j] = 0.0;
+        assert_int_equal(cdyn_eval(m, d, qp, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        for (int i = 0; i < nc; ++i) {
+            tm_material_point(d, ba[i], la[i], Pp[i]);
+            tm_material_point(d, bb[i], lb[i], Pp[i] + 3);
+            gp[i] = cdyn_data_gap(d)[i];
+        }
+        assert_int_equal(cdyn_eval(m, d, qm, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        for (int i = 0; i < nc; ++i) {
+            double Pa[3], Pb[3], dP[3];
+            tm_material_point(d, ba[i], la[i], Pa);
+            tm_material_point(d, bb[i], lb[i], Pb);
+            for (int k = 0; k < 3; ++k)
+                dP[k] = ((Pp[i][3 + k] - Pb[k]) - (Pp[i][k] - Pa[k])) / (2 * eps);
+            const double *fr[3] = {c[i].n, c[i].t, c[i].o};
+            for (int k = 0; k < 3; ++k) {
+                const double ref = dot3(fr[k], dP);
+                e->jac = fmax(e->jac, rel(fabs(J[k][i + j * nc] - ref), ref));
+            }
+            const double gref = (gp[i] - cdyn_data_gap(d)[i]) / (2 * eps);
+            e->gapgrad = fmax(e->gapgrad, rel(fabs(J[0][i + j * nc] - gref), gref));
+        }
+    }
+    /* Jacobian-dot along the trajectory */
+    double *Jv = malloc(sizeof(double) * 3 * nc);
+    tm_step(m, q, v, eps, qp);
+    tm_step(m, q, v, -eps, qm);
+    for (int s = 0; s < 2; ++s) {
+        assert_int_equal(cdyn_eval(m, d, s == 0 ? qp : qm, NULL, CDYN_EVAL_CONTACTS, NULL),
+                         CDYN_OK);
+        for (int k = 0; k < 3; ++k) {
+            const double *Jk = cdyn_data_jacobian(d, (cdyn_dir)k);
+            for (int i = 0; i < nc; ++i) {
+                double a = 0;
+                for (int j = 0; j < nv; ++j)
+                    a += Jk[i + j * nc] * v[j];
+                if (s == 0)
+                    Jv[3 * i + k] = a;
+                else {
+                    const double ref = (Jv[3 * i + k] - a) / (2 * eps);
+                    e->jdot = fmax(e->jdot, rel(fabs(jd[k][i] - ref), ref));
+                }
+            }
+        }
+    }
+    free(Jv);
+    free(qp);
+    free(qm);
+    free(ej);
+    free(Pp);
+    free(gp);
+    for (int k = 0; k < 3; ++k) {
+        free(J[k]);
+        free(jd[k]);
+    }
+    free(c);
+    free(ba);
+    free(bb);
+    free(la);
+    free(lb);
+    cdyn_data_free(d);
+}
+
+/* ---- mounts ---------------------------------------------------------------------------------- */
+
+enum { MOUNT_GROUND, MOUNT_FREE, MOUNT_CHAIN, MOUNT_WELDED, NMOUNT };
+static const char *const MOUNT_NAME[] = {"ground", "free", "chain", "welded"};
+
+/* Add the bodies of a mount whose geometry sits near `center`; returns the body carrying the
+ * geometry (CDYN_GROUND for MOUNT_GROUND). */
+static int add_mount(cdyn_builder *b, int dim, int mount, const double *center)
+{
+    const double z[3] = {0, 0, 1}, y[3] = {0, 1, 0}, x[3] = {1, 0, 0.2};
+    int id = CDYN_GROUND;
+    switch (mount) {
+    case MOUNT_FREE: {
+        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
+        f.frame.pos[0] = center[0];
+        f.frame.pos[1] = center[1];
+        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
+        assert_int_equal(cdyn_builder_add_body(b, &f, &id, NULL), CDYN_OK);
+        break;
+    }
+    case MOUNT_CHAIN: {
+        /* at q = 0 the last link's origin is base + (0.2, 0, 0) */
+        const double base[3] = {center[0] - 0.2, center[1], dim == 3 ? center[2] : 0.0};
+        const double p2[3] = {0.1, 0, 0}, p3[3] = {0.1, 0, 0};
+        double xa[3] = {x[0], x[1], dim == 3 ? x[2] : 0.0};
+        cdyn_body_desc l[3] = {
+            tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.5, NULL, 0.01, 0.01, 0.01),
+            tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, xa, 0.4, NULL, 0.01, 0.01, 0.01),
+            tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, dim == 3 ? y : z, 0.3, NULL, 0.01, 0.01, 0.01)};
+        int ids[3];
+        assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, ids, NULL), CDYN_OK);
+        id = ids[2];
+        break;
+    }
+    case MOUNT_WELDED: {
+        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
+        f.frame.pos[0] = center[0] - 0.03;
+        f.frame.pos[1] = center[1];
+        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
+        int fid;
+        assert_int_equal(cdyn_builder_add_body(b, &f, &fid, NULL), CDYN_OK);
+        const double off[3] = {0.03, 0, 0};
+        cdyn_body_desc w =
+            tm_joint(CDYN_JOINT_FIXED, fid, off, NULL, 0.2, NULL, 0.001, 0.001, 0.001);
+        w.frame.quat[0] = cos(0.35);
+        w.frame.quat[3] = sin(0.35);
+        assert_int_equal(cdyn_builder_add_body(b, &w, &id, NULL), CDYN_OK);
+        break;
+    }
+    default:
+        break;
+    }
+    return id;
+}
+
+/* Random state: chain joints within +-0.15, free bodies jittered by +-jit around their default
+ * pose with a random orientation (planar: angle; spatial: quaternion within 0.6 rad of the
+ * reference when `small_rot`), velocities within +-2. */
+static void random_state(const cdyn_model *m, test_rng *rng, double jit, int small_rot, double *q,
+                         double *v)
+{
+    cdyn_model_default_q(m, q);
+    for (int k = 0; k < cdyn_model_nbody(m); ++k) {
+        cdyn_body_info bi;
+        cdyn_model_body_info(m, k, &bi);
+        double *qb = q + bi.qadr;
+        if (bi.joint == CDYN_JOINT_FREE) {
+            for (int i = 0; i < (cdyn_model_dim(m) == 3 ? 3 : 2); ++i)
+                qb[i] += test_rng_range(rng, -jit, jit);
+            if (cdyn_model_dim(m) == 2)
+                qb[2] = small_rot ? test_rng_range(rng, -0.6, 0.6) : test_rng_range(rng, -PI, PI);
+            else {
+                double ax[3], nax = 0;
+                for (int i = 0; i < 3; ++i) {
+                    ax[i] = test_rng_range(rng, -1, 1);
+                    nax += ax[i] * ax[i];
+                }
+                nax = sqrt(nax);
+                const double ang =
+                    small_rot ? test_rng_range(rng, -0.6, 0.6) : test_rng_range(rng, -PI, PI);
+                qb[3] = cos(ang / 2);
+                for (int i = 0; i < 3; ++i)
+                    qb[4 + i] = sin(ang / 2) * ax[i] / nax;
+            }
+        } else if (bi.nq == 1) {
+            qb[0] = test_rng_range(rng, -0.15, 0.15);
+        }
+    }
+    for (int i = 0; i < cdyn_model_nv(m); ++i)
+        v[i] = test_rng_range(rng, -2, 2);
+}
+
+typedef struct pair_case {
+    const char *name;
+    int dim;
+    cdyn_geom_type ta;
+    double sa[3];
+    cdyn_geom_type tb;
+    double sb[3];
+    double cb[3]; /* centre of b relative to a (at the origin) */
+    int plane_a;  /* a is a plane: only ground / free / chain mounts matter the same */
+} pair_case;
+
+static const double PENTAGON[10] = {0.04,  0,      0.012,  0.038, -0.032,
+                                    0.024, -0.032, -0.024, 0.012, -0.038};
+
+static cdyn_model *build_pair(const pair_case *pc, int ma, int mb, int swap)
+{
+    cdyn_builder_options o;
+    cdyn_builder_defaults(&o, pc->dim);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    const double zero[3] = {0, 0, 0};
+    const int body_a = add_mount(b, pc->dim, ma, zero);
+    const int body_b = add_mount(b, pc->dim, mb, pc->cb);
+    cdyn_geom_desc ga = tm_geom(body_a, pc->ta, pc->sa[0], pc->sa[1], pc->sa[2]);
+    cdyn_geom_desc gb = tm_geom(body_b, pc->tb, pc->sb[0], pc->sb[1], pc->sb[2]);
+    /* geometry frames off the body frames (the ground one at the nominal place) */
+    if (body_a >= 0 || ma == MOUNT_GROUND) {
+        if (pc->dim == 3) {
+            ga.frame.quat[0] = cos(0.05);
+            ga.frame.quat[1] = sin(0.05);
+        } else {
+            ga.frame = cdyn_pose_planar(0, 0, 0.05);
+        }
+    }
+    if (body_b >= 0 && mb != MOUNT_WELDED) {
+        if (pc->dim == 3) {
+            gb.frame.pos[0] = 0.005;
+            gb.frame.quat[0] = cos(0.2);
+            gb.frame.quat[2] = sin(0.2);
+        } else {
+            gb.frame = cdyn_pose_planar(0.005, -0.003, 0.2);
+        }
+    }
+    if (mb == MOUNT_GROUND) {
+        gb.frame.pos[0] = pc->cb[0];
+        gb.frame.pos[1] = pc->cb[1];
+        gb.frame.pos[2] = pc->dim == 3 ? pc->cb[2] : 0.0;
+    }
+    if (pc->tb == CDYN_GEOM_POLYGON) {
+        gb.n_vertices = 5;
+        gb.vertices = PENTAGON;
+    }
+    if (pc->ta == CDYN_GEOM_POLYGON) {
+        ga.n_vertices = 5;
+        ga.vertices = PENTAGON;
+    }
+    int ia, ib;
+    assert_int_equal(cdyn_builder_add_geom(b, &ga, &ia, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &gb, &ib, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = swap ? ib : ia;
+    pd.geom_b = swap ? ia : ib;
+    cdyn_report r;
+    const cdyn_status st = cdyn_builder_add_contact_pair(b, &pd, NULL, &r);
+    if (st != CDYN_OK)
+        print_error("%s: %s\n", pc->name, r.message);
+    assert_int_equal(st, CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+static const pair_case CASES[] = {
+    {"plane-sphere", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_SPHERE, {0.05}, {0.02, 0.01, 0.06}, 1},
+    {"plane-point", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.01, 0.01}, 1},
+    {"plane-capsule", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_CAPSULE, {0.02, 0.06}, {0, 0, 0.05}, 1},
+    {"plane-box", 3, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, {0, 0, 0.06}, 1},
+    {"sphere-sphere", 3, CDYN_GEOM_SPHERE, {0.05}, CDYN_GEOM_SPHERE, {0.03}, {0.05, 0.04, 0.03}, 0},
+    {"sphere-point", 3, CDYN_GEOM_SPHERE, {0.05}, CDYN_GEOM_POINT, {0}, {0.05, 0.05, 0.03}, 0},
+    {"capsule-sphere",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_SPHERE,
+     {0.03},
+     {0.02, 0.05, 0.02},
+     0},
+    {"capsule-sphere-end",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.05},
+     CDYN_GEOM_SPHERE,
+     {0.03},
+     {0.12, 0.03, 0.02},
+     0},
+    {"capsule-point",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_POINT,
+     {0},
+     {0.01, 0.06, 0.03},
+     0},
+    {"line-circle", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_CIRCLE, {0.05}, {0.02, 0.06}, 1},
+    {"line-point", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.01}, 1},
+    {"line-capsule", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_CAPSULE, {0.01, 0.06}, {0, 0.05}, 1},
+    {"line-rectangle", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_RECTANGLE, {0.05, 0.03}, {0, 0.06}, 1},
+    {"line-polygon", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_POLYGON, {0}, {0, 0.05}, 1},
+    {"line-ellipse", 2, CDYN_GEOM_PLANE, {0}, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, {0, 0.2}, 1},
+    {"circle-circle", 2, CDYN_GEOM_CIRCLE, {0.05}, CDYN_GEOM_CIRCLE, {0.03}, {0.05, 0.06}, 0},
+    {"circle-point", 2, CDYN_GEOM_CIRCLE, {0.05}, CDYN_GEOM_POINT, {0}, {0.05, 0.06}, 0},
+    {"capsule-circle",
+     2,
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.1},
+     CDYN_GEOM_CIRCLE,
+     {0.03},
+     {0.02, 0.05},
+     0},
+    {"capsule-point", 2, CDYN_GEOM_CAPSULE, {0.01, 0.1}, CDYN_GEOM_POINT, {0}, {0.15, 0.03}, 0},
+    {"ellipse-circle",
+     2,
+     CDYN_GEOM_ELLIPSE,
+     {0.185, 0.15},
+     CDYN_GEOM_CIRCLE,
+     {0.03},
+     {0.12, 0.16},
+     0},
+    {"ellipse-point", 2, CDYN_GEOM_ELLIPSE, {0.185, 0.15}, CDYN_GEOM_POINT, {0}, {0.2, 0.05}, 0},
+    {"ellipse-capsule",
+     2,
+     CDYN_GEOM_ELLIPSE,
+     {0.185, 0.15},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.15},
+     {0.03, 0.17},
+     0},
+    {"capsule-capsule",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.08},
+     {0.03, 0.02, 0.06},
+     0},
+    {"capsule-capsule-end",
+     3,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.05},
+     {0.17, 0.05, 0.03},
+     0},
+    {"box-sphere",
+     3,
+     CDYN_GEOM_BOX,
+     {0.04, 0.03, 0.02},
+     CDYN_GEOM_SPHERE,
+     {0.02},
+     {0.01, 0.0, 0.06},
+     0},
+    {"box-sphere-edge",
+     3,
+     CDYN_GEOM_BOX,
+     {0.04, 0.03, 0.02},
+     CDYN_GEOM_SPHERE,
+     {0.02},
+     {0.08, 0.06, 0.05},
+     0},
+    {"box-point", 3, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, CDYN_GEOM_POINT, {0}, {0.1, 0.01, 0.07}, 0},
+    /* (planar segments must not cross: the gap is then -(ra + rb), flat; see the docs) */
+    {"capsule-capsule",
+     2,
+     CDYN_GEOM_CAPSULE,
+     {0.02, 0.1},
+     CDYN_GEOM_CAPSULE,
+     {0.01, 0.08},
+     {0.2, 0.16},
+     0},
+    {"rectangle-circle",
+     2,
+     CDYN_GEOM_RECTANGLE,
+     {0.05, 0.03},
+     CDYN_GEOM_CIRCLE,
+     {0.02},
+     {0.01, 0.07},
+     0},
+    {"polygon-circle", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_CIRCLE, {0.02}, {0.07, 0.05}, 0},
+    {"polygon-point", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.08}, 0},
+};
+#define NCASES ((int)(sizeof(CASES) / sizeof(CASES[0])))
+
+static void test_jacobians_all_pairs(void **state)
+{
+    (void)state;
+    test_rng rng;
+    test_rng_seed(&rng, 2024);
+    errs worst = {0, 0, 0, 0};
+    for (int ci = 0; ci < NCASES; ++ci) {
+        const pair_case *pc = &CASES[ci];
+        errs ec = {0, 0, 0, 0};
+        for (int ma = 0; ma < NMOUNT; ++ma)
+            for (int mb = 0; mb < NMOUNT; ++mb) {
+                if (ma == MOUNT_GROUND && mb == MOUNT_GROUND)
+                    continue;
+                const int swap = (ma + mb) % 2; /* declare half of them as (b, a) */
+                cdyn_model *m = build_pair(pc, ma, mb, swap);
+                double q[32], v[32];
+                for (int trial = 0; trial < 2; ++trial) {
+                    random_state(m, &rng, 0.01, 1, q, v);
+                    errs e = {0, 0, 0, 0};
+                    check_rows(m, q, v, &e);
+                    if (verbose() || e.jac > 1e-5 || e.jdot > 1e-5 || e.gapgrad > 1e-5)
+                        print_message("%-20s %-6s %-6s swap %d: frame %.1e jac %.1e grad %.1e "
+                                      "jdot %.1e\n",
+                                      pc->name, MOUNT_NAME[ma], MOUNT_NAME[mb], swap, e.frame,
+                                      e.jac, e.gapgrad, e.jdot);
+                    ec.frame = fmax(ec.frame, e.frame);
+                    ec.jac = fmax(ec.jac, e.jac);
+                    ec.gapgrad = fmax(ec.gapgrad, e.gapgrad);
+                    ec.jdot = fmax(ec.jdot, e.jdot);
+                }
+                cdyn_model_free(m);
+            }
+        if (verbose())
+            print_message("%-20s worst: frame %.1e jac %.1e grad %.1e jdot %.1e\n", pc->name,
+                          ec.frame, ec.jac, ec.gapgrad, ec.jdot);
+        worst.frame = fmax(worst.frame, ec.frame);
+        worst.jac = fmax(worst.jac, ec.jac);
+        worst.gapgrad = fmax(worst.gapgrad, ec.gapgrad);
+        worst.jdot = fmax(worst.jdot, ec.jdot);
+    }
+    assert_true(worst.frame < 1e-12);
+    assert_true(worst.jac < 1e-5);
+    assert_true(worst.gapgrad < 1e-5);
+    assert_true(worst.jdot < 1e-5);
+}
+
+/* ---- closed-form gaps -------------------------------------------------------------------- */
+
+/* Ground geometry ga and geometry gb on a free body; pair (a, b). */
+static cdyn_model *ground_and_free(int dim, cdyn_geom_desc ga, cdyn_geom_desc gb, double margin)
+{
+    cdyn_builder_options o;
+    cdyn_builder_defaults(&o, dim);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.01, 0.01);
+    int body, ia, ib;
+    assert_int_equal(cdyn_builder_add_body(b, &f, &body, NULL), CDYN_OK);
+    ga.body = CDYN_GROUND;
+    gb.body = body;
+    assert_int_equal(cdyn_builder_add_geom(b, &ga, &ia, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &gb, &ib, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = ia;
+    pd.geom_b = ib;
+    pd.margin = margin;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* Evaluate contacts at q; gaps into g (nc). */
+static void gaps_at(const cdyn_model *m, const double *q, double *g)
+{
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_eval(m, d, q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    memcpy(g, cdyn_data_gap(d), sizeof(double) * cdyn_model_ncontact(m));
+    cdyn_data_free(d);
+}
+
+/* Distance from p to the ellipse (x/a)^2 + (y/b)^2 = 1 (in its frame), by sampling 20000
+ * boundary points and refining the best one by golden-section search on the angle: an
+ * independent check of the Newton foot-point method. Signed: negative inside. */
+static double ellipse_distance_sampled(double a, double b, double px, double py)
+{
+    const int N = 20000;
+    double best = INFINITY, tb = 0;
+    for (int i = 0; i < N; ++i) {
+        const double t = 2 * PI * i / N;
+        const double dd = hypot(px - a * cos(t), py - b * sin(t));
+        if (dd < best) {
+            best = dd;
+            tb = t;
+        }
+    }
+    double lo = tb - 2 * PI / N, hi = tb + 2 * PI / N;
+    const double gr = (sqrt(5.0) - 1) / 2;
+    for (int it = 0; it < 100; ++it) {
+        const double t1 = hi - gr * (hi - lo), t2 = lo + gr * (hi - lo);
+        if (hypot(px - a * cos(t1), py - b * sin(t1)) < hypot(px - a * cos(t2), py - b * sin(t2)))
+            hi = t2;
+        else
+            lo = t1;
+    }
+    const double t = 0.5 * (lo + hi);
+    const double dist = hypot(px - a * cos(t), py - b * sin(t));
+    const double inside = (px / a) * (px / a) + (py / b) * (py / b) < 1.0;
+    return inside ? -dist : dist;
+}
+
+static void test_gaps_3d(void **state)
+{
+    (void)state;
+    double g[8];
+    /* sphere over a tilted plane through p0 with normal R_x(al) e_z = (0, -sin al, cos al) */
+    const double al = 0.3, p0[3] = {0, 0, 0.01}, r = 0.05;
+    cdyn_geom_desc plane = tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0);
+    memcpy(plane.frame.pos, p0, sizeof(p0));
+    plane.frame.quat[0] = cos(al / 2);
+    plane.frame.quat[1] = sin(al / 2);
+    cdyn_model *m = ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_SPHERE, r, 0, 0), INFINITY);
+    const double zs[2] = {0.3, 0.02}; /* apart, and penetrating */
+    for (int k = 0; k < 2; ++k) {
+        const double q[7] = {0.1, -0.2, zs[k], 1, 0, 0, 0};
+        gaps_at(m, q, g);
+        const double ref = (q[1] - p0[1]) * -sin(al) + (q[2] - p0[2]) * cos(al) - r;
+        assert_true(fabs(g[0] - ref) < 1e-15);
+    }
+    cdyn_model_free(m);
+
+    /* box rotated by be about x at height zc over the plane z = 0: corner (sx, sy, sz) at
+     * height zc + sy sin(be) + sz cos(be); the corners are numbered by sign bits x, y, z */
+    const double be = PI / 6, zc = 0.1, s[3] = {0.04, 0.03, 0.02};
+    m = ground_and_free(3, tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0),
+                        tm_geom(0, CDYN_GEOM_BOX, s[0], s[1], s[2]), INFINITY);
+    assert_int_equal(cdyn_model_ncontact(m), 8);
+    const double qb[7] = {0.3, 0.2, zc, cos(be / 2), sin(be / 2), 0, 0};
+    gaps_at(m, qb, g);
+    for (int i = 0; i < 8; ++i) {
+        const double sy = (i & 2) ? s[1] : -s[1], sz = (i & 4) ? s[2] : -s[2];
+        assert_true(fabs(g[i] - (zc + sy * sin(be) + sz * cos(be))) < 1e-15);
+    }
+    cdyn_model_free(m);
+
+    /* capsule (radius rc, half-length L) tilted by ga about y at height h: end points at
+     * h -+ L sin(ga) (the local -x end rises for ga > 0 about y: z = -x sin ga) */
+    const double rc = 0.02, L = 0.06, gam = 0.4, h = 0.05;
+    m = ground_and_free(3, tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0),
+                        tm_geom(0, CDYN_GEOM_CAPSULE, rc, L, 0), INFINITY);
+    const double qc[7] = {0, 0, h, cos(gam / 2), 0, sin(gam / 2), 0};
+    gaps_at(m, qc, g);
+    assert_true(fabs(g[0] - (h + L * sin(gam) - rc)) < 1e-15);
+    assert_true(fabs(g[1] - (h - L * sin(gam) - rc)) < 1e-15);
+    cdyn_model_free(m);
+
+    /* capsule on the ground along x, sphere: interior projection and beyond the end */
+    cdyn_geom_desc cap = tm_geom(CDYN_GROUND, CDYN_GEOM_CAPSULE, 0.02, 0.1, 0);
+    m = ground_and_free(3, cap, tm_geom(0, CDYN_GEOM_SPHERE, 0.03, 0, 0), INFINITY);
+    const double qi[7] = {0.04, 0.05, 0.06, 1, 0, 0, 0}, qe[7] = {0.15, 0.03, 0, 1, 0, 0, 0};
+    gaps_at(m, qi, g);
+    assert_true(fabs(g[0] - (hypot(0.05, 0.06) - 0.05)) < 1e-15);
+    gaps_at(m, qe, g);
+    assert_true(fabs(g[0] - (hypot(0.05, 0.03) - 0.05)) < 1e-15);
+    cdyn_model_free(m);
+
+    /* sphere-sphere and sphere-point */
+    cdyn_geom_desc s1 = tm_geom(CDYN_GROUND, CDYN_GEOM_SPHERE, 0.04, 0, 0);
+    s1.frame.pos[0] = 0.01;
+    m = ground_and_free(3, s1, tm_geom(0, CDYN_GEOM_SPHERE, 0.03, 0, 0), INFINITY);
+    const double qs[7] = {0.05, 0.04, -0.03, 1, 0, 0, 0};
+    gaps_at(m, qs, g);
+    assert_true(fabs(g[0] - (sqrt(0.04 * 0.04 + 0.04 * 0.04 + 0.03 * 0.03) - 0.07)) < 1e-15);
+    cdyn_model_free(m);
+    m = ground_and_free(3, s1, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    gaps_at(m, qs, g);
+    assert_true(fabs(g[0] - (sqrt(0.04 * 0.04 + 0.04 * 0.04 + 0.03 * 0.03) - 0.04)) < 1e-15);
+    cdyn_model_free(m);
+
+    /* box (ground, half-extents 0.04, 0.03, 0.02) and a sphere of radius 0.02: over the top
+     * face, beyond a corner, and (a point) inside, nearest the +x face */
+    const cdyn_geom_desc box = tm_geom(CDYN_GROUND, CDYN_GEOM_BOX, 0.04, 0.03, 0.02);
+    m = ground_and_free(3, box, tm_geom(0, CDYN_GEOM_SPHERE, 0.02, 0, 0), INFINITY);
+    const double qf[7] = {0.01, 0, 0.06, 1, 0, 0, 0}, qv[7] = {0.08, 0.06, 0.05, 1, 0, 0, 0};
+    gaps_at(m, qf, g);
+    assert_true(fabs(g[0] - 0.02) < 1e-15);
+    gaps_at(m, qv, g);
+    assert_true(fabs(g[0] - (sqrt(0.04 * 0.04 + 0.03 * 0.03 + 0.03 * 0.03) - 0.02)) < 1e-15);
+    cdyn_model_free(m);
+    m = ground_and_free(3, box, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    const double qin[7] = {0.03, 0.01, 0.0, 1, 0, 0, 0};
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_eval(m, d, qin, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    cdyn_contact ct;
+    cdyn_data_contact(d, 0, &ct);
+    assert_true(fabs(ct.gap + 0.01) < 1e-15 && ct.n[0] == 1.0);
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+
+    /* capsules: crossing at right angles 0.1 apart (interior points of both), and end to end */
+    const cdyn_geom_desc ca = tm_geom(CDYN_GROUND, CDYN_GEOM_CAPSULE, 0.02, 0.1, 0);
+    m = ground_and_free(3, ca, tm_geom(0, CDYN_GEOM_CAPSULE, 0.01, 0.05, 0), INFINITY);
+    const double qx[7] = {0.02, 0.01, 0.1, cos(PI / 4), 0, 0, sin(PI / 4)};
+    gaps_at(m, qx, g);
+    assert_true(fabs(g[0] - (0.1 - 0.03)) < 1e-15);
+    const double qee[7] = {0.3, 0, 0.05, 1, 0, 0, 0};
+    gaps_at(m, qee, g);
+    assert_true(fabs(g[0] - (hypot(0.15, 0.05) - 0.03)) < 1e-15);
+    cdyn_model_free(m);
+}
+
+static void test_gaps_2d(void **state)
+{
+    (void)state;
+    double g[8];
+    const double a = 0.185, b = 0.15; /* Yashima & Yamaguchi's ellipse: axes 0.37 m, 0.3 m */
+    const cdyn_geom_desc line = tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0);
+
+    /* ellipse over the line y = 0: support distance y - sqrt(a^2 sin^2 phi + b^2 cos^2 phi) */
+    cdyn_model *m = ground_and_free(2, line, tm_geom(0, CDYN_GEOM_ELLIPSE, a, b, 0), INFINITY);
+    const double phis[3] = {0.0, 0.7, -2.0}, ys[3] = {0.3, 0.16, 0.1};
+    for (int k = 0; k < 3; ++k) {
+        const double q[3] = {0.05, ys[k], phis[k]};
+        gaps_at(m, q, g);
+        const double ref =
+            ys[k] - sqrt(a * a * sin(phis[k]) * sin(phis[k]) + b * b * cos(phis[k]) * cos(phis[k]));
+        assert_true(fabs(g[0] - ref) < 1e-15);
+    }
+    cdyn_model_free(m);
+
+    /* polygon and rectangle over the line: vertex heights */
+    cdyn_geom_desc pg = tm_geom(0, CDYN_GEOM_POLYGON, 0, 0, 0);
+    pg.n_vertices = 5;
+    pg.vertices = PENTAGON;
+    m = ground_and_free(2, line, pg, INFINITY);
+    assert_int_equal(cdyn_model_ncontact(m), 5);
+    const double qp[3] = {0.2, 0.03, 0.9};
+    gaps_at(m, qp, g);
+    for (int i = 0; i < 5; ++i)
+        assert_true(fabs(g[i] - (qp[1] + sin(qp[2]) * PENTAGON[2 * i] +
+                                 cos(qp[2]) * PENTAGON[2 * i + 1])) < 1e-15);
+    cdyn_model_free(m);
+    m = ground_and_free(2, line, tm_geom(0, CDYN_GEOM_RECTANGLE, 0.05, 0.03, 0), INFINITY);
+    gaps_at(m, qp, g);
+    const double rx[4] = {-0.05, 0.05, 0.05, -0.05}, ry[4] = {-0.03, -0.03, 0.03, 0.03};
+    for (int i = 0; i < 4; ++i)
+        assert_true(fabs(g[i] - (qp[1] + sin(qp[2]) * rx[i] + cos(qp[2]) * ry[i])) < 1e-15);
+    cdyn_model_free(m);
+
+    /* ellipse (ground, rotated) against points: on the major axis outside (gap 0.1), on the
+     * minor axis inside (-0.02), and generic points against the sampled distance */
+    const double phi = 0.4, ex = 0.1, ey = 0.2;
+    cdyn_geom_desc ell = tm_geom(CDYN_GROUND, CDYN_GEOM_ELLIPSE, a, b, 0);
+    ell.frame = cdyn_pose_planar(ex, ey, phi);
+    m = ground_and_free(2, ell, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    const double c = cos(phi), sn = sin(phi);
+    const double qa[3] = {ex + (a + 0.1) * c, ey + (a + 0.1) * sn, 0};
+    gaps_at(m, qa, g);
+    assert_true(fabs(g[0] - 0.1) < 1e-14);
+    const double qm[3] = {ex - (b - 0.02) * sn, ey + (b - 0.02) * c, 0};
+    gaps_at(m, qm, g);
+    assert_true(fabs(g[0] + 0.02) < 1e-14);
+    const double loc[4][2] = {{0.3, 0.1}, {-0.1, 0.17}, {0.12, -0.05}, {-0.17, -0.04}};
+    for (int k = 0; k < 4; ++k) {
+        const double q[3] = {ex + c * loc[k][0] - sn * loc[k][1],
+                             ey + sn * loc[k][0] + c * loc[k][1], 0};
+        gaps_at(m, q, g);
+        /* golden section on a bracket of width 6e-4 rad: ~1e-13 in the distance */
+        assert_true(fabs(g[0] - ellipse_distance_sampled(a, b, loc[k][0], loc[k][1])) < 1e-12);
+    }
+    cdyn_model_free(m);
+    m = ground_and_free(2, ell, tm_geom(0, CDYN_GEOM_CIRCLE, 0.03, 0, 0), INFINITY);
+    for (int k = 0; k < 4; ++k) {
+        const double q[3] = {ex + c * loc[k][0] - sn * loc[k][1],
+                             ey + sn * loc[k][0] + c * loc[k][1], 0.3};
+        gaps_at(m, q, g);
+        assert_true(fabs(g[0] - (ellipse_distance_sampled(a, b, loc[k][0], loc[k][1]) - 0.03)) <
+                    1e-12);
+    }
+    cdyn_model_free(m);
+
+    /* ellipse (ground, unrotated) and a horizontal capsule (radius rc, half-length L):
+     * over the top, the gap is H - b - rc (also when penetrating); to the side, the nearer end
+     * ball decides: sampled distance of the end point - rc */
+    const double rc = 0.01, L = 0.15;
+    cdyn_geom_desc e0 = tm_geom(CDYN_GROUND, CDYN_GEOM_ELLIPSE, a, b, 0);
+    m = ground_and_free(2, e0, tm_geom(0, CDYN_GEOM_CAPSULE, rc, L, 0), INFINITY);
+    const double Hs[2] = {0.2, 0.155};
+    for (int k = 0; k < 2; ++k) {
+        const double q[3] = {0.05, Hs[k], 0};
+        gaps_at(m, q, g);
+        assert_true(fabs(g[0] - (Hs[k] - b - rc)) < 1e-15);
+    }
+    const double qe[3] = {0.3, 0.16, 0}; /* left end at (0.15, 0.16) */
+    gaps_at(m, qe, g);
+    assert_true(fabs(g[0] - (ellipse_distance_sampled(a, b, 0.15, 0.16) - rc)) < 1e-12);
+    cdyn_model_free(m);
+
+    /* circle-circle, capsule-circle */
+    cdyn_geom_desc c1 = tm_geom(CDYN_GROUND, CDYN_GEOM_CIRCLE, 0.05, 0, 0);
+    m = ground_and_free(2, c1, tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
+    const double qcc[3] = {0.03, 0.06, 1.0};
+    gaps_at(m, qcc, g);
+    assert_true(fabs(g[0] - (hypot(0.03, 0.06) - 0.07)) < 1e-15);
+    cdyn_model_free(m);
+    cdyn_geom_desc cap = tm_geom(CDYN_GROUND, CDYN_GEOM_CAPSULE, 0.01, 0.1, 0);
+    m = ground_and_free(2, cap, tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
+    gaps_at(m, qcc, g);
+    assert_true(fabs(g[0] - (0.06 - 0.03)) < 1e-15);
+    cdyn_model_free(m);
+
+    /* rectangle and polygon against circles and points */
+    m = ground_and_free(2, tm_geom(CDYN_GROUND, CDYN_GEOM_RECTANGLE, 0.05, 0.03, 0),
+                        tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
+    const double qrc[3] = {0.01, 0.07, 0.4};
+    gaps_at(m, qrc, g);
+    assert_true(fabs(g[0] - 0.02) < 1e-15);
+    cdyn_model_free(m);
+    cdyn_geom_desc pol = tm_geom(CDYN_GROUND, CDYN_GEOM_POLYGON, 0, 0, 0);
+    pol.n_vertices = 5;
+    pol.vertices = PENTAGON;
+    m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
+    const double qpv[3] = {0.1, 0, 0}; /* nearest feature: vertex (0.04, 0) */
+    gaps_at(m, qpv, g);
+    assert_true(fabs(g[0] - 0.04) < 1e-15);
+    cdyn_model_free(m);
+    m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    /* inside: the gap is minus the distance to the nearest edge line */
+    const double qpi[3] = {0.005, 0.002, 0};
+    double dmin = INFINITY;
+    for (int k = 0; k < 5; ++k) {
+        const double *v0 = PENTAGON + 2 * k, *v1 = PENTAGON + 2 * ((k + 1) % 5);
+        const double dx = v1[0] - v0[0], dy = v1[1] - v0[1];
+        const double dist = (dx * (qpi[1] - v0[1]) - dy * (qpi[0] - v0[0])) / hypot(dx, dy);
+        dmin = fmin(dmin, dist);
+    }
+    gaps_at(m, qpi, g);
+    assert_true(fabs(g[0] + dmin) < 1e-15);
+    cdyn_model_free(m);
+}
+
+/* The inside branches of the convex solids through the finite-difference harness. */
+static void test_solid_inside_branches(void **state)
+{
+    (void)state;
+    const double v3[6] = {0.3, -0.2, 0.4, 1.1, -0.7, 0.5}, v2[3] = {0.3, -0.2, 0.9};
+    cdyn_model *m = ground_and_free(3, tm_geom(CDYN_GROUND, CDYN_GEOM_BOX, 0.04, 0.03, 0.02),
+                                    tm_geom(0, CDYN_GEOM_POINT, 0, 0, 0), INFINITY);
+    const double q3[7] = {0.03, 0.01, 0.0, 1, 0, 0, 0};
+    errs e = {0, 0, 0, 0};
+    check_rows(m, q3, v3, &e);
+    cdyn_model_free(m);
+    cdyn_geom_desc pol = tm_geom(CDYN_GROUND, CDYN_GEOM_POLYGON, 0, 0, 0);
+    pol.n_vertices = 5;
+    pol.vertices = PENTAGON;
+    pol.frame = cdyn_pose_planar(0.01, 0.02, 0.3);
+    m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_CIRCLE, 0.01, 0, 0), INFINITY);
+    const double q2[3] = {0.015, 0.022, 0.4};
+    check_rows(m, q2, v2, &e);
+    cdyn_model_free(m);
+    assert_true(e.frame < 1e-12 && e.jac < 1e-5 && e.gapgrad < 1e-5 && e.jdot < 1e-5);
+}
+
+/* Both branches of ellipse-capsule through the finite-difference harness, at states where the
+ * branch is known: capsule above the ellipse top (line contact) and beside it (end ball). */
+static void test_ellipse_capsule_branches(void **state)
+{
+    (void)state;
+    const cdyn_geom_desc e0 = tm_geom(CDYN_GROUND, CDYN_GEOM_ELLIPSE, 0.185, 0.15, 0);
+    cdyn_model *m = ground_and_free(2, e0, tm_geom(0, CDYN_GEOM_CAPSULE, 0.01, 0.15, 0), INFINITY);
+    const double qs[2][3] = {{0.05, 0.17, 0.1}, {0.3, 0.16, -0.1}};
+    const double v[3] = {0.7, -0.4, 1.3};
+    for (int k = 0; k < 2; ++k) {
+        cdyn_data *d = NULL;
+        assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+        assert_int_equal(cdyn_eval(m, d, qs[k], NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        cdyn_contact c;
+        cdyn_data_contact(d, 0, &c);
+        /* line branch: n is the capsule's normal (-sin th, cos th); end branch: it is not */
+        const double along = fabs(c.n[0] * cos(qs[k][2]) + c.n[1] * sin(qs[k][2]));
+        if (k == 0)
+            assert_true(along < 1e-15);
+        else
+            assert_true(along > 0.1);
+        cdyn_data_free(d);
+        errs e = {0, 0, 0, 0};
+        check_rows(m, qs[k], v, &e);
+        assert_true(e.frame < 1e-12 && e.jac < 1e-5 && e.gapgrad < 1e-5 && e.jdot < 1e-5);
+    }
+    cdyn_model_free(m);
+}
+
+/* Song, Kumar & Pang's billiard ball: q = (x, y, z, e), v = (v, w) with world w. */
+static void test_billiard_ball_rows(void **state)
+{
+    (void)state;
+    const double r = 0.05;
+    cdyn_model *m = ground_and_free(3, tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0),
+                                    tm_geom(0, CDYN_GEOM_SPHERE, r, 0, 0), INFINITY);
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    test_rng rng;
+    test_rng_seed(&rng, 8);
+    const double Rn[6] = {0, 0, 1, 0, 0, 0}, Rt[6] = {1, 0, 0, 0, -r, 0},
+                 Ro[6] = {0, 1, 0, r, 0, 0};
+    for (int trial = 0; trial < 5; ++trial) {
+        double q[7], v[6];
+        for (int i = 0; i < 7; ++i)
+            q[i] = test_rng_range(&rng, -1, 1);
+        for (int i = 0; i < 6; ++i)
+            v[i] = test_rng_range(&rng, -40, 40);
+        cdyn_model_normalize_q(m, q, NULL);
+        assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_CONTACT_DOT, NULL), CDYN_OK);
+        const double *J[3] = {cdyn_data_jacobian(d, CDYN_DIR_N), cdyn_data_jacobian(d, CDYN_DIR_T),
+                              cdyn_data_jacobian(d, CDYN_DIR_O)};
+        assert_true(tm_maxdiff(6, J[0], Rn) < 1e-15);
+        assert_true(tm_maxdiff(6, J[1], Rt) < 1e-15);
+        assert_true(tm_maxdiff(6, J[2], Ro) < 1e-15);
+        assert_true(fabs(cdyn_data_gap(d)[0] - (q[2] - r)) < 1e-15); /* Psi_n = q(3) - r */
+        /* constant rows: no Jacobian-dot term; the computed one is a sum of products of two
+         * velocities (|v| <= 40) that cancel: rounding <= 8 u |v|^2 */
+        for (int k = 0; k < 3; ++k)
+            assert_true(fabs(cdyn_data_jacobian_dot_v(d, (cdyn_dir)k)[0]) <=
+                        8 * DBL_EPSILON * 40 * 40);
+    }
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+
+    /* the planar disk of Sec. IV.A: Gamma_t = (1, r) in (x, theta); here v = (vx, vy, w) */
+    const double rd = 0.1;
+    m = ground_and_free(2, tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0),
+                        tm_geom(0, CDYN_GEOM_CIRCLE, rd, 0, 0), INFINITY);
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    const double q[3] = {0.3, rd, 1.2};
+    assert_int_equal(cdyn_eval(m, d, q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    const double Dn[3] = {0, 1, 0}, Dt[3] = {1, 0, rd};
+    assert_true(tm_maxdiff(3, cdyn_data_jacobian(d, CDYN_DIR_N), Dn) < 1e-15);
+    assert_true(tm_maxdiff(3, cdyn_data_jacobian(d, CDYN_DIR_T), Dt) < 1e-15);
+    assert_true(fabs(cdyn_data_gap(d)[0]) < 1e-15);
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+}
+
+static void test_active_margin(void **state)
+{
+    (void)state;
+    cdyn_model *m = ground_and_free(3, tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0),
+                                    tm_geom(0, CDYN_GEOM_BOX, 0.1, 0.1, 0.1), 0.01);
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    /* tilted about x by 0.1 rad: corner heights z + sy sin 0.1 + sz cos 0.1 */
+    const double q[7] = {0, 0, 0.1, cos(0.05), sin(0.05), 0, 0};
+    assert_int_equal(cdyn_eval(m, d, q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    for (int i = 0; i < 8; ++i) {
+        const double sy = (i & 2) ? 0.1 : -0.1, sz = (i & 4) ? 0.1 : -0.1;
+        const double gi = 0.1 + sy * sin(0.1) + sz * cos(0.1);
+        assert_true(fabs(cdyn_data_gap(d)[i] - gi) < 1e-15);
+        assert_int_equal(cdyn_data_active(d)[i], gi <= 0.01);
+    }
+    /* corners 0, 1 (sy = sz = -0.1): gap 0.1 - 0.1 sin .1 - 0.1 cos .1 < 0.01: active */
+    assert_int_equal(cdyn_data_active(d)[0], 1);
+    assert_int_equal(cdyn_data_active(d)[7], 0);
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jacobians_all_pairs),
+        cmocka_unit_test(test_gaps_3d),
+        cmocka_unit_test(test_gaps_2d),
+        cmocka_unit_test(test_ellipse_capsule_branches),
+        cmocka_unit_test(test_solid_inside_branches),
+        cmocka_unit_test(test_billiard_ball_rows),
+        cmocka_unit_test(test_active_margin),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
