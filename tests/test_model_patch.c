@@ -106,7 +106,13 @@ static const double PENTAGON[10] = {0.04,  0,      0.012,  0.038, -0.032,
 
 static const pcase CASES[] = {
     {"plane-sphere", 3, CDYN_GEOM_PLANE, 0, CDYN_GEOM_SPHERE, {0.05}, {0.02, 0.01, 0.05}, 0.02},
-    {"sphere-sphere", 3, CDYN_GEOM_SPHERE, 0.05, CDYN_GEOM_SPHERE, {0.03}, {0.05, 0.04, 0.03},
+    {"sphere-sphere",
+     3,
+     CDYN_GEOM_SPHERE,
+     0.05,
+     CDYN_GEOM_SPHERE,
+     {0.03},
+     {0.05, 0.04, 0.03},
      0.02},
     {"plane-box", 3, CDYN_GEOM_PLANE, 0, CDYN_GEOM_BOX, {0.04, 0.03, 0.02}, {0, 0, 0.02}, 0},
     {"line-circle", 2, CDYN_GEOM_PLANE, 0, CDYN_GEOM_CIRCLE, {0.05}, {0.02, 0.05}, 0.03},
@@ -246,8 +252,7 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, in
                               c[i].n[0] * c[i].t[1] - c[i].n[1] * c[i].t[0]};
         e->frame = fmax(e->frame, tm_maxdiff(3, nt, c[i].o));
         for (int k = 0; k < 3; ++k)
-            e->frame =
-                fmax(e->frame, fabs(c[i].pb[k] - c[i].pa[k] - c[i].gap * c[i].n[k]));
+            e->frame = fmax(e->frame, fabs(c[i].pb[k] - c[i].pa[k] - c[i].gap * c[i].n[k]));
         /* one frame per patch */
         assert_true(tm_maxdiff(3, c[i].n, c[0].n) == 0.0 && tm_maxdiff(3, c[i].t, c[0].t) == 0.0 &&
                     tm_maxdiff(3, c[i].o, c[0].o) == 0.0);
@@ -474,8 +479,7 @@ static void test_patch_gaps_3d(void **state)
     {
         const double hx = 0.04, hy = 0.03, hz = 0.02, z0 = 0.019;
         const int ns = 4;
-        cdyn_model *m =
-            ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_BOX, hx, hy, hz), ns, 0.0);
+        cdyn_model *m = ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_BOX, hx, hy, hz), ns, 0.0);
         assert_int_equal(cdyn_model_ncontact(m), 16);
         const double yaw = 0.7;
         const double qf[7] = {0.3, 0.2, z0, cos(yaw / 2), 0, 0, sin(yaw / 2)};
@@ -661,10 +665,10 @@ static void test_patch_single_point(void **state)
     /* patch_n = 1 is the pair without patch whatever patch_half_width says */
     {
         const cdyn_geom_desc plane = tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0);
-        cdyn_model *m0 = ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_BOX, 0.04, 0.03, 0.02),
-                                         1, 0.0);
-        cdyn_model *m1 = ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_BOX, 0.04, 0.03, 0.02),
-                                         1, 0.01);
+        cdyn_model *m0 =
+            ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_BOX, 0.04, 0.03, 0.02), 1, 0.0);
+        cdyn_model *m1 =
+            ground_and_free(3, plane, tm_geom(0, CDYN_GEOM_BOX, 0.04, 0.03, 0.02), 1, 0.01);
         assert_int_equal(cdyn_model_ncontact(m1), 8);
         cdyn_pair_info pi;
         assert_int_equal(cdyn_model_pair_info(m1, 0, &pi), CDYN_OK);
@@ -946,9 +950,9 @@ static void test_patch_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_patch_jacobians),    cmocka_unit_test(test_patch_gaps_3d),
-        cmocka_unit_test(test_patch_gaps_2d),      cmocka_unit_test(test_patch_single_point),
-        cmocka_unit_test(test_patch_statics),      cmocka_unit_test(test_patch_bad_input),
+        cmocka_unit_test(test_patch_jacobians), cmocka_unit_test(test_patch_gaps_3d),
+        cmocka_unit_test(test_patch_gaps_2d),   cmocka_unit_test(test_patch_single_point),
+        cmocka_unit_test(test_patch_statics),   cmocka_unit_test(test_patch_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

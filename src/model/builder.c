@@ -475,8 +475,8 @@ static cdyn_status check_patch(const cdyn_builder *b, const cdyn_contact_pair_de
         return cdyn_fail(report, CDYN_EINVAL,
                          "patch_n = %d: no distributed patch for %s-%s in %dD; patches exist "
                          "for %s",
-                         d->patch_n, cdyn_model_geom_name(ga->type),
-                         cdyn_model_geom_name(gb->type), b->dim, cdyn_model_patch_list(b->dim));
+                         d->patch_n, cdyn_model_geom_name(ga->type), cdyn_model_geom_name(gb->type),
+                         b->dim, cdyn_model_patch_list(b->dim));
     if (kind == PATCH_FACE) {
         if (w != 0.0)
             return cdyn_fail(report, CDYN_EINVAL,
@@ -548,8 +548,8 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
     st = check_patch(b, d, ga, gb, &patch, report);
     if (st != CDYN_OK)
         return st;
-    st = grow(b->allocator, (void **)&b->pairs, &b->cap_pair, b->npair + 1, sizeof(mpair),
-              b->npair, report);
+    st = grow(b->allocator, (void **)&b->pairs, &b->cap_pair, b->npair + 1, sizeof(mpair), b->npair,
+              report);
     if (st != CDYN_OK)
         return st;
     mpair *p = &b->pairs[b->npair];
