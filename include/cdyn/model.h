@@ -40,7 +40,8 @@
  *
  * Contacts
  *   A contact pair joins geometry a and geometry b (on different rigid bodies). Each pair owns
- *   a FIXED number of contact rows (e.g. 1 for sphere-plane, 8 for box-plane: one per corner);
+ *   a FIXED number of contact rows (e.g. 1 for sphere-plane, 8 for box-plane: one per corner;
+ *   n_s^2 (2D: n_s) elements with a distributed patch, see cdyn_builder_add_contact_pair);
  *   rows of all pairs are numbered consecutively in the order of the pairs, so n_c =
  *   cdyn_model_ncontact(m) is constant. Every row always holds a valid point, gap and frame;
  *   its `active` flag says whether the gap is within the pair's margin (default: always).

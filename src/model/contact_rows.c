@@ -149,7 +149,7 @@ void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
         const int body_a = m->geoms[pr->ga].body, body_b = m->geoms[pr->gb].body;
         const int round = pr->patch == PATCH_ROUND;
         /* A round patch shares the nominal point and frame; its normal rows are taken at the
-         * nominal points na, nb (Sec. 9), every other row at its own points. */
+         * nominal points (cn below; Sec. 9), every other row at its own points. */
         cpoint nom;
         double nfr[9], ndfr[9];
         if (round) {
