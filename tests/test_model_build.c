@@ -282,8 +282,8 @@ static void test_bad_pairs(void **state)
     p.margin = 0;
     EXPECT_EINVAL(cdyn_builder_add_contact_pair(b, &p, &id_, &r_), "margin");
     p.margin = INFINITY;
-    p.patch_n = 3;
-    EXPECT_EINVAL(cdyn_builder_add_contact_pair(b, &p, &id_, &r_), "patch");
+    p.patch_n = 3; /* a round patch without half-width (patches: test_model_patch.c) */
+    EXPECT_EINVAL(cdyn_builder_add_contact_pair(b, &p, &id_, &r_), "half-width");
     p.patch_n = 1;
     int pid;
     assert_int_equal(cdyn_builder_add_contact_pair(b, &p, &pid, NULL), CDYN_OK);

@@ -40,7 +40,8 @@
  *
  * Contacts
  *   A contact pair joins geometry a and geometry b (on different rigid bodies). Each pair owns
- *   a FIXED number of contact rows (e.g. 1 for sphere-plane, 8 for box-plane: one per corner);
+ *   a FIXED number of contact rows (e.g. 1 for sphere-plane, 8 for box-plane: one per corner;
+ *   n_s^2 (2D: n_s) elements with a distributed patch, see cdyn_builder_add_contact_pair);
  *   rows of all pairs are numbered consecutively in the order of the pairs, so n_c =
  *   cdyn_model_ncontact(m) is constant. Every row always holds a valid point, gap and frame;
  *   its `active` flag says whether the gap is within the pair's margin (default: always).
@@ -48,7 +49,8 @@
  *   (n, t, o) right-handed (n x t = o), and the signed gap Psi_n = n . (p_b - p_a), positive
  *   when apart. In planar models o = (0, 0, -1) and t = (n_y, -n_x, 0); the o rows are zero.
  *   Jacobian rows: Gamma_d v = d . (v_b(p_b) - v_a(p_a)) for d in {n, t, o}, where v_k(p) is the
- *   velocity of the material point of body k at p. Gamma_n = dPsi_n/dq G(q).
+ *   velocity of the material point of body k at p. Gamma_n = dPsi_n/dq G(q) (for the elements
+ *   of round patches Gamma_n is taken at the nominal points: see cdyn_builder_add_contact_pair).
  *   Jacobian-dot terms: (dGamma_d/dt) v = d/dt [Gamma_d(q(t)) v] at fixed v, along qdot = G v.
  *
  * Thread safety: a model is never modified after cdyn_builder_build; functions taking a const
@@ -178,11 +180,16 @@ typedef struct cdyn_contact_pair_desc {
     double restitution;      /* in [0, 1] (rigid pyramid model) */
     double baumgarte[3];     /* alpha0, alpha1, alpha2 >= 0 (state-machine model) */
     double margin;           /* a row is active when its gap <= margin; > 0 or INFINITY */
-    int patch_n;             /* n_s of a distributed patch; only 1 (a single point) is supported */
-    double patch_half_width; /* reserved for patches (ignored when patch_n = 1) */
+    int patch_n;             /* n_s in 1..CDYN_PATCH_MAX: 1 = the pair's own point(s); > 1 = a
+                                distributed patch of lumped elements (see below) */
+    double patch_half_width; /* round patches: half the side of the square patch, > 0; face
+                                patches: 0. Finite, >= 0; ignored when patch_n = 1 */
 } cdyn_contact_pair_desc;
 
-/* mu = 0, K = C = 0, restitution = 0, baumgarte = 0, margin = INFINITY, patch_n = 1. */
+#define CDYN_PATCH_MAX 16 /* largest patch_n */
+
+/* mu = 0, K = C = 0, restitution = 0, baumgarte = 0, margin = INFINITY, patch_n = 1,
+ * patch_half_width = 0. */
 CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
 
 /* Add a contact pair (either order of the types). Supported:
@@ -194,7 +201,22 @@ CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
  * Rows per pair: plane-box 8, plane-rectangle 4, plane-polygon n_vertices, plane-capsule 2,
  * otherwise 1. CDYN_EINVAL for unknown geometry ids, both geometries on the same rigid body
  * (also: bodies welded by FIXED joints, or both immobile), a pair of types without a contact
- * function (the message lists the supported ones), or bad parameters. */
+ * function (the message lists the supported ones), or bad parameters.
+ *
+ * Distributed patches (patch_n = n_s > 1; docs/theory-model.md Sec. 9) replace the pair's rows
+ * by n_e element rows, n_e = n_s^2 (3D) or n_s (2D), all with the frame (n, t, o) of the patch:
+ *   round patch, plane-sphere and sphere-sphere (2D: plane-circle, circle-circle): elements at
+ *     the centres of n_s x n_s equal cells of the square of half-width w = patch_half_width in
+ *     the tangent plane at the contact (2D: n_s cells of [-w, w] along t), element e = i + n_s j
+ *     at offset xi_i t + eta_j o. Element gap = nominal gap + the sagittas r - sqrt(r^2 - rho^2)
+ *     of the balls; its points lie on the two surfaces; Gamma_t, Gamma_o are the relative
+ *     velocity of the material points there, Gamma_n is the nominal row (= dPsi_e/dq G, since
+ *     the sagittas are constant). Needs sqrt(2) w <= r (2D: w <= r) for every ball.
+ *   face patch, plane-box (2D: plane-rectangle, plane-polygon): elements are the material
+ *     points at the centres of n_s x n_s equal cells of the box face (2D: n_s cells of the
+ *     edge) that faces the plane; patch_half_width must be 0.
+ * Other pairs reject patch_n > 1. K and C are per row without a patch and per patch with one
+ * (each element gets K / n_e, C / n_e: cdyn_model_contact_compliance). */
 CDYN_API cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *builder,
                                                    const cdyn_contact_pair_desc *desc, int *id,
                                                    cdyn_report *report);
@@ -233,9 +255,18 @@ typedef struct cdyn_pair_info {
     int body_a, body_b; /* bodies of the geometries (CDYN_GROUND possible) */
     int row, nrows;     /* this pair's contact rows: row, ..., row + nrows - 1 */
     double mu, stiffness[9], damping[9], restitution, baumgarte[3], margin;
+    int patch_n;             /* n_s (1: no patch) */
+    double patch_half_width; /* of a round patch; 0 otherwise */
 } cdyn_pair_info;
 
 CDYN_API cdyn_status cdyn_model_pair_info(const cdyn_model *model, int pair, cdyn_pair_info *info);
+
+/* The stiffness K and damping C (3x3 column-major, (n, t, o) order) of contact row `row`: the
+ * pair's K, C for a row of a pair without patch, K / n_e, C / n_e for an element of a patch of
+ * n_e elements (so that a uniformly loaded patch is as stiff as the pair's K). K or C may be
+ * NULL. CDYN_EINVAL for a bad row. */
+CDYN_API cdyn_status cdyn_model_contact_compliance(const cdyn_model *model, int row, double K[9],
+                                                   double C[9]);
 
 /* The reference configuration: FREE bodies at the pose of their desc.frame, other joints 0.
  * q has nq entries. */
@@ -313,7 +344,7 @@ CDYN_API cdyn_status cdyn_data_jacobian_csc(const cdyn_data *data, cdyn_dir dir,
 CDYN_API const double *cdyn_data_jacobian_dot_v(const cdyn_data *data, cdyn_dir dir);
 
 typedef struct cdyn_contact {
-    int pair, index; /* the pair and the point's index within it */
+    int pair, index; /* the pair and the point's (or patch element's) index within it */
     int active;
     double gap; /* n . (pb - pa) */
     double pa[3], pb[3];

@@ -455,6 +455,54 @@ static int body_root(const cdyn_builder *b, int body)
     return body < 0 ? -1 : b->bodies[body].root;
 }
 
+/* Patch parameters (docs/theory-model.md, Sec. 9): n_s in 1..CDYN_PATCH_MAX; for n_s > 1 a pair
+ * that takes a patch; a round patch needs 0 < w and the patch square inside the silhouette of
+ * every ball (sqrt(2) w <= r; planar w <= r); a face patch covers the face (w = 0). */
+static cdyn_status check_patch(const cdyn_builder *b, const cdyn_contact_pair_desc *d,
+                               const mgeom *ga, const mgeom *gb, int *patch, cdyn_report *report)
+{
+    const double w = d->patch_half_width;
+    *patch = PATCH_NONE;
+    if (d->patch_n < 1 || d->patch_n > CDYN_PATCH_MAX)
+        return cdyn_fail(report, CDYN_EINVAL, "patch_n = %d, must be in 1..%d", d->patch_n,
+                         CDYN_PATCH_MAX);
+    if (!isfinite(w) || w < 0.0)
+        return cdyn_fail(report, CDYN_EINVAL, "patch_half_width = %g, must be finite and >= 0", w);
+    if (d->patch_n == 1)
+        return CDYN_OK;
+    const int kind = cdyn_model_patch_kind(b->dim, ga->type, gb->type);
+    if (kind == PATCH_NONE)
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "patch_n = %d: no distributed patch for %s-%s in %dD; patches exist "
+                         "for %s",
+                         d->patch_n, cdyn_model_geom_name(ga->type), cdyn_model_geom_name(gb->type),
+                         b->dim, cdyn_model_patch_list(b->dim));
+    if (kind == PATCH_FACE) {
+        if (w != 0.0)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "patch_half_width = %g: a face patch (%s-%s) covers the whole "
+                             "contact face; leave patch_half_width = 0",
+                             w, cdyn_model_geom_name(ga->type), cdyn_model_geom_name(gb->type));
+    } else {
+        if (!(w > 0.0))
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "patch_half_width = 0: a round patch (patch_n = %d) needs a "
+                             "half-width > 0",
+                             d->patch_n);
+        const double reach = b->dim == 3 ? sqrt(2.0) * w : w; /* farthest point of the patch */
+        const mgeom *g[2] = {ga, gb};
+        for (int i = 0; i < 2; ++i)
+            if (g[i]->type != CDYN_GEOM_PLANE && reach > g[i]->size[0])
+                return cdyn_fail(report, CDYN_EINVAL,
+                                 "patch_half_width = %g: the patch reaches %g from its centre, "
+                                 "beyond the radius %g of the %s (need %s <= r)",
+                                 w, reach, g[i]->size[0], cdyn_model_geom_name(g[i]->type),
+                                 b->dim == 3 ? "sqrt(2) w" : "w");
+    }
+    *patch = kind;
+    return CDYN_OK;
+}
+
 cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pair_desc *d, int *id,
                                           cdyn_report *report)
 {
@@ -469,6 +517,7 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
         return cdyn_fail(report, CDYN_EINVAL,
                          "geometries %d and %d are on the same rigid body (bodies %d and %d)",
                          d->geom_a, d->geom_b, ga->body, gb->body);
+    cdyn_status st;
     int swap = 0;
     const int kind = cdyn_model_pair_kind(b->dim, ga->type, gb->type, &swap);
     if (kind < 0)
@@ -495,12 +544,12 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
                          "margin = %g, must be > 0 (INFINITY: always "
                          "active)",
                          d->margin);
-    if (d->patch_n != 1)
-        return cdyn_fail(report, CDYN_EINVAL,
-                         "patch_n = %d: distributed patches are not implemented (use 1)",
-                         d->patch_n);
-    cdyn_status st = grow(b->allocator, (void **)&b->pairs, &b->cap_pair, b->npair + 1,
-                          sizeof(mpair), b->npair, report);
+    int patch = PATCH_NONE;
+    st = check_patch(b, d, ga, gb, &patch, report);
+    if (st != CDYN_OK)
+        return st;
+    st = grow(b->allocator, (void **)&b->pairs, &b->cap_pair, b->npair + 1, sizeof(mpair), b->npair,
+              report);
     if (st != CDYN_OK)
         return st;
     mpair *p = &b->pairs[b->npair];
@@ -509,7 +558,11 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
     p->gb = d->geom_b;
     p->kind = kind;
     p->swap = swap;
-    p->nrows = cdyn_model_pair_max_points(kind, ga, gb, swap);
+    p->nrows = patch != PATCH_NONE ? cdyn_model_patch_elements(b->dim, d->patch_n)
+                                   : cdyn_model_pair_max_points(kind, ga, gb, swap);
+    p->patch = patch;
+    p->patch_n = d->patch_n;
+    p->patch_w = patch == PATCH_ROUND ? d->patch_half_width : 0.0;
     p->mu = d->mu;
     memcpy(p->K, d->stiffness, sizeof(p->K));
     memcpy(p->C, d->damping, sizeof(p->C));

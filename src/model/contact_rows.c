@@ -4,7 +4,8 @@
  *   acc_k = a_k + alpha_k x p_k + w_k x p_k'
  * where (alpha_k; a_k) is body k's velocity-product acceleration and p_k' the velocity of the
  * contact point itself (material velocity plus its motion over the surface). Derivation:
- * docs/theory-model.md, "Jacobian-dot terms". */
+ * docs/theory-model.md, "Jacobian-dot terms". Elements of a round patch take their normal rows
+ * at the nominal points (Sec. 9). */
 #include <math.h>
 #include <string.h>
 
@@ -109,6 +110,35 @@ static void point_vel(const cdyn_data *d, int body, const double *p, double *v)
         sp_point_vel(v, d->bodies[body].V, p);
 }
 
+/* Relative velocity S(pb) - S(pa) of the contact points under the motion S of one dof, counting
+ * the sides the dof moves. */
+static void point_delta(const double *S, unsigned flags, const cpoint *c, double *delta)
+{
+    double va[3];
+    v3_set(delta, 0, 0, 0);
+    if (flags & COL_IN_B)
+        sp_point_vel(delta, S, c->pb);
+    if (flags & COL_IN_A) {
+        sp_point_vel(va, S, c->pa);
+        v3_sub(delta, delta, va);
+    }
+}
+
+/* Point `r` of pair pr in declared order: the table's function (or a face patch element),
+ * flipped when the table takes the geometries the other way round. Round patches evaluate their
+ * nominal point 0. */
+static void pair_point(const mpair *pr, const gstate *ga, const gstate *gb, int r, cpoint *c)
+{
+    memset(c, 0, sizeof(*c));
+    const gstate *x = pr->swap ? gb : ga, *y = pr->swap ? ga : gb;
+    if (pr->patch == PATCH_FACE)
+        cdyn_patch_face(x, y, pr->patch_n, r, c);
+    else
+        cdyn_model_pair_fn(pr->kind)(x, y, pr->patch == PATCH_ROUND ? 0 : r, c);
+    if (pr->swap)
+        flip(c);
+}
+
 void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
 {
     for (int pi = 0; pi < m->npair; ++pi) {
@@ -117,21 +147,34 @@ void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
         geom_state(m, d, pr->ga, &ga);
         geom_state(m, d, pr->gb, &gb);
         const int body_a = m->geoms[pr->ga].body, body_b = m->geoms[pr->gb].body;
-        const cdyn_pair_fn fn = cdyn_model_pair_fn(pr->kind);
+        const int round = pr->patch == PATCH_ROUND;
+        /* A round patch shares the nominal point and frame; its normal rows are taken at the
+         * nominal points (cn below; Sec. 9), every other row at its own points. */
+        cpoint nom;
+        double nfr[9], ndfr[9];
+        if (round) {
+            pair_point(pr, &ga, &gb, 0, &nom);
+            v3_copy(nfr, nom.n);
+            v3_copy(ndfr, nom.dn);
+            make_frame(m->dim, &nom, nfr + 3, ndfr + 3, nfr + 6, ndfr + 6);
+        }
         for (int r = 0; r < pr->nrows; ++r) {
             const int row = pr->row + r;
             cpoint c;
-            memset(&c, 0, sizeof(c));
-            if (pr->swap) {
-                fn(&gb, &ga, r, &c);
-                flip(&c);
-            } else {
-                fn(&ga, &gb, r, &c);
-            }
             double fr[9], dfr[9];
-            v3_copy(fr, c.n);
-            v3_copy(dfr, c.dn);
-            make_frame(m->dim, &c, fr + 3, dfr + 3, fr + 6, dfr + 6);
+            if (round) {
+                c = nom;
+                memcpy(fr, nfr, sizeof(fr));
+                memcpy(dfr, ndfr, sizeof(dfr));
+                cdyn_patch_round(&m->geoms[pr->ga], &m->geoms[pr->gb], m->dim, pr->patch_n,
+                                 pr->patch_w, r, fr, dfr, &c);
+            } else {
+                pair_point(pr, &ga, &gb, r, &c);
+                v3_copy(fr, c.n);
+                v3_copy(dfr, c.dn);
+                make_frame(m->dim, &c, fr + 3, dfr + 3, fr + 6, dfr + 6);
+            }
+            const cpoint *cn = round ? &nom : &c; /* points of the normal row */
             double diff[3];
             v3_sub(diff, c.pb, c.pa);
             d->gap[row] = v3_dot(c.n, diff);
@@ -144,27 +187,29 @@ void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
                 const int j = m->pair_cols[pr->col0 + k];
                 const unsigned flags = m->pair_colflags[pr->col0 + k];
                 const double *S = d->S + 6 * (size_t)j;
-                double delta[3] = {0, 0, 0}, va[3];
-                if (flags & COL_IN_B)
-                    sp_point_vel(delta, S, c.pb);
-                if (flags & COL_IN_A) {
-                    sp_point_vel(va, S, c.pa);
-                    v3_sub(delta, delta, va);
-                }
+                double delta[3], dn[3];
+                point_delta(S, flags, &c, delta);
+                if (round)
+                    point_delta(S, flags, cn, dn);
+                else
+                    v3_copy(dn, delta);
                 const int pos = m->jac_map[pr->map0 + r * pr->ncols + k];
-                for (int dir = 0; dir < 3; ++dir)
+                d->jac_values[0][pos] = v3_dot(fr, dn);
+                for (int dir = 1; dir < 3; ++dir)
                     d->jac_values[dir][pos] = v3_dot(fr + 3 * dir, delta);
             }
             if (with_dot) {
-                double vb[3], va[3], dv[3], ab[3], aa[3], da[3];
-                point_vel(d, body_b, c.pb, vb);
-                point_vel(d, body_a, c.pa, va);
-                v3_sub(dv, vb, va);
-                point_acc(d, body_b, c.pb, c.dpb, ab);
-                point_acc(d, body_a, c.pa, c.dpa, aa);
-                v3_sub(da, ab, aa);
-                for (int dir = 0; dir < 3; ++dir)
+                for (int dir = 0; dir < 3; ++dir) {
+                    const cpoint *p = dir == 0 ? cn : &c;
+                    double vb[3], va[3], dv[3], ab[3], aa[3], da[3];
+                    point_vel(d, body_b, p->pb, vb);
+                    point_vel(d, body_a, p->pa, va);
+                    v3_sub(dv, vb, va);
+                    point_acc(d, body_b, p->pb, p->dpb, ab);
+                    point_acc(d, body_a, p->pa, p->dpa, aa);
+                    v3_sub(da, ab, aa);
                     d->jdot[dir][row] = v3_dot(dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
+                }
             }
         }
     }

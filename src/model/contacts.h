@@ -58,6 +58,18 @@ void cdyn_cf_ellipse_support_world(const gstate *s, const double *u, const doubl
 /* contacts.c: the table. */
 cdyn_pair_fn cdyn_model_pair_fn(int kind);
 
+/* patches.c (docs/theory-model.md, Sec. 9). */
+
+/* Element e of a face patch with n cells per face axis: plane a against the material point of
+ * solid b (box, rectangle, polygon) at the centre of cell e of the face (edge) of b that faces
+ * the plane. */
+void cdyn_patch_face(const gstate *a, const gstate *b, int n, int e, cpoint *o);
+/* Element e of a round patch: moves the nominal point c (geometries ga, gb in declared order,
+ * frame fr = (n, t, o) with rates dfr) to the element's offset in the tangent plane and onto
+ * the two surfaces under it. */
+void cdyn_patch_round(const mgeom *ga, const mgeom *gb, int dim, int n, double w, int e,
+                      const double *fr, const double *dfr, cpoint *c);
+
 /* geometry.c: ellipse primitives in the ellipse's own frame (2D, semi-axes ea along x, eb
  * along y). */
 

@@ -87,6 +87,24 @@ cdyn_status cdyn_model_pair_info(const cdyn_model *m, int pair, cdyn_pair_info *
     info->restitution = p->restitution;
     memcpy(info->baumgarte, p->baumgarte, sizeof(p->baumgarte));
     info->margin = p->margin;
+    info->patch_n = p->patch_n;
+    info->patch_half_width = p->patch_w;
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_model_contact_compliance(const cdyn_model *m, int row, double K[9], double C[9])
+{
+    if (m == NULL || row < 0 || row >= m->nc)
+        return CDYN_EINVAL;
+    const mpair *p = &m->pairs[m->row_pair[row]];
+    /* a patch shares the pair's K and C among its elements */
+    const double s = p->patch != PATCH_NONE ? 1.0 / (double)p->nrows : 1.0;
+    for (int i = 0; i < 9; ++i) {
+        if (K != NULL)
+            K[i] = s * p->K[i];
+        if (C != NULL)
+            C[i] = s * p->C[i];
+    }
     return CDYN_OK;
 }
 

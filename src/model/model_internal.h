@@ -32,6 +32,9 @@ typedef struct mgeom {
     int nvert, vert0; /* POLYGON: vertices (x, y) at verts[2*vert0 ...] */
 } mgeom;
 
+/* Distributed patch kinds (patches.c, docs/theory-model.md Sec. 9). */
+enum { PATCH_NONE = 0, PATCH_ROUND = 1, PATCH_FACE = 2 };
+
 typedef struct mpair {
     int ga, gb;      /* as declared by the user */
     int kind;        /* index into the contact-function table (contacts.c) */
@@ -40,6 +43,8 @@ typedef struct mpair {
     int col0, ncols; /* the pair's Jacobian columns: pair_cols[col0 .. col0+ncols) */
     int map0;        /* CSC positions of its entries: jac_map[map0 + r*ncols + k] */
     double mu, K[9], C[9], restitution, baumgarte[3], margin;
+    int patch, patch_n; /* PATCH_*, n_s (1 without a patch) */
+    double patch_w;     /* half-width of a round patch */
 } mpair;
 
 /* cdyn_data.valid bit for body poses (set by every successful eval). */
@@ -131,6 +136,11 @@ int cdyn_model_pair_kind(int dim, int type_a, int type_b, int *swap);
 int cdyn_model_pair_max_points(int kind, const mgeom *ga, const mgeom *gb, int swap);
 /* Names of the supported pairs for messages ("plane-sphere, ..."). */
 const char *cdyn_model_pair_list(int dim);
+
+/* patches.c: which pairs take a patch, and its element count (n^2 in 3D, n in 2D). */
+int cdyn_model_patch_kind(int dim, int type_a, int type_b);
+int cdyn_model_patch_elements(int dim, int n);
+const char *cdyn_model_patch_list(int dim);
 
 /* model.c */
 const char *cdyn_model_joint_name(int joint);
