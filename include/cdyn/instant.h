@@ -65,9 +65,13 @@ typedef enum cdyn_instant_ncp_solver {
 
 typedef enum cdyn_instant_start {
     CDYN_INSTANT_START_ROLLING = 0, /* forces that keep every touching contact touching and the
-                                       rolling ones rolling (a linear system), beta = 0; zeros if
-                                       that system is singular */
-    CDYN_INSTANT_START_ZERO = 1     /* all forces and multipliers 0 */
+                                       rolling ones rolling (a linear system; lam_n clipped at 0),
+                                       beta = 0: the solution itself when the grasp holds */
+    CDYN_INSTANT_START_NORMAL = 1,  /* forces that keep the contacts touching without friction
+                                       (lam_T = 0), beta = 0 */
+    CDYN_INSTANT_START_ZERO = 2     /* all forces and multipliers 0 (a poor start: the problem is
+                                       degenerate there, see docs/theory-instant.md) */
+    /* A singular linear system gives the zero start. */
 } cdyn_instant_start;
 
 typedef struct cdyn_instant_options {
@@ -88,6 +92,8 @@ typedef struct cdyn_instant_options {
     cdyn_lcp_options lcp; /* pyramid: every LCP (cdyn_lcp_defaults) */
     cdyn_instant_ncp_solver ncp_solver; /* cone: CDYN_INSTANT_BOX_MERIT */
     cdyn_instant_start ncp_start;       /* cone: CDYN_INSTANT_START_ROLLING */
+    int ncp_retry;                      /* cone: nonzero (default): when the solver fails, retry
+                                           from the other starts (rolling, normal, zero) */
     cdyn_box_merit_options box_merit;   /* cone (cdyn_box_merit_defaults) */
     cdyn_mcp_options fb_newton;         /* cone (cdyn_mcp_defaults) */
     const cdyn_allocator *allocator;    /* NULL: malloc/free; also given to the solvers */

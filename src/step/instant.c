@@ -26,6 +26,7 @@ void cdyn_instant_defaults(cdyn_instant_options *o)
     cdyn_lcp_defaults(&o->lcp);
     o->ncp_solver = CDYN_INSTANT_BOX_MERIT;
     o->ncp_start = CDYN_INSTANT_START_ROLLING;
+    o->ncp_retry = 1;
     cdyn_box_merit_defaults(&o->box_merit);
     cdyn_mcp_defaults(&o->fb_newton);
     o->fb_newton.nonmonotone_memory = 10; /* see docs/theory-instant.md, Sec. 5 */
@@ -67,7 +68,8 @@ static cdyn_status check_options(const cdyn_instant_options *o, cdyn_report *r)
         return cdyn_fail(r, CDYN_EINVAL, "options: max_combinations must be >= 1");
     if (o->ncp_solver != CDYN_INSTANT_BOX_MERIT && o->ncp_solver != CDYN_INSTANT_FB_NEWTON)
         return cdyn_fail(r, CDYN_EINVAL, "options: unknown ncp_solver %d", (int)o->ncp_solver);
-    if (o->ncp_start != CDYN_INSTANT_START_ROLLING && o->ncp_start != CDYN_INSTANT_START_ZERO)
+    if (o->ncp_start != CDYN_INSTANT_START_ROLLING && o->ncp_start != CDYN_INSTANT_START_NORMAL &&
+        o->ncp_start != CDYN_INSTANT_START_ZERO)
         return cdyn_fail(r, CDYN_EINVAL, "options: unknown ncp_start %d", (int)o->ncp_start);
     return CDYN_OK;
 }

@@ -142,17 +142,17 @@ static void build_map(const inst_problem *p, inst_map *C, int n)
     }
 }
 
-/* The rolling start: every touching contact keeps a_n = 0, every rolling one with friction
- * a_T = 0 (a square linear system in lam_n, lam_T); lam_n clipped at 0, beta = 0. Zeros when
- * the system is singular or ill-conditioned. */
-static void rolling_start(const inst_problem *p, inst_cone_work *wk, int n)
+/* The linear starts: every touching contact keeps a_n = 0 and, with `tangential`, every rolling
+ * one with friction a_T = 0 (a square linear system in lam_n, and lam_T); lam_n clipped at 0,
+ * the other unknowns 0. All zeros when the system is singular or ill-conditioned. */
+static void linear_start(const inst_problem *p, inst_cone_work *wk, int n, int tangential)
 {
-    const int n0 = p->nc + p->nrf * p->ntan, mall = p->mall, nd = p->nd;
+    const int n0 = tangential ? p->nc + p->nrf * p->ntan : p->nc, mall = p->mall, nd = p->nd;
     memset(wk->x, 0, (size_t)n * sizeof(double));
     int k = 0;
     for (int c = 0; c < p->nc; ++c)
         for (int d = 0; d < nd; ++d) {
-            if (d > 0 && p->rf[c] < 0)
+            if (d > 0 && (p->rf[c] < 0 || !tangential))
                 continue;
             for (int j = 0; j < n0; ++j)
                 wk->S[k + (size_t)j * (size_t)n0] = wk->DC[c * nd + d + (size_t)j * (size_t)mall];
@@ -170,6 +170,14 @@ static void rolling_start(const inst_problem *p, inst_cone_work *wk, int n)
         wk->x[j] = wk->srhs[j];
     for (int c = 0; c < p->nc; ++c)
         wk->x[c] = fmax(wk->x[c], 0.0);
+}
+
+static void start_point(const inst_problem *p, inst_cone_work *wk, int n, cdyn_instant_start s)
+{
+    if (s == CDYN_INSTANT_START_ZERO)
+        memset(wk->x, 0, (size_t)n * sizeof(double));
+    else
+        linear_start(p, wk, n, s == CDYN_INSTANT_START_ROLLING);
 }
 
 cdyn_status cdyn_inst_cone(const inst_problem *p, const cdyn_instant_options *o, inst_cone_work *wk,
@@ -199,16 +207,21 @@ cdyn_status cdyn_inst_cone(const inst_problem *p, const cdyn_instant_options *o,
     mcp.F = cone_F;
     mcp.jac = cone_J;
     mcp.ctx = &cx;
-    /* The chosen start, then the other one if the solver fails from the first. */
+    /* The chosen start; with ncp_retry the others (rolling, normal, zero) after a failure. */
+    static const cdyn_instant_start order[3] = {CDYN_INSTANT_START_ROLLING,
+                                                CDYN_INSTANT_START_NORMAL, CDYN_INSTANT_START_ZERO};
     cdyn_status st = CDYN_OK;
     cdyn_report sr;
     int iterations = 0;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        const int rolling = (o->ncp_start == CDYN_INSTANT_START_ROLLING) == (attempt == 0);
-        if (rolling)
-            rolling_start(p, wk, n);
-        else
-            memset(wk->x, 0, (size_t)n * sizeof(double));
+    for (int attempt = 0; attempt < (o->ncp_retry ? 3 : 1); ++attempt) {
+        cdyn_instant_start s = o->ncp_start;
+        if (attempt > 0) { /* the (attempt)-th start of `order` other than ncp_start */
+            int k = 0;
+            for (int i = 0; i < 3; ++i)
+                if (order[i] != o->ncp_start && ++k == attempt)
+                    s = order[i];
+        }
+        start_point(p, wk, n, s);
         if (o->ncp_solver == CDYN_INSTANT_BOX_MERIT) {
             cdyn_box_merit_options bo = o->box_merit;
             if (bo.allocator == NULL)
@@ -227,7 +240,7 @@ cdyn_status cdyn_inst_cone(const inst_problem *p, const cdyn_instant_options *o,
     if (r)
         r->iterations = iterations;
     if (st != CDYN_OK)
-        return cdyn_fail(r, st, "%s from both starts: %s", sr.method, sr.message);
+        return cdyn_fail(r, st, "%s: %s", sr.method, sr.message);
     cdyn_inst_map_apply(p, &wk->C, wk->x, lamf);
     *residual = sr.residual;
     res->size = n;
