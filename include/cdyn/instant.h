@@ -13,16 +13,17 @@
  * sliding / breaking, sliding -> sliding / breaking. Derivation with the papers' equation numbers:
  * docs/theory-instant.md.
  *
- * Two friction models:
- *   CDYN_INSTANT_PYRAMID  Yashima & Yamaguchi: |lam_t| <= mu lam_n and |lam_o| <= mu lam_n per
- *                         axis (the polyhedral cone of their eq. 15). One LCP per sign combination
- *                         of the rolling contacts' tangential forces (their eqs. 22-28), each
- * solved by Lemke (cdyn_lcp_solve); the feasible combinations are kept (their eq. 23) and the
- * chosen LCP matrix is tested for the P-property (unique solution for every right-hand side).
- *   CDYN_INSTANT_CONE     Buffo & Maciel: the circular cone |lam_T| <= mu lam_n at rolling
- * contacts, a mixed nonlinear complementarity problem solved by box-constrained merit minimization
- * (cdyn_box_merit_solve) or FB-Newton (cdyn_mcp_solve). In planar models (one tangent) the two
- * models are the same law. Without rolling contacts with friction both reduce to one LCP in lam_n.
+ * Two friction models.
+ * CDYN_INSTANT_PYRAMID (Yashima & Yamaguchi): |lam_t| <= mu lam_n and |lam_o| <= mu lam_n per
+ * axis, the polyhedral cone of their eq. 15. One LCP per sign combination of the rolling contacts'
+ * tangential forces (their eqs. 22-28), each solved by Lemke (cdyn_lcp_solve); the feasible
+ * combinations are kept (their eq. 23) and the chosen LCP matrix is tested for the P-property
+ * (unique solution for every right-hand side).
+ * CDYN_INSTANT_CONE (Buffo & Maciel): the circular cone |lam_T| <= mu lam_n at rolling contacts,
+ * a mixed nonlinear complementarity problem solved by box-constrained merit minimization
+ * (cdyn_box_merit_solve) or FB-Newton (cdyn_mcp_solve).
+ * In planar models (one tangent) the two are the same law. Without rolling contacts with friction
+ * both reduce to one LCP in lam_n.
  *
  * Thread safety: reentrant; the model is read only, the data is the caller's workspace. */
 #ifndef CDYN_INSTANT_H
@@ -102,8 +103,8 @@ typedef struct cdyn_instant_options {
 CDYN_API void cdyn_instant_defaults(cdyn_instant_options *opts);
 
 /* Results. The caller points the arrays at storage of the stated length (n_v = nv of the model,
- * n_c = cdyn_model_ncontact) or sets them to NULL when not wanted; the counts are always filled.
- * Everything is written only on success. */
+ * n_c = cdyn_model_ncontact) or sets them to NULL when not wanted. On success the arrays and all
+ * counts are written; a failed call writes nothing. */
 typedef struct cdyn_instant_result {
     double *vdot;            /* n_v accelerations */
     double *lambda_n;        /* n_c contact forces per row (0 for rows not touching) */
@@ -118,7 +119,8 @@ typedef struct cdyn_instant_result {
     int size;                /* unknowns of one LCP (pyramid) or of the MCP (cone) */
     int combinations;        /* sign combinations solved (pyramid; cone: 1) */
     int feasible;            /* of them with a solution satisfying Delta <= mu lam_n */
-    int distinct;            /* distinct solutions (vdot, lambda) among the feasible ones */
+    int distinct;            /* distinct solutions among the feasible ones (forces that agree
+                                to 1e3 mode_tol, relative, count once) */
     int pmatrix;             /* the returned combination's LCP matrix: 1 P-matrix, 0 not, -1 not
                                 tested (cone, disabled, or size > CDYN_LCP_SMALL_N) */
     int determinate;         /* 1: one distinct feasible solution and a P-matrix (dynamically
@@ -129,8 +131,9 @@ typedef struct cdyn_instant_result {
 /* Solve the instantaneous problem at (q, v) with generalized forces tau (n_v values: joint
  * torques, and the external force/torque on free bodies' dofs). data: a workspace of this model
  * created with dense = 1; it is evaluated at (q, v) (CDYN_EVAL_ALL) and holds that evaluation on
- * return. When several sign combinations are feasible the first one (in binary order of the
- * signs, t before o, rows ascending; sign bit 0 = force +mu lam_n side) is returned.
+ * return. When several sign combinations are feasible the first one is returned, in binary
+ * order of the sign bits (r-th rolling contact with friction: bit r planar, bits 2r (t) and
+ * 2r + 1 (o) spatial; a set bit puts that tangential force on the -mu lam_n side).
  * Returns CDYN_OK; CDYN_EINVAL (NULL model/data/q/v/tau/result, non-finite tau, bad options,
  * data without dense matrices or from another model, a penetrating or approaching touching row,
  * and whatever cdyn_eval rejects); CDYN_ESINGULAR (M not positive definite); CDYN_ETOOBIG (sign
@@ -138,7 +141,7 @@ typedef struct cdyn_instant_result {
  * had solutions violating Delta <= mu lam_n or none); the cone solver's status when it fails
  * (CDYN_ENOCONV, ...); CDYN_ENOMEM. report: method "instant-pyramid-lemke",
  * "instant-cone-box-merit" or "instant-cone-fb-newton"; iterations = pivots or iterations summed
- * over the solves; residual = largest complementarity residual of the returned solution. */
+ * over the solves; residual = the chosen LCP's |min(z, w)|_inf, or the MCP's natural residual. */
 CDYN_API cdyn_status cdyn_instant_solve(const cdyn_model *model, cdyn_data *data, const double *q,
                                         const double *v, const double *tau,
                                         const cdyn_instant_options *opts,

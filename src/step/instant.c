@@ -182,7 +182,6 @@ static size_t layout(inst_work *w, char *block, int nv, int ncm, int ntan, const
         TAKE(k->rwork, 4 * n0, double);
         TAKE(k->ipiv, 2 * n0, int);
         TAKE(k->a, mall, double);
-        TAKE(k->lamf, mall, double);
     }
 #undef TAKE
     *overflow = cv.overflow;

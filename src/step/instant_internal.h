@@ -93,7 +93,7 @@ typedef struct inst_cone_work {
     double *S, *srhs; /* start system (n0 x n0, n0), n0 = nc + nrf*ntan */
     double *rwork;    /* 4 n0 (condition estimate) */
     int *ipiv;        /* 2 n0 */
-    double *lamf, *a; /* mall scratch for the callbacks */
+    double *a;        /* mall: accelerations, scratch of the callbacks */
 } inst_cone_work;
 
 cdyn_status cdyn_inst_cone(const inst_problem *p, const cdyn_instant_options *o, inst_cone_work *wk,
