@@ -3,11 +3,15 @@
 # same configuration scripts/test.sh uses, so the two share one build), runs the example programs
 # and writes their outputs under out/. Works from any working directory.
 #   lcp_table (every tests/data LCP solved, table + CSV), the cdyn-lcp tool on the same fixtures,
-#   ucp_data_sets and ucp_random_table (Pang-Trinkle-Lo Data Sets 1-4 and Table 1).
+#   ucp_data_sets and ucp_random_table (Pang-Trinkle-Lo Data Sets 1-4 and Table 1),
+#   two_finger_ellipse (Yashima-Yamaguchi mode maps) and three_finger_sphere (Buffo-Maciel),
+#   with PNG plots by gnuplot when it is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 scripts/deps.sh
+# gnuplot only draws the plots: without it the examples still write their CSV files.
+scripts/deps.sh gnuplot-nox || echo "cdyn: gnuplot-nox could not be installed; plots will be skipped" >&2
 
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ "$jobs" -gt 2 ]; then jobs=2; fi # the machine is shared: never more than 2
@@ -23,6 +27,20 @@ cmake --build "$build" -j"$jobs"
 # Each example runs even when an earlier one reports unsolved problems; the script fails at the
 # end if any did.
 failed=()
+
+# plot SCRIPT: run examples/SCRIPT with gnuplot on the CSV files in $out (PNGs next to them).
+plot() {
+  if command -v gnuplot >/dev/null 2>&1; then
+    if gnuplot -e "dir='$out'" "$root/examples/$1"; then
+      echo "plots: $2"
+    else
+      echo "cdyn: gnuplot failed on examples/$1" >&2
+      failed+=("$1")
+    fi
+  else
+    echo "gnuplot not found: plots skipped (the CSV files are written)"
+  fi
+}
 
 echo
 echo "== lcp_table: tests/data LCP fixtures, default solver"
@@ -51,11 +69,27 @@ if ! "$build/examples/ucp_random_table" --csv "$out/ucp_table1.csv" | tee "$out/
 fi
 
 echo
+echo "== two_finger_ellipse: Yashima-Yamaguchi contact-mode maps and object acceleration (Figs. 7, 8)"
+if ! "$build/examples/two_finger_ellipse" --out "$out" | tee "$out/two_finger_ellipse.md"; then
+  failed+=(two_finger_ellipse)
+fi
+plot two_finger_ellipse.gp "$out/two_finger_ellipse_modes.png, $out/two_finger_ellipse_accel.png"
+
+echo
+echo "== three_finger_sphere: Buffo-Maciel all-sliding LCP and all-rolling mixed NCP"
+if ! "$build/examples/three_finger_sphere" --out "$out" | tee "$out/three_finger_sphere.md"; then
+  failed+=(three_finger_sphere)
+fi
+plot three_finger_sphere.gp "$out/three_finger_sphere.png"
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
 echo "  cdyn-lcp.txt    cdyn-lcp's report for every fixture"
 echo "  ucp_data_sets.md, ucp_table1.md/.csv   quasistatic grasp results next to the paper's"
+echo "  two_finger_ellipse*.csv/.md/.png       contact-mode maps and accelerations (Yashima-Yamaguchi)"
+echo "  three_finger_sphere*.csv/.md/.png      sliding LCP / rolling MNCP table and sweep (Buffo-Maciel)"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1

@@ -7,6 +7,7 @@
 #include "cdyn/alloc.h"
 #include "cdyn/boxmerit.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/instant.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
 #include "cdyn/lp.h"
