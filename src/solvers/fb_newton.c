@@ -56,13 +56,15 @@ static int newton_direction(mcp_work *w, double *gd)
     const int n = w->n;
     double mu = 0.0;
     for (int attempt = 0; attempt <= MCP_SHIFT_TRIES; ++attempt) {
-        const cdyn_status st = w->ls.factor(w->ls.self, &w->J, w->da, w->db, mu);
+        cdyn_status st = w->ls.factor(w->ls.self, &w->J, w->jabsmax, w->da, w->db, mu);
         if (st == CDYN_ENOMEM)
             return -1;
         if (st == CDYN_OK) {
             for (int i = 0; i < n; ++i)
                 w->d[i] = -w->Phi[i];
-            w->ls.solve(w->ls.self, w->d);
+            st = w->ls.solve(w->ls.self, w->d);
+        }
+        if (st == CDYN_OK) {
             if (!cdyn_dense_all_finite(n, w->d))
                 return 0;
             const double dn = sqrt(dot(n, w->d, w->d));
@@ -145,8 +147,13 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
                              "iteration limit (%d) reached; natural residual %.3g > tol %.3g",
                              o->max_iter, nat, o->tol);
 
-        if (cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
-                              &w->njev) != CDYN_OK) {
+        cdyn_status jst = CDYN_OK;
+        if (w->jac_fixed)
+            ++w->njev; /* the LCP's M: nothing to evaluate, still counted as a Jacobian call */
+        else
+            jst = cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
+                                    &w->njev, &w->jabsmax);
+        if (jst != CDYN_OK) {
             finish(w, r, it, nat);
             if (it == 0)
                 return cdyn_fail(r, CDYN_EINVAL,

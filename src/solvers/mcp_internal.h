@@ -2,7 +2,8 @@
  *
  * Data flow of one call: mcp_solve.c validates and sets up the workspace (one block for the
  * vectors and Jacobian values, one for the linear-system object, plus KLU's own objects on the
- * sparse path), fb_newton.c iterates, mcp_solve.c copies the result back.
+ * sparse path), fb_newton.c iterates, mcp_solve.c copies the result back. The LCP wrapper
+ * (lcp_fb.c) enters through cdyn_mcp_solve_fixed with its constant Jacobian M.
  * The Newton matrix is H = diag(da) + diag(db) J (+ mu I), with (da, db) from fb_function.c. */
 #ifndef CDYN_SOLVERS_MCP_INTERNAL_H
 #define CDYN_SOLVERS_MCP_INTERNAL_H
@@ -46,17 +47,23 @@ typedef struct mcp_jac {
     const int *colptr; /* sparse: the user's pattern */
     const int *rowind;
     size_t nvals; /* n*n or colptr[n] */
+    /* Written by cdyn_mcp_jac_eval, except for a fixed Jacobian (mcp_work.jac_fixed), where it
+       points to the caller's read-only M and is never written. */
     double *values;
 } mcp_jac;
 
 /* Evaluate J at x (F = F(x), used by finite differences) with the user's callback or, when
  * use_fd, with cdyn_mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
- * the callback fails or returns NaN/Inf. (mcp_jac.c) */
+ * the callback fails or returns NaN/Inf. When absmax is not NULL it receives max |J_ij|, or
+ * INFINITY when that is not finite (finite differences can overflow). (mcp_jac.c) */
 struct mcp_fd;
 cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd,
-                              const double *x, const double *F, mcp_jac *J, int *nfev, int *njev);
+                              const double *x, const double *F, mcp_jac *J, int *nfev, int *njev,
+                              double *absmax);
 /* out := J^T v. */
 void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
+/* max |v_k| over n values, or NAN when some v_k is NaN or Inf (one pass). */
+double cdyn_mcp_finite_max_abs(size_t n, const double *v);
 
 /* ---- Finite differences (mcp_fd.c) ------------------------------------------------------- */
 
@@ -83,12 +90,15 @@ cdyn_status cdyn_mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const doub
 
 typedef struct mcp_linsys {
     void *self;
-    /* Form H = diag(da + mu) + diag(db) J from J's values and factor it. CDYN_OK, CDYN_ESINGULAR
-     * (singular or numerically singular), CDYN_ENOMEM. */
-    cdyn_status (*factor)(void *self, const mcp_jac *J, const double *da, const double *db,
-                          double mu);
-    /* b := H^{-1} b with the last successful factorization. */
-    void (*solve)(void *self, double *b);
+    /* Form H = diag(da + mu) + diag(db) J from J's values and factor it; jabsmax is max |J_ij|
+     * or INFINITY when unknown. CDYN_OK, CDYN_ESINGULAR (singular or numerically singular, or
+     * H not finite), CDYN_ENOMEM. J, da and db must stay unchanged until the next factor (the
+     * dense solver reads them again for norms needed only on rare paths). */
+    cdyn_status (*factor)(void *self, const mcp_jac *J, double jabsmax, const double *da,
+                          const double *db, double mu);
+    /* b := H^{-1} b with the last successful factorization. CDYN_OK, or CDYN_ESINGULAR when the
+     * solve revealed a numerically singular H (b is then overwritten with no meaning). */
+    cdyn_status (*solve)(void *self, double *b);
     /* max |H_ij| of the last formed H (scale for the shift). */
     double (*max_abs)(void *self);
 } mcp_linsys;
@@ -122,6 +132,8 @@ typedef struct mcp_work {
     double *da, *db, *d, *g, *tmp;
     double *hist; /* nonmonotone_memory merit values */
     mcp_jac J;
+    int jac_fixed;  /* J.values is the caller's constant Jacobian: never evaluated or written */
+    double jabsmax; /* max |J_ij| of the current J, or INFINITY when unknown */
     mcp_fd fd;
     mcp_linsys ls;
     int nfev, njev;
@@ -130,5 +142,13 @@ typedef struct mcp_work {
 /* Run the iteration from w->x (F, Phi not yet evaluated). On CDYN_OK w->x holds the solution.
  * Fills iterations, evaluations, residual and the failure message of r. */
 cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r);
+
+/* ---- Entry (mcp_solve.c) ----------------------------------------------------------------- */
+
+/* cdyn_mcp_solve with an optional fixed dense Jacobian Jfixed (n*n column-major, finite, with
+ * max |J_ij| = Jabsmax; NULL: none): p->jac is then never called and J is neither copied nor
+ * checked again (lcp_fb.c passes the LCP's M). */
+cdyn_status cdyn_mcp_solve_fixed(const cdyn_mcp *p, const cdyn_mcp_options *opts,
+                                 const double *Jfixed, double Jabsmax, double *x, cdyn_report *r);
 
 #endif

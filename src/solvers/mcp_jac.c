@@ -1,19 +1,45 @@
 /* The Jacobian of the MCP function: evaluation through the user's callback or finite
  * differences, and the transposed product used for the merit gradient. */
+#include <float.h>
+#include <math.h>
+
 #include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
-cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, const double *x,
-                              const double *F, mcp_jac *J, int *nfev, int *njev)
+double cdyn_mcp_finite_max_abs(size_t n, const double *v)
 {
-    if (use_fd)
-        return cdyn_mcp_fd_jacobian(p, fd, x, F, J, nfev);
+    double m = 0.0;
+    for (size_t k = 0; k < n; ++k) {
+        const double a = fabs(v[k]);
+        if (!(a <= m)) { /* a new maximum, or NaN */
+            if (!(a <= DBL_MAX))
+                return NAN;
+            m = a;
+        }
+    }
+    return m;
+}
+
+cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, const double *x,
+                              const double *F, mcp_jac *J, int *nfev, int *njev, double *absmax)
+{
+    if (use_fd) {
+        const cdyn_status st = cdyn_mcp_fd_jacobian(p, fd, x, F, J, nfev);
+        if (absmax != NULL) {
+            const double m = cdyn_mcp_finite_max_abs(J->nvals, J->values);
+            *absmax = isnan(m) ? INFINITY : m;
+        }
+        return st;
+    }
     ++*njev;
     const int rc = J->sparse ? p->jac_sparse(p->ctx, x, J->values) : p->jac(p->ctx, x, J->values);
     if (rc != 0)
         return CDYN_ENUMERIC;
-    /* nvals can exceed INT_MAX only for dense n > 46340, which the workspace check rejects. */
-    return cdyn_dense_all_finite((int)J->nvals, J->values) ? CDYN_OK : CDYN_ENUMERIC;
+    /* The finiteness check yields the largest entry on the way. */
+    const double m = cdyn_mcp_finite_max_abs(J->nvals, J->values);
+    if (absmax != NULL)
+        *absmax = m;
+    return isnan(m) ? CDYN_ENUMERIC : CDYN_OK;
 }
 
 void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out)
