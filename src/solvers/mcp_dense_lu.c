@@ -31,7 +31,7 @@ struct mcp_dense_lu {
     const mcp_jac *J;
     const double *da, *db;
     double mu;
-    double umax;  /* max |u_kk| of the factors */
+    double umax;   /* max |u_kk| of the factors */
     int estimated; /* dgecon already accepted these factors */
 };
 
