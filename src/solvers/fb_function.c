@@ -43,9 +43,10 @@ void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db
     *db = gb;
 }
 
-void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
-                      double lambda, double *Phi, double *da, double *db)
+int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
+                     double lambda, double *Phi, double *da, double *db)
 {
+    int kinks = 0;
     for (int i = 0; i < n; ++i) {
         const int lfin = isfinite(l[i]), ufin = isfinite(u[i]);
         double phi, ga = 0.0, gb = 0.0;
@@ -58,13 +59,17 @@ void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, 
             gb = 1.0;
         } else if (!ufin) {
             phi = cdyn_mcp_phi(x[i] - l[i], F[i], lambda);
-            if (da)
+            if (da) {
                 cdyn_mcp_phi_grad(x[i] - l[i], F[i], lambda, &ga, &gb);
+                kinks += x[i] - l[i] == 0.0 && F[i] == 0.0;
+            }
         } else if (!lfin) {
             /* x_i <= u_i, -F_i >= 0, complementary; the minus sign keeps the row -> F_i. */
             phi = -cdyn_mcp_phi(u[i] - x[i], -F[i], lambda);
-            if (da)
+            if (da) {
                 cdyn_mcp_phi_grad(u[i] - x[i], -F[i], lambda, &ga, &gb);
+                kinks += u[i] - x[i] == 0.0 && F[i] == 0.0;
+            }
         } else {
             /* Billups' nesting: Phi = phi(x - l, -phi(u - x, -F)). */
             const double inner = -cdyn_mcp_phi(u[i] - x[i], -F[i], lambda);
@@ -76,12 +81,87 @@ void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, 
                 /* d inner = qa dx + qb dF, so d Phi = (pa + pb qa) dx + pb qb dF. */
                 ga = pa + pb * qa;
                 gb = pb * qb;
+                kinks +=
+                    (x[i] - l[i] == 0.0 && inner == 0.0) || (u[i] - x[i] == 0.0 && F[i] == 0.0);
             }
         }
         Phi[i] = phi;
         if (da) {
             da[i] = ga;
             db[i] = gb;
+        }
+    }
+    return kinks;
+}
+
+/* The limit of the gradient of the plain FB function at t (alpha, beta) as t -> 0+, for
+   (alpha, beta) != 0: the gradient is constant along the ray. */
+static void phi_grad_along(double alpha, double beta, double *ga, double *gb)
+{
+    const double r = hypot(alpha, beta);
+    *ga = 1.0 - alpha / r;
+    *gb = 1.0 - beta / r;
+}
+
+/* Which FB term of row i sits at its kink: 0 none, 1 the only one (one-sided rows), 2 the
+   inner term of a box row (x = u, F = 0), 3 the outer one (x = l, inner = 0). The tests are
+   those of cdyn_mcp_fb_eval, so both agree on every row. */
+static int kink_of(double l, double u, double x, double F)
+{
+    const int lfin = isfinite(l), ufin = isfinite(u);
+    if ((lfin && ufin && l == u) || (!lfin && !ufin))
+        return 0;
+    if (!ufin)
+        return x - l == 0.0 && F == 0.0;
+    if (!lfin)
+        return u - x == 0.0 && F == 0.0;
+    if (u - x == 0.0 && F == 0.0)
+        return 2;
+    return (x - l == 0.0 && -cdyn_mcp_phi(u - x, -F, 1.0) == 0.0) ? 3 : 0;
+}
+
+int cdyn_mcp_fb_kinks(int n, const double *l, const double *u, const double *x, const double *F,
+                      double *z)
+{
+    int count = 0;
+    for (int i = 0; i < n; ++i) {
+        const int k = kink_of(l[i], u[i], x[i], F[i]) != 0;
+        z[i] = k;
+        count += k;
+    }
+    return count;
+}
+
+void cdyn_mcp_fb_kink_factors(int n, const double *l, const double *u, const double *x,
+                              const double *F, const double *Jz, double *da, double *db)
+{
+    /* Along x + t z, with z_i = 1 exactly on the kink rows, row i's arguments move by dx_i = 1
+       and dF_i = (J z)_i = c. */
+    for (int i = 0; i < n; ++i) {
+        const int k = kink_of(l[i], u[i], x[i], F[i]);
+        if (k == 0)
+            continue;
+        const double c = Jz[i];
+        double pa, pb, qa, qb;
+        if (k == 1 && !isfinite(u[i])) {
+            /* phi(x - l, F) moves along (1, c). */
+            phi_grad_along(1.0, c, &da[i], &db[i]);
+        } else if (k == 1) {
+            /* -phi(u - x, -F) with (u - x, -F) moving along (-1, -c): d Phi = qa dx + qb dF. */
+            phi_grad_along(-1.0, -c, &da[i], &db[i]);
+        } else if (k == 2) {
+            /* Inner term at its kink, the outer one smooth at (u - l, 0): pa = 0, pb = 1. */
+            cdyn_mcp_phi_grad(x[i] - l[i], 0.0, 1.0, &pa, &pb);
+            phi_grad_along(-1.0, -c, &qa, &qb);
+            da[i] = pa + pb * qa;
+            db[i] = pb * qb;
+        } else {
+            /* Outer term at its kink; the inner one is smooth (u - x = u - l > 0) and moves by
+               qa + qb c, so the outer arguments move along (1, qa + qb c). */
+            cdyn_mcp_phi_grad(u[i] - x[i], -F[i], 1.0, &qa, &qb);
+            phi_grad_along(1.0, qa + qb * c, &pa, &pb);
+            da[i] = pa + pb * qa;
+            db[i] = pb * qb;
         }
     }
 }

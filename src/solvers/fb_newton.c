@@ -162,7 +162,15 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
             return cdyn_fail(r, CDYN_ENUMERIC,
                              "Jacobian evaluation failed or returned NaN/Inf at iteration %d", it);
         }
-        cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, w->da, w->db);
+        const int kinks =
+            cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, w->da, w->db);
+        if (kinks > 0 && w->lambda == 1.0) {
+            /* The B-subdifferential element along z (d is free scratch here). Phi_i = 0 on
+               the kink rows, so g below does not depend on this choice. */
+            cdyn_mcp_fb_kinks(n, w->l, w->u, w->x, w->F, w->tmp);
+            cdyn_mcp_jac_mult(&w->J, w->tmp, w->d);
+            cdyn_mcp_fb_kink_factors(n, w->l, w->u, w->x, w->F, w->d, w->da, w->db);
+        }
         for (int i = 0; i < n; ++i)
             w->tmp[i] = w->db[i] * w->Phi[i];
         cdyn_mcp_jac_mult_t(&w->J, w->tmp, w->g);

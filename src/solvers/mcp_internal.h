@@ -35,9 +35,23 @@ double cdyn_mcp_phi(double a, double b, double lambda);
 void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db);
 
 /* Phi(x) for the box [l, u] given F = F(x). When da and db are non-NULL, also the diagonal
- * factors of the generalized-Jacobian element H = diag(da) + diag(db) J. */
-void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
-                      double lambda, double *Phi, double *da, double *db);
+ * factors of the generalized-Jacobian element H = diag(da) + diag(db) J, with the fixed kink
+ * element of cdyn_mcp_phi_grad, and the number of rows where an FB term sits at its kink (0, 0)
+ * is returned (0 when da is NULL). */
+int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
+                     double lambda, double *Phi, double *da, double *db);
+
+/* For the plain FB function (lambda = 1), the rule of De Luca, Facchinei and Kanzow (1996)
+ * that makes H an element of the B-subdifferential of Phi when some rows sit at a kink: z_i = 1
+ * on those rows and 0 elsewhere (cdyn_mcp_fb_kinks, returns their number), then on those rows
+ * da, db := the limits of the gradients along x + t z, t -> 0+, given Jz = J z
+ * (cdyn_mcp_fb_kink_factors). With this H, H z is the directional derivative of Phi at x
+ * along z. (With the penalized function the penalty term has kinks of its own on the axes,
+ * where the fixed one-sided elements of cdyn_mcp_phi_grad are kept.) */
+int cdyn_mcp_fb_kinks(int n, const double *l, const double *u, const double *x, const double *F,
+                      double *z);
+void cdyn_mcp_fb_kink_factors(int n, const double *l, const double *u, const double *x,
+                              const double *F, const double *Jz, double *da, double *db);
 
 /* ---- Jacobian storage: dense n*n or CSC values on a fixed pattern ------------------------ */
 
@@ -60,8 +74,9 @@ struct mcp_fd;
 cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd,
                               const double *x, const double *F, mcp_jac *J, int *nfev, int *njev,
                               double *absmax);
-/* out := J^T v. */
+/* out := J^T v, and out := J v. */
 void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
+void cdyn_mcp_jac_mult(const mcp_jac *J, const double *v, double *out);
 /* max |v_k| over n values, or NAN when some v_k is NaN or Inf (one pass). */
 double cdyn_mcp_finite_max_abs(size_t n, const double *v);
 

@@ -56,3 +56,17 @@ void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out)
         out[j] = s;
     }
 }
+
+void cdyn_mcp_jac_mult(const mcp_jac *J, const double *v, double *out)
+{
+    const int n = J->n;
+    if (!J->sparse) {
+        cdyn_dense_gemv(n, n, 1.0, J->values, n, v, 0.0, out);
+        return;
+    }
+    for (int i = 0; i < n; ++i)
+        out[i] = 0.0;
+    for (int j = 0; j < n; ++j)
+        for (int k = J->colptr[j]; k < J->colptr[j + 1]; ++k)
+            out[J->rowind[k]] += J->values[k] * v[j];
+}
