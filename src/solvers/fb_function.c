@@ -11,36 +11,60 @@
 
 #include "solvers/mcp_internal.h"
 
-double cdyn_mcp_phi(double a, double b, double lambda)
+/* max(v, 0), NaN -> 0 like fmax(v, 0.0), without the libm call. */
+static inline double pos(double v)
 {
-    const double r = hypot(a, b);
+    return v > 0.0 ? v : 0.0;
+}
+
+/* sqrt(a^2 + b^2): the plain formula where the squares can neither overflow nor lose the
+   larger one to underflow (it is then within an ulp of hypot, several times cheaper), hypot
+   elsewhere (and for NaN/Inf). */
+static inline double norm2(double a, double b)
+{
+    const double fa = fabs(a), fb = fabs(b);
+    const double m = fa > fb ? fa : fb;
+    if (m > 0x1p-500 && m < 0x1p500)
+        return sqrt(a * a + b * b);
+    return hypot(a, b);
+}
+
+/* phi_lambda(a, b) and, when ga is not NULL, its gradient (ga, gb), sharing the norm. */
+static inline double phi_eval(double a, double b, double lambda, double *ga, double *gb)
+{
+    const double r = norm2(a, b);
     /* a + b - r cancels when a, b > 0; the rationalized form 2ab / (a + b + r) does not
        (written so that the product a b cannot overflow). */
     const double fb = (a + b > 0.0) ? 2.0 * a * (b / (a + b + r)) : a + b - r;
+    if (ga != NULL) {
+        if (r > 0.0) {
+            *ga = 1.0 - a / r;
+            *gb = 1.0 - b / r;
+        } else {
+            /* The generalized gradient at the kink is {(1 - s, 1 - t) : s^2 + t^2 <= 1}; we
+               take s = t = 1/sqrt(2), the limit of the gradient along a = b > 0. Both entries
+               stay positive, which keeps the row of H away from zero. (The Newton iteration
+               replaces it by the direction-dependent element of cdyn_mcp_fb_kink_factors.) */
+            *ga = *gb = 1.0 - sqrt(0.5);
+        }
+        if (lambda < 1.0) {
+            *ga = lambda * *ga + (1.0 - lambda) * (a > 0.0 ? pos(b) : 0.0);
+            *gb = lambda * *gb + (1.0 - lambda) * (b > 0.0 ? pos(a) : 0.0);
+        }
+    }
     if (lambda >= 1.0)
         return fb;
-    return lambda * fb + (1.0 - lambda) * fmax(a, 0.0) * fmax(b, 0.0);
+    return lambda * fb + (1.0 - lambda) * pos(a) * pos(b);
+}
+
+double cdyn_mcp_phi(double a, double b, double lambda)
+{
+    return phi_eval(a, b, lambda, NULL, NULL);
 }
 
 void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db)
 {
-    const double r = hypot(a, b);
-    double ga, gb;
-    if (r > 0.0) {
-        ga = 1.0 - a / r;
-        gb = 1.0 - b / r;
-    } else {
-        /* The generalized gradient at the kink is {(1 - s, 1 - t) : s^2 + t^2 <= 1}; we take
-           s = t = 1/sqrt(2), the limit of the gradient along a = b > 0. Both entries stay
-           positive, which keeps the row of H away from zero. */
-        ga = gb = 1.0 - sqrt(0.5);
-    }
-    if (lambda < 1.0) {
-        ga = lambda * ga + (1.0 - lambda) * (a > 0.0 ? fmax(b, 0.0) : 0.0);
-        gb = lambda * gb + (1.0 - lambda) * (b > 0.0 ? fmax(a, 0.0) : 0.0);
-    }
-    *da = ga;
-    *db = gb;
+    (void)phi_eval(a, b, lambda, da, db);
 }
 
 int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
@@ -50,6 +74,7 @@ int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, c
     for (int i = 0; i < n; ++i) {
         const int lfin = isfinite(l[i]), ufin = isfinite(u[i]);
         double phi, ga = 0.0, gb = 0.0;
+        double *pga = da ? &ga : NULL, *pgb = da ? &gb : NULL;
         if (lfin && ufin && l[i] == u[i]) {
             /* Fixed variable: any F_i is complementary to x_i = l_i. */
             phi = x[i] - l[i];
@@ -58,32 +83,26 @@ int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, c
             phi = F[i];
             gb = 1.0;
         } else if (!ufin) {
-            phi = cdyn_mcp_phi(x[i] - l[i], F[i], lambda);
-            if (da) {
-                cdyn_mcp_phi_grad(x[i] - l[i], F[i], lambda, &ga, &gb);
-                kinks += x[i] - l[i] == 0.0 && F[i] == 0.0;
-            }
+            const double a = x[i] - l[i];
+            phi = phi_eval(a, F[i], lambda, pga, pgb);
+            kinks += a == 0.0 && F[i] == 0.0;
         } else if (!lfin) {
             /* x_i <= u_i, -F_i >= 0, complementary; the minus sign keeps the row -> F_i. */
-            phi = -cdyn_mcp_phi(u[i] - x[i], -F[i], lambda);
-            if (da) {
-                cdyn_mcp_phi_grad(u[i] - x[i], -F[i], lambda, &ga, &gb);
-                kinks += u[i] - x[i] == 0.0 && F[i] == 0.0;
-            }
+            const double a = u[i] - x[i];
+            phi = -phi_eval(a, -F[i], lambda, pga, pgb);
+            kinks += a == 0.0 && F[i] == 0.0;
         } else {
             /* Billups' nesting: Phi = phi(x - l, -phi(u - x, -F)). */
-            const double inner = -cdyn_mcp_phi(u[i] - x[i], -F[i], lambda);
-            phi = cdyn_mcp_phi(x[i] - l[i], inner, lambda);
+            double pa = 0.0, pb = 0.0, qa = 0.0, qb = 0.0;
+            const double a = x[i] - l[i], c = u[i] - x[i];
+            const double inner = -phi_eval(c, -F[i], lambda, da ? &qa : NULL, &qb);
+            phi = phi_eval(a, inner, lambda, da ? &pa : NULL, &pb);
             if (da) {
-                double pa, pb, qa, qb;
-                cdyn_mcp_phi_grad(x[i] - l[i], inner, lambda, &pa, &pb);
-                cdyn_mcp_phi_grad(u[i] - x[i], -F[i], lambda, &qa, &qb);
                 /* d inner = qa dx + qb dF, so d Phi = (pa + pb qa) dx + pb qb dF. */
                 ga = pa + pb * qa;
                 gb = pb * qb;
-                kinks +=
-                    (x[i] - l[i] == 0.0 && inner == 0.0) || (u[i] - x[i] == 0.0 && F[i] == 0.0);
             }
+            kinks += (a == 0.0 && inner == 0.0) || (c == 0.0 && F[i] == 0.0);
         }
         Phi[i] = phi;
         if (da) {
@@ -91,7 +110,7 @@ int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, c
             db[i] = gb;
         }
     }
-    return kinks;
+    return da ? kinks : 0;
 }
 
 /* The limit of the gradient of the plain FB function at t (alpha, beta) as t -> 0+, for
