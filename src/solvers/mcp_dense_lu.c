@@ -126,13 +126,26 @@ static cdyn_status dense_solve(void *self, double *b)
     return CDYN_OK;
 }
 
+/* max |H_ij| of the last formed H, from its inputs (the factors have overwritten H). Only the
+   singular path needs it, once per Newton step. NaN entries are skipped, as fmax would. */
 static double dense_max_abs(void *self)
 {
     const mcp_dense_lu *s = self;
+    const int n = s->n;
     double hmax = 0.0;
-    for (int j = 0; j < s->n; ++j)
-        for (int i = 0; i < s->n; ++i)
-            hmax = fmax(hmax, fabs(h_entry(s, i, j)));
+    for (int j = 0; j < n; ++j) {
+        const double *jc = s->J->values + (size_t)j * n;
+        for (int i = 0; i < j; ++i) {
+            const double a = fabs(s->db[i] * jc[i]);
+            hmax = a > hmax ? a : hmax;
+        }
+        const double d = fabs(h_entry(s, j, j));
+        hmax = d > hmax ? d : hmax;
+        for (int i = j + 1; i < n; ++i) {
+            const double a = fabs(s->db[i] * jc[i]);
+            hmax = a > hmax ? a : hmax;
+        }
+    }
     return hmax;
 }
 
