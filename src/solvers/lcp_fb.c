@@ -12,7 +12,7 @@ static int lcp_F(void *ctx, const double *z, double *F)
 {
     const cdyn_lcp *lcp = ctx;
     memcpy(F, lcp->q, (size_t)lcp->n * sizeof(double));
-    cdyn_dense_gemv(lcp->n, lcp->n, 1.0, lcp->M, lcp->n, z, 1.0, F);
+    cdyn_mcp_dense_mv(lcp->n, lcp->M, z, 1, F);
     return 0;
 }
 

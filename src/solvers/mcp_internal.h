@@ -77,6 +77,9 @@ cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd
 /* out := J^T v, and out := J v. */
 void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
 void cdyn_mcp_jac_mult(const mcp_jac *J, const double *v, double *out);
+/* y := A x, or y += A x when accumulate, for a dense n-by-n A: BLAS, or plain loops for the
+ * smallest n where the BLAS call overhead dominates. */
+void cdyn_mcp_dense_mv(int n, const double *A, const double *x, int accumulate, double *y);
 /* max |v_k| over n values, or NAN when some v_k is NaN or Inf (one pass). */
 double cdyn_mcp_finite_max_abs(size_t n, const double *v);
 

@@ -42,17 +42,44 @@ cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, c
     return isnan(m) ? CDYN_ENUMERIC : CDYN_OK;
 }
 
+/* Below this order plain loops beat the call overhead of cblas_dgemv (several hundred
+   instructions per call, which dominated the products of the smallest LCPs). */
+#define MCP_SMALL_N 16
+
+void cdyn_mcp_dense_mv(int n, const double *A, const double *x, int accumulate, double *y)
+{
+    if (n > MCP_SMALL_N) {
+        cdyn_dense_gemv(n, n, 1.0, A, n, x, accumulate ? 1.0 : 0.0, y);
+        return;
+    }
+    if (!accumulate)
+        for (int i = 0; i < n; ++i)
+            y[i] = 0.0;
+    for (int j = 0; j < n; ++j) {
+        const double *a = A + (size_t)j * n;
+        const double xj = x[j];
+        for (int i = 0; i < n; ++i)
+            y[i] += a[i] * xj;
+    }
+}
+
 void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out)
 {
     const int n = J->n;
-    if (!J->sparse) {
+    if (!J->sparse && n > MCP_SMALL_N) {
         cdyn_dense_gemv_t(n, n, 1.0, J->values, n, v, 0.0, out);
         return;
     }
     for (int j = 0; j < n; ++j) {
         double s = 0.0;
-        for (int k = J->colptr[j]; k < J->colptr[j + 1]; ++k)
-            s += J->values[k] * v[J->rowind[k]];
+        if (J->sparse) {
+            for (int k = J->colptr[j]; k < J->colptr[j + 1]; ++k)
+                s += J->values[k] * v[J->rowind[k]];
+        } else {
+            const double *a = J->values + (size_t)j * n;
+            for (int i = 0; i < n; ++i)
+                s += a[i] * v[i];
+        }
         out[j] = s;
     }
 }
@@ -61,7 +88,7 @@ void cdyn_mcp_jac_mult(const mcp_jac *J, const double *v, double *out)
 {
     const int n = J->n;
     if (!J->sparse) {
-        cdyn_dense_gemv(n, n, 1.0, J->values, n, v, 0.0, out);
+        cdyn_mcp_dense_mv(n, J->values, v, 0, out);
         return;
     }
     for (int i = 0; i < n; ++i)
