@@ -1,8 +1,9 @@
 /* Dense Newton systems H d = b for the MCP solver: LAPACK LU with partial pivoting.
  *
- * A numerically singular H is reported instead of used. An exactly zero pivot always counts as
- * singular; the 1-norm condition estimate (LAPACK dgecon, which costs several triangular solves)
- * is only computed when a cheap lower bound on the condition number is large: the pivot ratio
+ * A numerically singular H is reported instead of used: an exactly zero pivot always, and a
+ * reciprocal 1-norm condition number below MCP_DENSE_RCOND_MIN. The condition number (LAPACK's
+ * estimate dgecon, or for small n the exact ||H^-1||_1) costs several triangular solves, so
+ * it is only computed when a cheap lower bound on it is large: the pivot ratio
  * max|u_kk| / min|u_kk| after the factorization, or the amplification ||d|| max|u_kk| / ||b||
  * of the solve. Well-conditioned iterations, the usual case, pay for neither. */
 #include <float.h>
@@ -13,18 +14,21 @@
 #include "core/memory.h"
 #include "solvers/mcp_internal.h"
 
-/* Below this reciprocal condition number (1-norm estimate) H counts as singular. */
+/* Below this reciprocal 1-norm condition number H counts as singular. */
 #define MCP_DENSE_RCOND_MIN (64.0 * DBL_EPSILON)
-/* dgecon runs when the pivot ratio or the amplification exceeds this. Both are lower bounds
-   on the condition number (up to the growth of the factorization); on the test and benchmark
-   problems 1/rcond stayed within a factor 150 of the pivot ratio, so 1e10 leaves four orders of
-   magnitude below the limit 1/MCP_DENSE_RCOND_MIN = 7e13. */
+/* The condition number is computed when the pivot ratio or the amplification exceeds this.
+   Both are lower bounds on it (up to the growth of the factorization); on the test and
+   benchmark problems 1/rcond stayed within a factor 150 of the pivot ratio, so 1e10 leaves
+   four orders of magnitude below the limit 1/MCP_DENSE_RCOND_MIN = 7e13. */
 #define MCP_DENSE_SUSPECT 1e10
+/* Up to this order the test computes ||H^-1||_1 exactly instead of calling dgecon, whose
+   fixed cost (about 13,000 instructions at n = 2) exceeds the n^3 of the exact inverse. */
+#define MCP_DENSE_EXACT_N 16
 
 struct mcp_dense_lu {
     int n;
     double *H;    /* n*n: formed, then overwritten by the LU factors */
-    double *work; /* 4n for dgecon */
+    double *work; /* 4n for dgecon, or n*n for the exact inverse when n <= EXACT_N */
     int *ipiv;    /* n */
     int *iwork;   /* n */
     /* The inputs of the last factor, for the norms of H needed only on the rare paths. */
@@ -32,7 +36,7 @@ struct mcp_dense_lu {
     const double *da, *db;
     double mu;
     double umax;   /* max |u_kk| of the factors */
-    int estimated; /* dgecon already accepted these factors */
+    int estimated; /* the condition test already accepted these factors */
 };
 
 /* Entry (i, j) of H, computed exactly as dense_factor forms it. */
@@ -42,7 +46,7 @@ static double h_entry(const mcp_dense_lu *s, int i, int j)
     return i == j ? h + (s->da[i] + s->mu) : h;
 }
 
-/* The dgecon test on the current factors (1-norm of H recomputed from its inputs). */
+/* The condition test on the current factors (1-norm of H recomputed from its inputs). */
 static cdyn_status estimate(mcp_dense_lu *s)
 {
     const int n = s->n;
@@ -55,9 +59,29 @@ static cdyn_status estimate(mcp_dense_lu *s)
             anorm = colsum;
     }
     double rcond = 0.0;
-    if (LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, s->H, n, anorm, &rcond, s->work, s->iwork) !=
-            0 ||
-        !(rcond >= MCP_DENSE_RCOND_MIN))
+    if (n <= MCP_DENSE_EXACT_N) {
+        /* ||H^-1||_1 itself, from the n columns of H^-1 (one dgetrs call): cheaper than
+           dgecon at this size, and dgecon's estimate never exceeds it. */
+        double *X = s->work;
+        for (size_t k = 0; k < (size_t)n * (size_t)n; ++k)
+            X[k] = 0.0;
+        for (int j = 0; j < n; ++j)
+            X[j + (size_t)j * n] = 1.0;
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, n, s->H, n, s->ipiv, X, n);
+        double xnorm = 0.0;
+        for (int j = 0; j < n; ++j) {
+            double colsum = 0.0;
+            for (int i = 0; i < n; ++i)
+                colsum += fabs(X[i + (size_t)j * n]);
+            if (colsum > xnorm || isnan(colsum))
+                xnorm = colsum;
+        }
+        rcond = 1.0 / (anorm * xnorm);
+    } else if (LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, s->H, n, anorm, &rcond, s->work,
+                                   s->iwork) != 0) {
+        return CDYN_ESINGULAR;
+    }
+    if (!(rcond >= MCP_DENSE_RCOND_MIN))
         return CDYN_ESINGULAR;
     s->estimated = 1;
     return CDYN_OK;
@@ -154,12 +178,13 @@ cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_l
 {
     *out = NULL;
     const size_t nn = cdyn_mem_matrix_len((size_t)n, (size_t)n);
+    const size_t nwork = (n <= MCP_DENSE_EXACT_N && nn > 4 * (size_t)n) ? nn : 4 * (size_t)n;
     if (nn == 0 || nn > SIZE_MAX / sizeof(double) - 4 * (size_t)n)
         return CDYN_ENOMEM;
     /* One block: the struct, then the doubles, then the ints (alignment follows from the
        order: the struct and doubles keep 8-byte multiples). */
     const size_t head = (sizeof(mcp_dense_lu) + sizeof(double) - 1) / sizeof(double);
-    const size_t ndbl = head + nn + 4 * (size_t)n;
+    const size_t ndbl = head + nn + nwork;
     double *block = cdyn_mem_array(a, ndbl + ((size_t)2 * n * sizeof(int) + 7) / 8, sizeof(double));
     if (block == NULL)
         return CDYN_ENOMEM;
@@ -167,7 +192,7 @@ cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_l
     s->n = n;
     s->H = block + head;
     s->work = s->H + nn;
-    s->ipiv = (int *)(void *)(s->work + 4 * (size_t)n);
+    s->ipiv = (int *)(void *)(s->work + nwork);
     s->iwork = s->ipiv + n;
     s->J = NULL;
     s->da = s->db = NULL;
