@@ -17,9 +17,10 @@
 /* Below this reciprocal 1-norm condition number H counts as singular. */
 #define MCP_DENSE_RCOND_MIN (64.0 * DBL_EPSILON)
 /* The condition number is computed when the pivot ratio or the amplification exceeds this.
-   Both are lower bounds on it (up to the growth of the factorization); on the test and
-   benchmark problems 1/rcond stayed within a factor 150 of the pivot ratio, so 1e10 leaves
-   four orders of magnitude below the limit 1/MCP_DENSE_RCOND_MIN = 7e13. */
+   Both are lower bounds on it (up to the growth of the factorization); on the benchmark and
+   test problems (bar the constructed ones of test_mcp_dense_lu.c) 1/rcond stayed within a
+   factor 160 of the pivot ratio, and 1e10 is almost four orders of magnitude below the limit
+   1/MCP_DENSE_RCOND_MIN = 7e13. */
 #define MCP_DENSE_SUSPECT 1e10
 /* Up to this order the test computes ||H^-1||_1 exactly instead of calling dgecon, whose
    fixed cost (about 13,000 instructions at n = 2) exceeds the n^3 of the exact inverse. */
