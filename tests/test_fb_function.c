@@ -210,6 +210,17 @@ static void test_kink_rule_gives_the_directional_derivative(void **state)
         for (int i = 0; i < N; ++i)
             assert_true(z[i] == (i < KINKS ? 1.0 : 0.0));
         cdyn_mcp_jac_mult(&J, z, Jz);
+        /* the sparse product on the full pattern (same values, same order) agrees */
+        int colptr[N + 1], rowind[N * N];
+        for (int j = 0; j <= N; ++j)
+            colptr[j] = j * N;
+        for (int k = 0; k < N * N; ++k)
+            rowind[k] = k % N;
+        const mcp_jac Js = {N, 1, colptr, rowind, N * N, A};
+        double Jzs[N];
+        cdyn_mcp_jac_mult(&Js, z, Jzs);
+        for (int i = 0; i < N; ++i)
+            assert_true(fabs(Jzs[i] - Jz[i]) <= 1e-15);
 
         const double t = 1e-7;
         for (int i = 0; i < N; ++i)
