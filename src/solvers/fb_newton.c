@@ -2,7 +2,8 @@
  * psi(x) = 1/2 ||Phi(x)||^2 (De Luca–Facchinei–Kanzow's scheme, with a non-monotone reference
  * value of Grippo–Lampariello–Lucidi as an option):
  *   1. stop when the natural residual of the MCP is below tol;
- *   2. H = diag(da) + diag(db) J, an element of the generalized Jacobian of Phi;
+ *   2. H = diag(da) + diag(db) J, an element of the generalized Jacobian of Phi (on rows at a
+ *      kink of the plain FB function, the B-subdifferential element of De Luca–Facchinei–Kanzow);
  *      g = H^T Phi = grad psi (psi is C^1 although Phi is not);
  *   3. d solves H d = -Phi; if H is (numerically) singular, (H + mu I) d = -Phi with growing
  *      mu; if d is not a sufficient descent direction, d = -g;

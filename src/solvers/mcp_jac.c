@@ -1,5 +1,6 @@
 /* The Jacobian of the MCP function: evaluation through the user's callback or finite
- * differences, and the transposed product used for the merit gradient. */
+ * differences (with its finiteness check), and the products J^T v (merit gradient) and J v
+ * (kink rule), plus the dense product of the LCP's F. */
 #include <float.h>
 #include <math.h>
 
