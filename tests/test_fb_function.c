@@ -171,6 +171,74 @@ static void test_jacobian_element_matches_finite_differences(void **state)
     }
 }
 
+/* At a kink Phi is only directionally differentiable. The rule of De Luca, Facchinei and Kanzow
+   (plain FB) builds H from the direction z = indicator of the kink rows so that H is a limit of
+   Jacobians along x + t z; then H z is the one-sided directional derivative Phi'(x; z), which
+   forward differences approximate to O(t). */
+static void test_kink_rule_gives_the_directional_derivative(void **state)
+{
+    (void)state;
+    enum { N = 8, KINKS = 4 };
+    const double inf = INFINITY;
+    /* rows 0-3 at a kink: lower only (x = l, F = 0), upper only (x = u, F = 0), box at u with
+       F = 0 (inner term), box at l with F = 0 (outer term); rows 4-7 smooth: lower only
+       inside, box inside, free, fixed. */
+    const double l[N] = {0, -inf, -1, -1, 0, -1, -inf, 2};
+    const double u[N] = {inf, 1, 2, 2, inf, 2, inf, 2};
+    const double x[N] = {0, 1, 2, -1, 0.5, 0.25, -0.75, 2};
+    test_rng rng;
+    test_rng_seed(&rng, 11);
+    for (int trial = 0; trial < 10; ++trial) {
+        /* Dyadic data (multiples of 1/8): A x is exact, so F_i = 0 holds exactly on rows 0-3. */
+        double A[N * N], c[N];
+        for (int k = 0; k < N * N; ++k)
+            A[k] = ldexp(round(8.0 * test_rng_range(&rng, -1, 1)), -3);
+        for (int i = 0; i < N; ++i) {
+            double Ax = 0.0;
+            for (int j = 0; j < N; ++j)
+                Ax += A[i + j * N] * x[j];
+            c[i] = i < KINKS ? -Ax : ldexp(round(8.0 * test_rng_range(&rng, -1, 1)), -3);
+        }
+        const mcp_jac J = {N, 0, NULL, NULL, N * N, A};
+        affine a = {N, A, c, l, u, 1.0};
+        double F[N], Phi[N], da[N], db[N], z[N], Jz[N], Pt[N], xt[N];
+        affine_F(&a, x, F);
+        for (int i = 0; i < KINKS; ++i)
+            assert_true(F[i] == 0.0);
+        assert_int_equal(cdyn_mcp_fb_eval(N, l, u, x, F, 1.0, Phi, da, db), KINKS);
+        assert_int_equal(cdyn_mcp_fb_kinks(N, l, u, x, F, z), KINKS);
+        for (int i = 0; i < N; ++i)
+            assert_true(z[i] == (i < KINKS ? 1.0 : 0.0));
+        cdyn_mcp_jac_mult(&J, z, Jz);
+        /* the sparse product on the full pattern (same values, same order) agrees */
+        int colptr[N + 1], rowind[N * N];
+        for (int j = 0; j <= N; ++j)
+            colptr[j] = j * N;
+        for (int k = 0; k < N * N; ++k)
+            rowind[k] = k % N;
+        const mcp_jac Js = {N, 1, colptr, rowind, N * N, A};
+        double Jzs[N];
+        cdyn_mcp_jac_mult(&Js, z, Jzs);
+        for (int i = 0; i < N; ++i)
+            assert_true(fabs(Jzs[i] - Jz[i]) <= 1e-15);
+
+        const double t = 1e-7;
+        for (int i = 0; i < N; ++i)
+            xt[i] = x[i] + t * z[i];
+        affine_Phi(&a, xt, Pt);
+        /* The fixed kink element of cdyn_mcp_phi_grad misses the directional derivative (so
+           this test can fail) ... */
+        int missed = 0;
+        for (int i = 0; i < KINKS; ++i)
+            missed += fabs(da[i] * z[i] + db[i] * Jz[i] - (Pt[i] - Phi[i]) / t) > 1e-3;
+        assert_true(missed > 0);
+        /* ... the element along z matches it on every row. */
+        cdyn_mcp_fb_kink_factors(N, l, u, x, F, Jz, da, db);
+        for (int i = 0; i < N; ++i)
+            assert_true(fabs(da[i] * z[i] + db[i] * Jz[i] - (Pt[i] - Phi[i]) / t) <= 1e-6);
+    }
+}
+
 static void test_merit_gradient_matches_finite_differences(void **state)
 {
     (void)state;
@@ -352,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_kink_element_is_a_limiting_gradient),
         cmocka_unit_test(test_box_rows_vanish_exactly_at_complementarity),
         cmocka_unit_test(test_jacobian_element_matches_finite_differences),
+        cmocka_unit_test(test_kink_rule_gives_the_directional_derivative),
         cmocka_unit_test(test_merit_gradient_matches_finite_differences),
         cmocka_unit_test(test_natural_residual_values),
         cmocka_unit_test(test_sparse_fd_coloring_and_values),

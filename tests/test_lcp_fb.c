@@ -50,6 +50,25 @@ static void test_hand_solutions(void **state)
     solve_and_compare(4, M3, q3, z3, 1e-9);
 }
 
+/* A kink at the start: Pang's LCP (tests/data/lcp_Pang_isolated_sol.dat) with
+   M = [0 -1 -1; 1 0 0; -1 0 0] (rows), q = (0, -1, 1), from z = 0, where row 1 has z_1 = w_1 = 0.
+   By hand, with the element of De Luca-Facchinei-Kanzow along z = e_1 (M e_1 = (0, 1, -1), so
+   row 1 of H is row 1 of M) and the gradients (1, 2) and (1, 0) of the smooth rows 2 and 3,
+   H d = -Phi reads -d2 - d3 = 0, 2 d1 + d2 = 2, d3 = 0: d = (1, 0, 0), the solution
+   z* = (1, 0, 0) (w* = 0), reached exactly by the first Newton step. */
+static void test_kink_start_one_newton_step(void **state)
+{
+    (void)state;
+    const double M[9] = {0, 1, -1, -1, 0, 0, -1, 0, 0}, q[3] = {0, -1, 1};
+    cdyn_lcp lcp = {3, M, q};
+    double z[3] = {0, 0, 0}, w[3];
+    cdyn_report r;
+    assert_int_equal(cdyn_lcp_fb_newton(&lcp, NULL, z, w, &r), CDYN_OK);
+    assert_int_equal(r.iterations, 1);
+    assert_true(z[0] == 1.0 && z[1] == 0.0 && z[2] == 0.0);
+    assert_true(w[0] == 0.0 && w[1] == 0.0 && w[2] == 0.0);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -126,6 +145,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_solutions),
+        cmocka_unit_test(test_kink_start_one_newton_step),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_allocation_failures),
     };

@@ -340,6 +340,83 @@ static void test_singular_jacobian(void **state)
     expect_fail(&p, NULL, y, 2, CDYN_ENOCONV, "stagnation");
 }
 
+/* Free variables with a rank-deficient J = U V^T (n-by-k factors, k < n): F(x) = J (x - xs).
+   Unlike the all-ones matrix above, rounding leaves tiny nonzero pivots, so only the condition
+   test of the dense solver (exact for n <= 16, LAPACK's estimate above) can see that the
+   Newton matrix is singular. */
+typedef struct lowrank {
+    int n;
+    double J[30 * 30], xs[30];
+} lowrank;
+
+static int lowrank_F(void *ctx, const double *x, double *F)
+{
+    const lowrank *p = ctx;
+    for (int i = 0; i < p->n; ++i) {
+        F[i] = 0.0;
+        for (int j = 0; j < p->n; ++j)
+            F[i] += p->J[i + j * p->n] * (x[j] - p->xs[j]);
+    }
+    return 0;
+}
+
+static int lowrank_J(void *ctx, const double *x, double *J)
+{
+    const lowrank *p = ctx;
+    (void)x;
+    memcpy(J, p->J, sizeof(double) * (size_t)(p->n * p->n));
+    return 0;
+}
+
+static void test_numerically_singular_jacobian(void **state)
+{
+    (void)state;
+    static lowrank lr;
+    test_rng rng;
+    test_rng_seed(&rng, 3);
+    const int sizes[][2] = {{6, 3}, {30, 12}};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; ++t) {
+        const int n = sizes[t][0], k = sizes[t][1];
+        double U[30 * 12], V[30 * 12], x[30], F[30];
+        for (int i = 0; i < n * k; ++i) {
+            U[i] = test_rng_range(&rng, -1, 1);
+            V[i] = test_rng_range(&rng, -1, 1);
+        }
+        lr.n = n;
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                double v = 0.0;
+                for (int q = 0; q < k; ++q)
+                    v += U[i + q * n] * V[j + q * n];
+                lr.J[i + j * n] = v;
+            }
+        for (int i = 0; i < n; ++i) {
+            lr.xs[i] = test_rng_range(&rng, -1, 1);
+            x[i] = test_rng_range(&rng, -1, 1);
+        }
+        double lo[30], up[30];
+        for (int i = 0; i < n; ++i) {
+            lo[i] = -INFINITY;
+            up[i] = INFINITY;
+        }
+        cdyn_mcp p;
+        memset(&p, 0, sizeof p);
+        p.n = n;
+        p.lower = lo;
+        p.upper = up;
+        p.F = lowrank_F;
+        p.jac = lowrank_J;
+        p.ctx = &lr;
+        /* Consistent (xs is a solution, and so is every point of xs + null(J)): the shifted
+           Newton steps reach one; the natural residual of free variables is ||F||_inf. */
+        cdyn_report r;
+        assert_int_equal(cdyn_mcp_solve(&p, NULL, x, &r), CDYN_OK);
+        lowrank_F(&lr, x, F);
+        for (int i = 0; i < n; ++i)
+            assert_true(fabs(F[i]) <= 1e-10);
+    }
+}
+
 static int const_F(void *ctx, const double *x, double *F)
 {
     (void)ctx, (void)x;
@@ -532,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_callback_failures),
         cmocka_unit_test(test_singular_jacobian),
+        cmocka_unit_test(test_numerically_singular_jacobian),
         cmocka_unit_test(test_zero_jacobian_and_iteration_limit),
         cmocka_unit_test(test_line_search_stagnation),
         cmocka_unit_test(test_already_solved_start),

@@ -79,8 +79,8 @@ static double projected_gradient(const bm_work *w, double scale)
 static cdyn_status linearize(bm_work *w)
 {
     const int n = w->n;
-    if (cdyn_mcp_jac_eval(w->p, w->o->jacobian_fd, &w->fd, w->y, w->F, &w->J, &w->nfev, &w->njev) !=
-        CDYN_OK)
+    if (cdyn_mcp_jac_eval(w->p, w->o->jacobian_fd, &w->fd, w->y, w->F, &w->J, &w->nfev, &w->njev,
+                          NULL) != CDYN_OK)
         return CDYN_ENUMERIC;
     if (w->J.sparse) {
         memset(w->Jd, 0, (size_t)n * (size_t)n * sizeof(double));

@@ -1,4 +1,6 @@
-/* LCP(q, M) through the MCP solver: the NCP F(z) = M z + q, l = 0, u = +inf, Jacobian M. */
+/* LCP(q, M) through the MCP solver: the NCP F(z) = M z + q, l = 0, u = +inf, with M as its
+ * fixed Jacobian (never copied or re-checked per iteration). */
+#include <math.h>
 #include <string.h>
 
 #include "core/memory.h"
@@ -10,15 +12,7 @@ static int lcp_F(void *ctx, const double *z, double *F)
 {
     const cdyn_lcp *lcp = ctx;
     memcpy(F, lcp->q, (size_t)lcp->n * sizeof(double));
-    cdyn_dense_gemv(lcp->n, lcp->n, 1.0, lcp->M, lcp->n, z, 1.0, F);
-    return 0;
-}
-
-static int lcp_J(void *ctx, const double *z, double *J)
-{
-    const cdyn_lcp *lcp = ctx;
-    (void)z;
-    memcpy(J, lcp->M, (size_t)lcp->n * (size_t)lcp->n * sizeof(double));
+    cdyn_mcp_dense_mv(lcp->n, lcp->M, z, 1, F);
     return 0;
 }
 
@@ -35,14 +29,15 @@ cdyn_status cdyn_lcp_fb_newton(const cdyn_lcp *lcp, const cdyn_mcp_options *opts
     const size_t nn = cdyn_mem_matrix_len((size_t)lcp->n, (size_t)lcp->n);
     if (nn == 0 || nn > (size_t)2147483647)
         return cdyn_fail(r, CDYN_ETOOBIG, "lcp->n too large for a dense LCP");
-    if (!cdyn_dense_all_finite((int)nn, lcp->M) || !cdyn_dense_all_finite(lcp->n, lcp->q))
+    /* Checked once here: the iteration uses M as its fixed Jacobian without checking it again. */
+    const double Mabsmax = cdyn_mcp_finite_max_abs(nn, lcp->M);
+    if (isnan(Mabsmax) || !cdyn_dense_all_finite(lcp->n, lcp->q))
         return cdyn_fail(r, CDYN_EINVAL, "M or q contains NaN or Inf");
 
     cdyn_mcp mcp;
     memset(&mcp, 0, sizeof mcp);
     mcp.n = lcp->n;
     mcp.F = lcp_F;
-    mcp.jac = lcp_J;
     mcp.ctx = (void *)lcp;
     cdyn_mcp_options o;
     if (opts != NULL)
@@ -51,7 +46,7 @@ cdyn_status cdyn_lcp_fb_newton(const cdyn_lcp *lcp, const cdyn_mcp_options *opts
         cdyn_mcp_defaults(&o);
     /* The Jacobian is known exactly; finite differences would only lose accuracy. */
     o.jacobian_fd = 0;
-    const cdyn_status st = cdyn_mcp_solve(&mcp, &o, z, r);
+    const cdyn_status st = cdyn_mcp_solve_fixed(&mcp, &o, lcp->M, Mabsmax, z, r);
     if (st == CDYN_OK)
         lcp_F((void *)lcp, z, w);
     return st;

@@ -2,7 +2,8 @@
  *
  * Data flow of one call: mcp_solve.c validates and sets up the workspace (one block for the
  * vectors and Jacobian values, one for the linear-system object, plus KLU's own objects on the
- * sparse path), fb_newton.c iterates, mcp_solve.c copies the result back.
+ * sparse path), fb_newton.c iterates, mcp_solve.c copies the result back. The LCP wrapper
+ * (lcp_fb.c) enters through cdyn_mcp_solve_fixed with its constant Jacobian M.
  * The Newton matrix is H = diag(da) + diag(db) J (+ mu I), with (da, db) from fb_function.c. */
 #ifndef CDYN_SOLVERS_MCP_INTERNAL_H
 #define CDYN_SOLVERS_MCP_INTERNAL_H
@@ -34,9 +35,23 @@ double cdyn_mcp_phi(double a, double b, double lambda);
 void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db);
 
 /* Phi(x) for the box [l, u] given F = F(x). When da and db are non-NULL, also the diagonal
- * factors of the generalized-Jacobian element H = diag(da) + diag(db) J. */
-void cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
-                      double lambda, double *Phi, double *da, double *db);
+ * factors of the generalized-Jacobian element H = diag(da) + diag(db) J, with the fixed kink
+ * element of cdyn_mcp_phi_grad, and the number of rows where an FB term sits at its kink (0, 0)
+ * is returned (0 when da is NULL). */
+int cdyn_mcp_fb_eval(int n, const double *l, const double *u, const double *x, const double *F,
+                     double lambda, double *Phi, double *da, double *db);
+
+/* For the plain FB function (lambda = 1), the rule of De Luca, Facchinei and Kanzow (1996)
+ * that makes H an element of the B-subdifferential of Phi when some rows sit at a kink: z_i = 1
+ * on those rows and 0 elsewhere (cdyn_mcp_fb_kinks, returns their number), then on those rows
+ * da, db := the limits of the gradients along x + t z, t -> 0+, given Jz = J z
+ * (cdyn_mcp_fb_kink_factors). With this H, H z is the directional derivative of Phi at x
+ * along z. (With the penalized function the penalty term has kinks of its own on the axes,
+ * where the fixed one-sided elements of cdyn_mcp_phi_grad are kept.) */
+int cdyn_mcp_fb_kinks(int n, const double *l, const double *u, const double *x, const double *F,
+                      double *z);
+void cdyn_mcp_fb_kink_factors(int n, const double *l, const double *u, const double *x,
+                              const double *F, const double *Jz, double *da, double *db);
 
 /* ---- Jacobian storage: dense n*n or CSC values on a fixed pattern ------------------------ */
 
@@ -46,17 +61,27 @@ typedef struct mcp_jac {
     const int *colptr; /* sparse: the user's pattern */
     const int *rowind;
     size_t nvals; /* n*n or colptr[n] */
+    /* Written by cdyn_mcp_jac_eval, except for a fixed Jacobian (mcp_work.jac_fixed), where it
+       points to the caller's read-only M and is never written. */
     double *values;
 } mcp_jac;
 
 /* Evaluate J at x (F = F(x), used by finite differences) with the user's callback or, when
  * use_fd, with cdyn_mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
- * the callback fails or returns NaN/Inf. (mcp_jac.c) */
+ * the callback fails or returns NaN/Inf. When absmax is not NULL it receives max |J_ij|, or
+ * INFINITY when that is not finite (finite differences can overflow). (mcp_jac.c) */
 struct mcp_fd;
 cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const struct mcp_fd *fd,
-                              const double *x, const double *F, mcp_jac *J, int *nfev, int *njev);
-/* out := J^T v. */
+                              const double *x, const double *F, mcp_jac *J, int *nfev, int *njev,
+                              double *absmax);
+/* out := J^T v, and out := J v. */
 void cdyn_mcp_jac_mult_t(const mcp_jac *J, const double *v, double *out);
+void cdyn_mcp_jac_mult(const mcp_jac *J, const double *v, double *out);
+/* y := A x, or y += A x when accumulate, for a dense n-by-n A: BLAS, or plain loops for the
+ * smallest n where the BLAS call overhead dominates. */
+void cdyn_mcp_dense_mv(int n, const double *A, const double *x, int accumulate, double *y);
+/* max |v_k| over n values, or NAN when some v_k is NaN or Inf (one pass). */
+double cdyn_mcp_finite_max_abs(size_t n, const double *v);
 
 /* ---- Finite differences (mcp_fd.c) ------------------------------------------------------- */
 
@@ -83,12 +108,15 @@ cdyn_status cdyn_mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const doub
 
 typedef struct mcp_linsys {
     void *self;
-    /* Form H = diag(da + mu) + diag(db) J from J's values and factor it. CDYN_OK, CDYN_ESINGULAR
-     * (singular or numerically singular), CDYN_ENOMEM. */
-    cdyn_status (*factor)(void *self, const mcp_jac *J, const double *da, const double *db,
-                          double mu);
-    /* b := H^{-1} b with the last successful factorization. */
-    void (*solve)(void *self, double *b);
+    /* Form H = diag(da + mu) + diag(db) J from J's values and factor it; jabsmax is max |J_ij|
+     * or INFINITY when unknown. CDYN_OK, CDYN_ESINGULAR (singular or numerically singular, or
+     * H not finite), CDYN_ENOMEM. J, da and db must stay unchanged until the next factor (the
+     * dense solver reads them again for norms needed only on rare paths). */
+    cdyn_status (*factor)(void *self, const mcp_jac *J, double jabsmax, const double *da,
+                          const double *db, double mu);
+    /* b := H^{-1} b with the last successful factorization. CDYN_OK, or CDYN_ESINGULAR when the
+     * solve revealed a numerically singular H (b is then overwritten with no meaning). */
+    cdyn_status (*solve)(void *self, double *b);
     /* max |H_ij| of the last formed H (scale for the shift). */
     double (*max_abs)(void *self);
 } mcp_linsys;
@@ -122,6 +150,8 @@ typedef struct mcp_work {
     double *da, *db, *d, *g, *tmp;
     double *hist; /* nonmonotone_memory merit values */
     mcp_jac J;
+    int jac_fixed;  /* J.values is the caller's constant Jacobian: never evaluated or written */
+    double jabsmax; /* max |J_ij| of the current J, or INFINITY when unknown */
     mcp_fd fd;
     mcp_linsys ls;
     int nfev, njev;
@@ -130,5 +160,13 @@ typedef struct mcp_work {
 /* Run the iteration from w->x (F, Phi not yet evaluated). On CDYN_OK w->x holds the solution.
  * Fills iterations, evaluations, residual and the failure message of r. */
 cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r);
+
+/* ---- Entry (mcp_solve.c) ----------------------------------------------------------------- */
+
+/* cdyn_mcp_solve with an optional fixed dense Jacobian Jfixed (n*n column-major, finite, with
+ * max |J_ij| = Jabsmax; NULL: none): p->jac is then never called and J is neither copied nor
+ * checked again (lcp_fb.c passes the LCP's M). */
+cdyn_status cdyn_mcp_solve_fixed(const cdyn_mcp *p, const cdyn_mcp_options *opts,
+                                 const double *Jfixed, double Jabsmax, double *x, cdyn_report *r);
 
 #endif

@@ -108,10 +108,13 @@ double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const 
 {
     double r = 0.0;
     for (int i = 0; i < n; ++i) {
-        /* fmin/fmax drop a NaN operand, so NaN input is caught explicitly. */
+        /* The projection drops a NaN operand (like fmin/fmax, written out to stay inline),
+           so NaN input is caught explicitly. */
         if (isnan(x[i]) || isnan(F[i]))
             return NAN;
-        const double proj = fmin(u[i], fmax(l[i], x[i] - F[i]));
+        const double v = x[i] - F[i];
+        const double lo = v > l[i] ? v : l[i];
+        const double proj = lo < u[i] ? lo : u[i];
         const double ri = fabs(x[i] - proj);
         if (isnan(ri))
             return NAN;

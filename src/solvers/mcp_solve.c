@@ -30,15 +30,17 @@ static int *take_i(carve *c, size_t count)
     return p;
 }
 
-static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, cdyn_report *r)
+static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const double *Jfixed,
+                       double Jabsmax, double *x, cdyn_report *r)
 {
     const int n = p->n;
     const int sparse = p->colptr != NULL;
     const int fd = o->jacobian_fd != 0;
     const size_t nn = (size_t)n;
     const size_t nvals = sparse ? (size_t)p->colptr[n] : nn * nn;
+    const size_t nstore = Jfixed != NULL ? 0 : nvals;
     const size_t m = (size_t)o->nonmonotone_memory;
-    const size_t ndbl = 13 * nn + m + nvals + (fd ? 2 * nn : 0);
+    const size_t ndbl = 13 * nn + m + nstore + (fd ? 2 * nn : 0);
     const size_t nint = (sparse && fd) ? 2 * nn : 0;
     const size_t nint_as_dbl = (nint * sizeof(int) + sizeof(double) - 1) / sizeof(double);
     double *block = cdyn_mem_array(o->allocator, ndbl + nint_as_dbl, sizeof(double));
@@ -72,7 +74,15 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, 
     w.J.colptr = p->colptr;
     w.J.rowind = p->rowind;
     w.J.nvals = nvals;
-    w.J.values = take_d(&c, nvals);
+    if (Jfixed != NULL) {
+        /* Read-only use: jac_fixed keeps every writer of J.values away. */
+        w.J.values = (double *)Jfixed;
+        w.jac_fixed = 1;
+        w.jabsmax = Jabsmax;
+    } else {
+        w.J.values = take_d(&c, nvals);
+        w.jabsmax = INFINITY;
+    }
     if (fd) {
         w.fd.step = o->fd_step > 0.0 ? o->fd_step : sqrt(DBL_EPSILON);
         w.fd.xp = take_d(&c, nn);
@@ -111,6 +121,12 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, 
 cdyn_status cdyn_mcp_solve(const cdyn_mcp *p, const cdyn_mcp_options *opts, double *x,
                            cdyn_report *r)
 {
+    return cdyn_mcp_solve_fixed(p, opts, NULL, 0.0, x, r);
+}
+
+cdyn_status cdyn_mcp_solve_fixed(const cdyn_mcp *p, const cdyn_mcp_options *opts,
+                                 const double *Jfixed, double Jabsmax, double *x, cdyn_report *r)
+{
     cdyn_report_clear(r, "fb-newton");
     cdyn_status st = cdyn_mcp_check_problem(p, r);
     if (st != CDYN_OK)
@@ -128,12 +144,14 @@ cdyn_status cdyn_mcp_solve(const cdyn_mcp *p, const cdyn_mcp_options *opts, doub
         return cdyn_fail(r, CDYN_EINVAL, "x (the starting point) is NULL");
     if (!cdyn_dense_all_finite(p->n, x))
         return cdyn_fail(r, CDYN_EINVAL, "the starting point contains NaN or Inf");
-    if (!o.jacobian_fd && (p->colptr ? p->jac_sparse == NULL : p->jac == NULL))
+    if (Jfixed != NULL)
+        o.jacobian_fd = 0; /* the exact Jacobian is known */
+    else if (!o.jacobian_fd && (p->colptr ? p->jac_sparse == NULL : p->jac == NULL))
         return cdyn_fail(r, CDYN_EINVAL,
                          "no Jacobian: set jac (dense), jac_sparse with a pattern, or "
                          "options.jacobian_fd");
     if (p->colptr == NULL && (size_t)p->n * (size_t)p->n > (size_t)INT_MAX)
         return cdyn_fail(r, CDYN_ETOOBIG,
                          "dense path limited to n*n <= INT_MAX; give a sparse pattern");
-    return run(p, &o, x, r);
+    return run(p, &o, Jfixed, Jabsmax, x, r);
 }

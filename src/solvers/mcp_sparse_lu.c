@@ -46,9 +46,10 @@ static cdyn_status full_factor(mcp_sparse_lu *s)
     return CDYN_OK;
 }
 
-static cdyn_status sparse_factor(void *self, const mcp_jac *J, const double *da, const double *db,
-                                 double mu)
+static cdyn_status sparse_factor(void *self, const mcp_jac *J, double jabsmax, const double *da,
+                                 const double *db, double mu)
 {
+    (void)jabsmax;
     mcp_sparse_lu *s = self;
     const int n = s->n;
     for (int p = 0; p < s->Hp[n]; ++p)
@@ -75,10 +76,11 @@ static cdyn_status sparse_factor(void *self, const mcp_jac *J, const double *da,
     return full_factor(s);
 }
 
-static void sparse_solve(void *self, double *b)
+static cdyn_status sparse_solve(void *self, double *b)
 {
     mcp_sparse_lu *s = self;
     klu_solve(s->sym, s->num, s->n, 1, b, &s->common);
+    return CDYN_OK;
 }
 
 static double sparse_max_abs(void *self)
