@@ -1,5 +1,5 @@
 # Finds cdyn's Debian dependencies and defines imported targets for them:
-#   cdyn::suitesparse  CHOLMOD, KLU, UMFPACK and their ordering/config libraries
+#   cdyn::suitesparse  CHOLMOD, KLU and their ordering/config libraries
 #   cdyn::lapack       LAPACKE + OpenBLAS (CBLAS)
 # Used both by the build and by the installed cdynConfig.cmake (static consumers need it).
 # SuiteSparse 5.x on Debian ships neither CMake packages nor pkg-config files, so the
@@ -10,7 +10,7 @@ include_guard(GLOBAL)
 if(NOT TARGET cdyn::suitesparse)
   find_path(CDYN_SUITESPARSE_INCLUDE_DIR cholmod.h PATH_SUFFIXES suitesparse)
   set(_cdyn_ss_libs)
-  foreach(_lib cholmod klu umfpack btf amd camd colamd ccolamd suitesparseconfig)
+  foreach(_lib cholmod klu btf amd camd colamd ccolamd suitesparseconfig)
     find_library(CDYN_${_lib}_LIBRARY ${_lib})
     if(NOT CDYN_${_lib}_LIBRARY)
       message(FATAL_ERROR "cdyn: SuiteSparse library '${_lib}' not found (Debian: libsuitesparse-dev)")
