@@ -38,10 +38,17 @@
  * repeated with a freshly factorized basis: the end of the path must not be missed because of
  * drift in the updated basic values. */
 #define Z0_NEAR 1e-6
+/* The final solution from the updated inverse is kept when its refinement step changed it by at
+ * most this much (relative): the inverse's error is then below about this size, and after the
+ * refinement the error is of order its square, below the rounding level. Larger: fresh LU. */
+#define REFINE_TRUST 1e-8
+/* Largest workspace (in doubles) kept on the stack when no allocator is given: 4 KiB, n <= 13. */
+#define LEMKE_STACK_DOUBLES 512
 
 typedef struct lemke_ws {
     int n;
     const double *M, *q;
+    double qnorm; /* ||q||_inf */
     double tie_tol, pivot_tol;
     const int *b0_z; /* starting basis for the lexicographic order: z_j basic where nonzero
                         (NULL: the all-w basis I of a cold start) */
@@ -80,23 +87,30 @@ static void index_basis(lemke_ws *ws)
         }
 }
 
+/* zpos := the positions of the basic z-type variables in increasing order; returns their count. */
+static int list_zpos(lemke_ws *ws)
+{
+    const int n = ws->n;
+    int t = 0;
+    for (int p = 0; p < n; ++p)
+        if (!IS_W(ws->var_at[p], n))
+            ws->zpos[t++] = p;
+    return t;
+}
+
 /* Factorize C = B[R, Z] (k-by-k, C[s,t] = -src_t[R_s]); zpos lists the positions of the basic
  * z-type variables in increasing order. CDYN_ENUMERIC when C is singular to working precision:
  * a pivot of U below k * eps * max|C| (cheaper than a condition estimate, which would cost as
  * much as the whole solve for small n). */
 static cdyn_status factor_basis(lemke_ws *ws)
 {
-    const int n = ws->n, k = ws->k;
-    int t = 0;
-    for (int p = 0; p < n; ++p)
-        if (!IS_W(ws->var_at[p], n))
-            ws->zpos[t++] = p;
-    if (t != k)
+    const int k = ws->k;
+    if (list_zpos(ws) != k)
         return CDYN_ENUMERIC; /* cannot happen: every pivot keeps |R| = #z */
     if (k == 0)
         return CDYN_OK;
     double cmax = 0.0;
-    for (t = 0; t < k; ++t) {
+    for (int t = 0; t < k; ++t) {
         const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
         double *col = ws->C + (size_t)t * k;
         for (int s = 0; s < k; ++s) {
@@ -128,10 +142,21 @@ static void basic_rest(lemke_ws *ws, const double *xz)
     }
 }
 
+/* x := the basic values: xz for the z's, u (from basic_rest(xz)) for the w's. */
+static void store_basic(lemke_ws *ws, const double *xz)
+{
+    const int n = ws->n;
+    for (int t = 0; t < ws->k; ++t)
+        ws->x[ws->zpos[t]] = xz[t];
+    for (int p = 0; p < n; ++p)
+        if (IS_W(ws->var_at[p], n))
+            ws->x[p] = ws->u[ws->var_at[p]];
+}
+
 /* x := B^{-1} q from the LU factors of factor_basis, with one step of iterative refinement. */
 static void solve_basic(lemke_ws *ws)
 {
-    const int n = ws->n, k = ws->k;
+    const int k = ws->k;
     double *xz = ws->g, *r = ws->v;
     for (int s = 0; s < k; ++s)
         xz[s] = ws->q[ws->row_of_slot[s]];
@@ -146,11 +171,7 @@ static void solve_basic(lemke_ws *ws)
             xz[s] += r[s];
         basic_rest(ws, xz);
     }
-    for (int t = 0; t < k; ++t)
-        ws->x[ws->zpos[t]] = xz[t];
-    for (int p = 0; p < n; ++p)
-        if (IS_W(ws->var_at[p], n))
-            ws->x[p] = ws->u[ws->var_at[p]];
+    store_basic(ws, xz);
 }
 
 /* BT := the R-columns of B^{-1}, from the LU factors: solve C^T Y = G with G[:, zpos_t] = e_t and
@@ -457,39 +478,113 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     }
 }
 
-/* Final solution of the current complementary basis (z0 nonbasic): LU solve with one refinement
- * step, rounding negatives within the tolerance to zero, acceptance by the residual. Writes z
- * and w only on success. */
-static cdyn_status finish(lemke_ws *ws, double tol, double mnorm, double *z, double *w,
-                          cdyn_report *rep)
+/* x := B^{-1} q from the maintained inverse, whose columns BT[:, zpos] are the rows of C^{-1}
+ * for the basic z's, with one step of iterative refinement against the original data: no
+ * factorization, which for tiny problems costs more than all the pivots. Returns 0 when the
+ * refinement's correction exceeds REFINE_TRUST relative: the updated inverse has drifted and
+ * the caller solves with fresh LU factors instead. */
+static int solve_from_inverse(lemke_ws *ws)
+{
+    const int k = ws->k;
+    double *xz = ws->g, *r = ws->v, *bq = ws->y;
+    list_zpos(ws);
+    for (int s = 0; s < k; ++s)
+        r[s] = ws->q[ws->row_of_slot[s]];
+    bt_gemv_t(ws, 1.0, r, bq);
+    for (int t = 0; t < k; ++t)
+        xz[t] = bq[ws->zpos[t]];
+    basic_rest(ws, xz);
+    for (int s = 0; s < k; ++s)
+        r[s] = ws->u[ws->row_of_slot[s]];
+    bt_gemv_t(ws, 1.0, r, bq);
+    double xmax = 0.0, dmax = 0.0;
+    for (int t = 0; t < k; ++t) {
+        const double dx = bq[ws->zpos[t]];
+        xz[t] += dx;
+        xmax = MAXD(xmax, fabs(xz[t]));
+        dmax = MAXD(dmax, fabs(dx));
+    }
+    if (!(dmax <= REFINE_TRUST * xmax))
+        return 0; /* also for NaN */
+    basic_rest(ws, xz);
+    store_basic(ws, xz);
+    return 1;
+}
+
+/* w := M z + q and the residual ||min(z, w)||_inf (NaN when an entry is NaN), the quantity of
+ * cdyn_lcp_residual. Small problems use a plain loop: there a BLAS call costs more than the
+ * product. Columns with z_j = 0 add exactly nothing (M is finite) and are skipped. */
+static double w_and_residual(const lemke_ws *ws, const double *z, double *w)
 {
     const int n = ws->n;
-    if (factor_basis(ws) != CDYN_OK)
-        return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
-    solve_basic(ws);
+    memcpy(w, ws->q, sizeof(double) * (size_t)n);
+    if ((size_t)n * n >= BLAS_MIN_ENTRIES) {
+        cdyn_dense_gemv(n, n, 1.0, ws->M, n, z, 1.0, w);
+    } else {
+        for (int j = 0; j < n; ++j) {
+            const double *col = ws->M + (size_t)j * n;
+            const double a = z[j];
+            if (a != 0.0)
+                for (int i = 0; i < n; ++i)
+                    w[i] += a * col[i];
+        }
+    }
+    double res = 0.0;
+    for (int i = 0; i < n; ++i) {
+        if (isnan(z[i]) || isnan(w[i]))
+            return NAN;
+        const double m = fabs(z[i] < w[i] ? z[i] : w[i]);
+        res = MAXD(res, m);
+    }
+    return res;
+}
+
+/* Accept the basic solution in x: z from x with negatives within the tolerance rounded to 0,
+ * w = M z + q likewise, success when the residual passes the test. *res and *atol_out receive
+ * the residual and the tolerance it was tested against.
+ * Writes z and w only on success. */
+static cdyn_status accept_basic(lemke_ws *ws, double tol, double mnorm, double *z, double *w,
+                                double *res, double *atol_out)
+{
+    const int n = ws->n;
     double *zt = ws->y, *wt = ws->u;
     for (int j = 0; j < n; ++j)
         zt[j] = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
-    const double qnorm = cdyn_dense_norm_inf(n, ws->q);
-    const double scale = fmax(qnorm, mnorm * cdyn_dense_norm_inf(n, zt));
+    const double scale = MAXD(ws->qnorm, mnorm * cdyn_dense_norm_inf(n, zt));
     const double atol = tol * scale;
     for (int j = 0; j < n; ++j)
         if (zt[j] < 0.0 && zt[j] >= -atol)
             zt[j] = 0.0;
-    memcpy(wt, ws->q, sizeof(double) * (size_t)n);
-    cdyn_dense_gemv(n, n, 1.0, ws->M, n, zt, 1.0, wt);
+    *res = w_and_residual(ws, zt, wt);
     for (int i = 0; i < n; ++i)
         if (wt[i] < 0.0 && wt[i] >= -atol)
             wt[i] = 0.0;
-    cdyn_lcp lcp = {n, ws->M, ws->q};
-    const double res = cdyn_lcp_residual(&lcp, zt);
-    if (rep != NULL)
-        rep->residual = res;
-    if (!(res <= atol))
-        return cdyn_fail(rep, CDYN_ENUMERIC,
-                         "final basic solution has residual %.3g > tolerance %.3g", res, atol);
+    *atol_out = atol;
+    if (!(*res <= atol))
+        return CDYN_ENUMERIC;
     memcpy(z, zt, sizeof(double) * (size_t)n);
     memcpy(w, wt, sizeof(double) * (size_t)n);
+    return CDYN_OK;
+}
+
+/* Final solution of the current complementary basis (z0 nonbasic). have_inverse: BT is that of
+ * this basis (after pivoting): try it first; otherwise the LU factors of factor_basis are
+ * current (warm start guess). The LU path solves with one refinement step. Writes z and w only
+ * on success; *res receives the residual of the last candidate. */
+static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mnorm, double *z,
+                          double *w, double *res, cdyn_report *rep)
+{
+    double atol;
+    if (have_inverse) {
+        if (solve_from_inverse(ws) && accept_basic(ws, tol, mnorm, z, w, res, &atol) == CDYN_OK)
+            return CDYN_OK;
+        if (factor_basis(ws) != CDYN_OK)
+            return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
+    }
+    solve_basic(ws);
+    if (accept_basic(ws, tol, mnorm, z, w, res, &atol) != CDYN_OK)
+        return cdyn_fail(rep, CDYN_ENUMERIC,
+                         "final basic solution has residual %.3g > tolerance %.3g", *res, atol);
     return CDYN_OK;
 }
 
@@ -585,19 +680,26 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
                           double *w, int *basis, cdyn_report *report)
 {
     cdyn_report_clear(report, "lemke");
+    double mnorm = 0.0;
+    cdyn_status st = cdyn_lcp_validate(lcp, &mnorm, report);
+    if (st != CDYN_OK)
+        return st;
+    return cdyn_lemke_validated(lcp, mnorm, opts, z, w, basis, report);
+}
+
+cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_lemke_options *opts,
+                                 double *z, double *w, int *basis, cdyn_report *report)
+{
     cdyn_lemke_options o;
     if (opts != NULL)
         o = *opts;
     else
         cdyn_lemke_defaults(&o);
-    double mnorm = 0.0;
-    cdyn_status st = cdyn_lcp_validate(lcp, &mnorm, report);
-    if (st != CDYN_OK)
-        return st;
     if (z == NULL || w == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "output %s is NULL", z == NULL ? "z" : "w");
     const int n = lcp->n;
-    if ((st = validate_options(&o, n, report)) != CDYN_OK)
+    cdyn_status st = validate_options(&o, n, report);
+    if (st != CDYN_OK)
         return st;
     if (o.max_pivots == 0)
         o.max_pivots = (n + 1) > INT_MAX / 50 ? INT_MAX : 50 * (n + 1);
@@ -611,7 +713,12 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
     const size_t extra = 7 * (size_t)n + (8 * (size_t)n + 3) / 2;
     if (nn > (SIZE_MAX / sizeof(double) - extra) / 2)
         return cdyn_fail(report, CDYN_ENOMEM, "workspace size overflows (n = %d)", n);
-    double *block = cdyn_mem_array(o.allocator, 2 * nn + extra, sizeof(double));
+    /* Without a caller's allocator a small workspace lives on the stack: next to a solve that
+       takes a few hundred nanoseconds, malloc and free are a noticeable cost. */
+    double stack_block[LEMKE_STACK_DOUBLES];
+    const int on_stack = o.allocator == NULL && 2 * nn + extra <= LEMKE_STACK_DOUBLES;
+    double *block =
+        on_stack ? stack_block : cdyn_mem_array(o.allocator, 2 * nn + extra, sizeof(double));
     if (block == NULL)
         return cdyn_fail(report, CDYN_ENOMEM, "cannot allocate the Lemke workspace (n = %d)", n);
     lemke_ws ws = {.n = n, .M = lcp->M, .q = lcp->q, .tie_tol = o.tie_tol,
@@ -634,14 +741,20 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
     ws.row_of_slot = ip, ip += n;
     ws.zpos = ip, ip += n;
     ws.cand = ip;
+    int trivial = 1; /* q >= 0 */
+    for (int i = 0; i < n; ++i) {
+        ws.qnorm = MAXD(ws.qnorm, fabs(lcp->q[i]));
+        trivial &= lcp->q[i] >= 0.0;
+    }
 
     lemke_run run = {.max_pivots = o.max_pivots, .refactor_every = o.refactor_every};
+    double res = NAN;
     st = CDYN_ERAY;
     if (o.warm_basis != NULL) {
         warm_basis(&ws, o.warm_basis);
         if (factor_basis(&ws) == CDYN_OK) {
             /* The guessed basis may already be the answer. */
-            st = finish(&ws, o.tol, mnorm, z, w, NULL);
+            st = finish(&ws, 0, o.tol, mnorm, z, w, &res, NULL);
             if (st != CDYN_OK) {
                 /* Lemke from this basis with d = B0 * ones, so that its column is -ones. */
                 for (int i = 0; i < n; ++i)
@@ -653,29 +766,25 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
                 rebuild_inverse(&ws); /* LU factors and x are still those of B0 */
                 st = run_pivots(&ws, &run, 1, NULL);
                 if (st == CDYN_OK)
-                    st = finish(&ws, o.tol, mnorm, z, w, NULL);
+                    st = finish(&ws, 1, o.tol, mnorm, z, w, &res, NULL);
             }
         }
     }
     if (st != CDYN_OK) {
         cold_basis(&ws, o.covering);
-        int trivial = 1;
-        for (int i = 0; i < n; ++i)
-            if (lcp->q[i] < 0.0)
-                trivial = 0;
-        if (trivial) { /* q >= 0: z = 0, w = q */
+        if (trivial) { /* z = 0, w = q */
             for (int i = 0; i < n; ++i) {
                 z[i] = 0.0;
                 w[i] = lcp->q[i];
             }
+            res = 0.0;
             st = CDYN_OK;
         } else {
+            res = NAN;
             st = run_pivots(&ws, &run, 0, report);
             if (st == CDYN_OK)
-                st = finish(&ws, o.tol, mnorm, z, w, report);
+                st = finish(&ws, 1, o.tol, mnorm, z, w, &res, report);
         }
-    } else if (report != NULL) {
-        report->residual = cdyn_lcp_residual(lcp, z);
     }
     if (st == CDYN_OK && basis != NULL)
         for (int i = 0; i < n; ++i)
@@ -683,11 +792,11 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
     if (report != NULL) {
         report->iterations = run.pivots;
         report->status = st;
+        report->residual = st == CDYN_OK || st == CDYN_ENUMERIC ? res : NAN;
         if (st == CDYN_OK)
             report->message[0] = '\0';
-        else if (st != CDYN_ENUMERIC)
-            report->residual = NAN;
     }
-    cdyn_mem_free(o.allocator, block);
+    if (!on_stack)
+        cdyn_mem_free(o.allocator, block);
     return st;
 }
