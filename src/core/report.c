@@ -2,7 +2,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 void cdyn_report_method(cdyn_report *r, const char *method)
 {
@@ -23,8 +22,13 @@ void cdyn_report_clear(cdyn_report *r, const char *method)
 {
     if (r == NULL)
         return;
-    memset(r, 0, sizeof *r);
+    /* Field by field rather than a memset of the whole struct: this runs on every solver call
+       and the text buffers only need their terminators. */
     r->status = CDYN_OK;
+    r->iterations = 0;
+    r->evaluations = 0;
+    r->residual = 0.0;
+    r->message[0] = '\0';
     cdyn_report_method(r, method);
 }
 

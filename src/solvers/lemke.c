@@ -367,7 +367,8 @@ static void pivot(lemke_ws *ws, int r, int var, double theta)
     if (k > 0) {
         /* B_new^{-1} = B^{-1} - (y - e_r) (row r of B^{-1}) / y_r, on the stored columns. */
         double *btr = ws->BT + (size_t)r * n;
-        memcpy(ws->v, btr, sizeof(double) * (size_t)k);
+        for (int s = 0; s < k; ++s)
+            ws->v[s] = btr[s];
         bt_ger(ws, -1.0 / yr, ws->v, y);
         for (int s = 0; s < k; ++s)
             btr[s] = ws->v[s] / yr;
@@ -474,40 +475,51 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
         if (ws->y[r] < SMALL_PIVOT * ymax)
             refactor_now = 1;
         /* x clamped at 0: a tiny negative left by rounding never moves the entering backwards */
-        step = fmax(ws->x[r], 0.0) / ws->y[r];
+        step = MAXD(ws->x[r], 0.0) / ws->y[r];
     }
 }
 
-/* x := B^{-1} q from the maintained inverse, whose columns BT[:, zpos] are the rows of C^{-1}
- * for the basic z's, with one step of iterative refinement against the original data: no
- * factorization, which for tiny problems costs more than all the pivots. Returns 0 when the
- * refinement's correction exceeds REFINE_TRUST relative: the updated inverse has drifted and
- * the caller solves with fresh LU factors instead. */
+/* The values of the basic z's from the maintained inverse: its columns BT[:, zpos] hold C^{-1}
+ * (C = B[R, Z], see factor_basis), so x_Z = C^{-1} q_R costs O(k^2) and no factorization, which
+ * for tiny problems costs more than all the pivots. One step of iterative refinement follows,
+ * with the residual q_R - C x_Z computed from the original data. Only the z entries of x are
+ * set. Returns 0 when the refinement's correction exceeds REFINE_TRUST relative: the updated
+ * inverse has drifted and the caller solves with fresh LU factors instead. */
 static int solve_from_inverse(lemke_ws *ws)
 {
-    const int k = ws->k;
-    double *xz = ws->g, *r = ws->v, *bq = ws->y;
+    const int n = ws->n, k = ws->k;
+    double *xz = ws->g, *qr = ws->v, *r = ws->u;
     list_zpos(ws);
     for (int s = 0; s < k; ++s)
-        r[s] = ws->q[ws->row_of_slot[s]];
-    bt_gemv_t(ws, 1.0, r, bq);
-    for (int t = 0; t < k; ++t)
-        xz[t] = bq[ws->zpos[t]];
-    basic_rest(ws, xz);
-    for (int s = 0; s < k; ++s)
-        r[s] = ws->u[ws->row_of_slot[s]];
-    bt_gemv_t(ws, 1.0, r, bq);
+        qr[s] = r[s] = ws->q[ws->row_of_slot[s]];
+    for (int t = 0; t < k; ++t) {
+        const double *cinv = ws->BT + (size_t)ws->zpos[t] * n;
+        double sum = 0.0;
+        for (int s = 0; s < k; ++s)
+            sum += cinv[s] * qr[s];
+        xz[t] = sum;
+    }
+    for (int t = 0; t < k; ++t) { /* r = q_R - C x_Z, C[s, t] = -src_t[R_s] */
+        const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
+        const double a = xz[t];
+        if (a != 0.0)
+            for (int s = 0; s < k; ++s)
+                r[s] += a * src[ws->row_of_slot[s]];
+    }
     double xmax = 0.0, dmax = 0.0;
     for (int t = 0; t < k; ++t) {
-        const double dx = bq[ws->zpos[t]];
+        const double *cinv = ws->BT + (size_t)ws->zpos[t] * n;
+        double dx = 0.0;
+        for (int s = 0; s < k; ++s)
+            dx += cinv[s] * r[s];
         xz[t] += dx;
         xmax = MAXD(xmax, fabs(xz[t]));
         dmax = MAXD(dmax, fabs(dx));
     }
     if (!(dmax <= REFINE_TRUST * xmax))
         return 0; /* also for NaN */
-    basic_rest(ws, xz);
-    store_basic(ws, xz);
+    for (int t = 0; t < k; ++t)
+        ws->x[ws->zpos[t]] = xz[t];
     return 1;
 }
 
@@ -539,7 +551,7 @@ static double w_and_residual(const lemke_ws *ws, const double *z, double *w)
     return res;
 }
 
-/* Accept the basic solution in x: z from x with negatives within the tolerance rounded to 0,
+/* Accept the basic solution in x (its z entries): z from x with negatives within the tolerance rounded to 0,
  * w = M z + q likewise, success when the residual passes the test. *res and *atol_out receive
  * the residual and the tolerance it was tested against.
  * Writes z and w only on success. */
@@ -548,9 +560,12 @@ static cdyn_status accept_basic(lemke_ws *ws, double tol, double mnorm, double *
 {
     const int n = ws->n;
     double *zt = ws->y, *wt = ws->u;
-    for (int j = 0; j < n; ++j)
+    double zmax = 0.0; /* a NaN may be lost here, but not by the residual test below */
+    for (int j = 0; j < n; ++j) {
         zt[j] = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
-    const double scale = MAXD(ws->qnorm, mnorm * cdyn_dense_norm_inf(n, zt));
+        zmax = MAXD(zmax, fabs(zt[j]));
+    }
+    const double scale = MAXD(ws->qnorm, mnorm * zmax);
     const double atol = tol * scale;
     for (int j = 0; j < n; ++j)
         if (zt[j] < 0.0 && zt[j] >= -atol)
@@ -613,17 +628,42 @@ cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *r
         return cdyn_fail(rep, CDYN_EINVAL, "n = %d is too large", n);
     if (!cdyn_dense_all_finite(n, lcp->q))
         return cdyn_fail(rep, CDYN_EINVAL, "q has a NaN or infinite entry");
-    double norm = 0.0; /* induced inf-norm: largest absolute row sum */
-    for (int i = 0; i < n; ++i) {
-        double s = 0.0;
-        for (int j = 0; j < n; ++j) {
-            double a = lcp->M[i + (size_t)j * n];
-            if (!isfinite(a))
-                return cdyn_fail(rep, CDYN_EINVAL, "M(%d,%d) is NaN or infinite", i, j);
-            s += fabs(a);
+    /* Induced inf-norm (largest absolute row sum). A NaN or infinite entry makes its row sum
+       non-finite, and only then is the entry looked for. Beyond tiny n the rows go in blocks so
+       that M is read by columns. */
+    enum { ROWS = 64 };
+    double norm = 0.0;
+    int finite = 1;
+    if (n <= 16) {
+        for (int i = 0; i < n; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < n; ++j)
+                s += fabs(lcp->M[i + (size_t)j * n]);
+            finite &= isfinite(s) != 0;
+            norm = MAXD(norm, s);
         }
-        norm = MAXD(norm, s);
+    } else {
+        double rowsum[ROWS];
+        for (int i0 = 0; i0 < n; i0 += ROWS) {
+            const int m = n - i0 < ROWS ? n - i0 : ROWS;
+            for (int i = 0; i < m; ++i)
+                rowsum[i] = fabs(lcp->M[i0 + i]);
+            for (int j = 1; j < n; ++j) {
+                const double *col = lcp->M + i0 + (size_t)j * n;
+                for (int i = 0; i < m; ++i)
+                    rowsum[i] += fabs(col[i]);
+            }
+            for (int i = 0; i < m; ++i) {
+                finite &= isfinite(rowsum[i]) != 0;
+                norm = MAXD(norm, rowsum[i]);
+            }
+        }
     }
+    if (!finite) /* or finite entries whose row sum overflows: then the norm is infinite */
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                if (!isfinite(lcp->M[i + (size_t)j * n]))
+                    return cdyn_fail(rep, CDYN_EINVAL, "M(%d,%d) is NaN or infinite", i, j);
     if (mnorm != NULL)
         *mnorm = norm;
     return CDYN_OK;
