@@ -28,6 +28,18 @@
 #define IS_W(v, n) ((v) < (n))
 /* fmax without the NaN rules, which keep compilers from inlining it in the hot loops. */
 #define MAXD(a, b) ((a) > (b) ? (a) : (b))
+
+/* fmax and fmin with their NaN rules (a NaN argument is ignored), written out so that they are
+ * inlined: the libm calls cost more than the comparisons in the lexicographic test. */
+static inline double fmax_inline(double a, double b)
+{
+    return a > b || isnan(b) ? a : b;
+}
+
+static inline double fmin_inline(double a, double b)
+{
+    return a < b || isnan(b) ? a : b;
+}
 /* Below this many entries of BT a BLAS level-2 call costs more in overhead than it saves. */
 #define BLAS_MIN_ENTRIES 1024
 
@@ -243,37 +255,46 @@ static void bt_ger(lemke_ws *ws, double alpha, const double *v, const double *y)
     }
 }
 
-/* y := B^{-1} a for the column a of variable var. */
-static void entering_column(lemke_ws *ws, int var)
+/* y := B^{-1} a for the column a of variable var; returns max |y_p| (for the ratio test). */
+static double entering_column(lemke_ws *ws, int var)
 {
     const int n = ws->n, k = ws->k;
-    double *y = ws->y;
+    double *y = ws->y, ymax = 0.0;
     if (IS_W(var, n)) { /* a = e_var: its slot row of BT */
         const double *row = ws->BT + ws->slot_of_row[var];
-        for (int p = 0; p < n; ++p)
+        for (int p = 0; p < n; ++p) {
             y[p] = row[(size_t)p * n];
-        return;
+            ymax = MAXD(ymax, fabs(y[p]));
+        }
+        return ymax;
     }
     const double *src = zsrc(ws, var); /* a = -src */
     for (int s = 0; s < k; ++s)
         ws->g[s] = src[ws->row_of_slot[s]];
     bt_gemv_t(ws, -1.0, ws->g, y);
-    for (int p = 0; p < n; ++p)
+    for (int p = 0; p < n; ++p) {
         if (IS_W(ws->var_at[p], n))
             y[p] -= src[ws->var_at[p]];
+        ymax = MAXD(ymax, fabs(y[p]));
+    }
+    return ymax;
 }
 
-/* Entry (p, c) of B^{-1} B0, the lexicographic tie-breaking rows (B0: starting basis). */
-static double lex_entry(const lemke_ws *ws, int p, int c)
+/* Entry (p, c) of B^{-1} B0, the lexicographic tie-breaking rows (B0: starting basis), for a
+ * column c with B0 e_c = e_c: B^{-1} e_c, a stored column or a unit vector. */
+static inline double lex_entry_unit(const lemke_ws *ws, int p, int c)
+{
+    const int s = ws->slot_of_row[c];
+    return s >= 0 ? ws->BT[s + (size_t)p * ws->n] : (ws->var_at[p] == c ? 1.0 : 0.0);
+}
+
+/* The same for a column c of a warm start's B0 that holds z_c: B0 e_c = -M[:, c]. */
+static double lex_entry_z(const lemke_ws *ws, int p, int c)
 {
     const int n = ws->n;
     const double *btp = ws->BT + (size_t)p * n;
     const int wp = IS_W(ws->var_at[p], n) ? ws->var_at[p] : -1;
-    if (ws->b0_z == NULL || !ws->b0_z[c]) { /* B0 e_c = e_c */
-        int s = ws->slot_of_row[c];
-        return s >= 0 ? btp[s] : (wp == c ? 1.0 : 0.0);
-    }
-    const double *mc = ws->M + (size_t)c * n; /* B0 column c = -M[:, c] */
+    const double *mc = ws->M + (size_t)c * n;
     double sum = wp >= 0 ? mc[wp] : 0.0;
     for (int s = 0; s < ws->k; ++s)
         sum += btp[s] * mc[ws->row_of_slot[s]];
@@ -292,15 +313,18 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
         int p = cand[i];
         double m = IS_W(ws->var_at[p], n) ? 1.0 : 0.0;
         for (int s = 0; s < ws->k; ++s)
-            m = fmax(m, fabs(ws->BT[s + (size_t)p * n]));
-        scale = fmax(scale, m / sp[p]);
+            m = fmax_inline(m, fabs(ws->BT[s + (size_t)p * n]));
+        scale = fmax_inline(scale, m / sp[p]);
     }
     const double tol = ws->tie_tol * scale;
     for (int c = 0; c < n && ncand > 1; ++c) {
         double vmin = INFINITY;
+        const int unit = ws->b0_z == NULL || !ws->b0_z[c];
         for (int i = 0; i < ncand; ++i) {
-            ws->lexv[i] = lex_entry(ws, cand[i], c) / sp[cand[i]];
-            vmin = fmin(vmin, ws->lexv[i]);
+            const int p = cand[i];
+            const double e = unit ? lex_entry_unit(ws, p, c) : lex_entry_z(ws, p, c);
+            ws->lexv[i] = e / sp[p];
+            vmin = fmin_inline(vmin, ws->lexv[i]);
         }
         int kept = 0;
         for (int i = 0; i < ncand; ++i)
@@ -315,43 +339,45 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
     return best;
 }
 
-/* Minimum-ratio test for the column y: the position that leaves, or -1 (no positive entry: a
- * ray). Ratios within tie_tol*||x||/max(y) of the minimum are ties, i.e. taking any of them
+/* Minimum-ratio test for the column y (ymax = max |y|): the position that leaves, or -1 (no
+ * positive entry: a ray). Ratios within tie_tol*||x||/max(y) of the minimum are ties, i.e. taking any of them
  * would leave the others at most tie_tol*||x|| below zero; ties prefer z0, then the
- * lexicographic rule. *ymax_out receives max |y|. *z0_near is set when z0 misses the tie band
+ * lexicographic rule. *z0_near is set when z0 misses the tie band
  * but lies within Z0_NEAR of it: a decision that drift in x can get wrong. */
-static int ratio_test(lemke_ws *ws, double *ymax_out, int *z0_near)
+static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
 {
     const int n = ws->n;
     const double *x = ws->x, *y = ws->y;
-    double ymax = 0.0, xmax = 0.0;
-    for (int p = 0; p < n; ++p) {
-        ymax = MAXD(ymax, fabs(y[p]));
-        xmax = MAXD(xmax, fabs(x[p]));
-    }
-    *ymax_out = ymax;
+    int *cand = ws->cand;
     *z0_near = 0;
     const double ptol = ws->pivot_tol * ymax;
-    double theta = INFINITY, ycmax = 0.0;
-    for (int p = 0; p < n; ++p)
+    double theta = INFINITY, ycmax = 0.0, xmax = 0.0;
+    int nelig = 0; /* eligible pivot rows, listed in cand */
+    for (int p = 0; p < n; ++p) {
+        xmax = MAXD(xmax, fabs(x[p]));
         if (y[p] > ptol) {
             const double ratio = MAXD(x[p], 0.0) / y[p];
             theta = ratio < theta ? ratio : theta;
             ycmax = MAXD(ycmax, y[p]);
+            cand[nelig++] = p;
         }
+    }
     if (!(ycmax > 0.0))
         return -1;
-    const double bound = theta + ws->tie_tol * xmax / ycmax;
+    const double xrel = xmax / ycmax;
+    const double bound = theta + ws->tie_tol * xrel;
     const int z0pos = ws->pos[2 * n];
     int ncand = 0;
-    for (int p = 0; p < n; ++p)
-        if (y[p] > ptol && MAXD(x[p], 0.0) <= bound * y[p]) {
+    for (int i = 0; i < nelig; ++i) {
+        const int p = cand[i];
+        if (MAXD(x[p], 0.0) <= bound * y[p]) {
             if (p == z0pos)
                 return p;
-            ws->cand[ncand++] = p;
+            cand[ncand++] = p;
         }
+    }
     if (z0pos >= 0 && y[z0pos] > ptol &&
-        MAXD(x[z0pos], 0.0) / y[z0pos] <= theta + Z0_NEAR * xmax / ycmax)
+        MAXD(x[z0pos], 0.0) <= (theta + Z0_NEAR * xrel) * y[z0pos])
         *z0_near = 1;
     return ncand == 1 ? ws->cand[0] : lex_choose(ws, ncand, y);
 }
@@ -361,7 +387,7 @@ static void pivot(lemke_ws *ws, int r, int var, double theta)
 {
     const int n = ws->n;
     const double *y = ws->y;
-    const double yr = y[r];
+    const double inv = 1.0 / y[r]; /* one division: they are slow next to the rest */
     const int leave = ws->var_at[r];
     int k = ws->k;
     if (k > 0) {
@@ -369,16 +395,16 @@ static void pivot(lemke_ws *ws, int r, int var, double theta)
         double *btr = ws->BT + (size_t)r * n;
         for (int s = 0; s < k; ++s)
             ws->v[s] = btr[s];
-        bt_ger(ws, -1.0 / yr, ws->v, y);
+        bt_ger(ws, -inv, ws->v, y);
         for (int s = 0; s < k; ++s)
-            btr[s] = ws->v[s] / yr;
+            btr[s] = ws->v[s] * inv;
     }
     if (IS_W(leave, n)) { /* row `leave` joins R: its column of B_new^{-1} is -y/y_r + e_r/y_r */
         ws->slot_of_row[leave] = k;
         ws->row_of_slot[k] = leave;
         for (int p = 0; p < n; ++p)
-            ws->BT[k + (size_t)p * n] = -y[p] / yr;
-        ws->BT[k + (size_t)r * n] = 1.0 / yr;
+            ws->BT[k + (size_t)p * n] = -y[p] * inv;
+        ws->BT[k + (size_t)r * n] = inv;
         ++k;
     }
     if (IS_W(var, n)) { /* row `var` leaves R: its column becomes the unit e_r, drop the slot */
@@ -416,16 +442,16 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     const int n = ws->n, z0 = 2 * n;
     /* First pivot: z0 enters at the lexicographically most negative x_p / s_p, s = -column of
        z0 (> 0); the tie rows of B^{-1} B0 = I are unit rows, so the largest index wins a tie. */
-    entering_column(ws, z0);
+    (void)entering_column(ws, z0);
     if (unit_z0_column)
         for (int p = 0; p < n; ++p)
             ws->y[p] = -1.0;
-    double theta = INFINITY, smax = 0.0, xmax = 0.0;
+    double theta = INFINITY, smax = 0.0, xmax = 0.0, *ratio = ws->v; /* v: scratch here */
     for (int p = 0; p < n; ++p) {
         if (!(-ws->y[p] > 0.0))
             return cdyn_fail(rep, CDYN_ENUMERIC, "covering column is not positive in the basis");
-        const double ratio = ws->x[p] / -ws->y[p];
-        theta = ratio < theta ? ratio : theta;
+        ratio[p] = ws->x[p] / -ws->y[p];
+        theta = ratio[p] < theta ? ratio[p] : theta;
         smax = MAXD(smax, -ws->y[p]);
         xmax = MAXD(xmax, fabs(ws->x[p]));
     }
@@ -434,7 +460,7 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     const double bound = theta + ws->tie_tol * xmax / smax;
     int r = -1;
     for (int p = 0; p < n; ++p)
-        if (ws->x[p] / -ws->y[p] <= bound)
+        if (ratio[p] <= bound)
             r = p;
     double step = ws->x[r] / ws->y[r];
     int entering = z0, since_refactor = 0, refactor_now = 0;
@@ -456,10 +482,9 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
             since_refactor = 0;
             refactor_now = 0;
         }
-        entering_column(ws, entering);
-        double ymax;
+        double ymax = entering_column(ws, entering);
         int z0_near;
-        r = ratio_test(ws, &ymax, &z0_near);
+        r = ratio_test(ws, ymax, &z0_near);
         if ((r < 0 || z0_near) && since_refactor > 0) {
             /* Drift in the updated inverse fakes rays and hides the exit of z0: decide with
                a fresh factorization. */
@@ -467,8 +492,8 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
                 return cdyn_fail(rep, CDYN_ENUMERIC, "basis became singular after %d pivots",
                                  run->pivots);
             since_refactor = 0;
-            entering_column(ws, entering);
-            r = ratio_test(ws, &ymax, &z0_near);
+            ymax = entering_column(ws, entering);
+            r = ratio_test(ws, ymax, &z0_near);
         }
         if (r < 0)
             return cdyn_fail(rep, CDYN_ERAY, "ray termination after %d pivots", run->pivots);
