@@ -51,9 +51,15 @@ static inline double fmin_inline(double a, double b)
  * drift in the updated basic values. */
 #define Z0_NEAR 1e-6
 /* The final solution from the updated inverse is kept when its refinement step changed it by at
- * most this much (relative): the inverse's error is then below about this size, and after the
- * refinement the error is of order its square, below the rounding level. Larger: fresh LU. */
+ * most this much (relative): the correction estimates the first solve's error, and after the
+ * step the error is about that times the inverse's own relative error, below the rounding level.
+ * Larger: fresh LU. */
 #define REFINE_TRUST 1e-8
+/* ... and the refinement step is skipped when the basic system's residual is already below this
+ * (relative to max(||q||, ||M|| ||z||)): the rounding of M z + q itself is of that order, so that
+ * the step would not lower the residual measurably (on random LCPs the mean residual after it is
+ * about DBL_EPSILON / 10). */
+#define REFINE_SKIP (DBL_EPSILON / 16)
 /* Largest workspace (in doubles) kept on the stack when no allocator is given: 4 KiB, n <= 13. */
 #define LEMKE_STACK_DOUBLES 512
 
@@ -222,60 +228,65 @@ static cdyn_status refactor(lemke_ws *ws)
 
 /* ---- pivoting -------------------------------------------------------------------- */
 
-/* y := alpha * BT[0:k, :]^T g (the stored columns of B^{-1} times g). */
-static void bt_gemv_t(const lemke_ws *ws, double alpha, const double *g, double *y)
-{
-    const int n = ws->n, k = ws->k;
-    if ((size_t)k * n >= BLAS_MIN_ENTRIES) {
-        cdyn_dense_gemv_t(k, n, alpha, ws->BT, n, g, 0.0, y);
-        return;
-    }
-    for (int p = 0; p < n; ++p) {
-        const double *col = ws->BT + (size_t)p * n;
-        double sum = 0.0;
-        for (int s = 0; s < k; ++s)
-            sum += col[s] * g[s];
-        y[p] = alpha * sum;
-    }
-}
-
 /* BT[0:k, :] += alpha * v y^T. */
-static void bt_ger(lemke_ws *ws, double alpha, const double *v, const double *y)
+static void bt_ger(lemke_ws *ws, double alpha, const double *restrict v, const double *restrict y)
 {
     const int n = ws->n, k = ws->k;
     if ((size_t)k * n >= BLAS_MIN_ENTRIES) {
         cdyn_dense_ger(k, n, alpha, v, y, ws->BT, n);
         return;
     }
+    double *restrict bt = ws->BT;
     for (int p = 0; p < n; ++p) {
-        double *col = ws->BT + (size_t)p * n;
+        double *restrict col = bt + (size_t)p * n;
         const double a = alpha * y[p];
         for (int s = 0; s < k; ++s)
             col[s] += a * v[s];
     }
 }
 
-/* y := B^{-1} a for the column a of variable var; returns max |y_p| (for the ratio test). */
+/* y := B^{-1} a for the column a of variable var; returns max |y_p| (for the ratio test).
+ * For a z-type variable, a = -src: y = -BT[0:k, :]^T src[R] (the stored columns of B^{-1}), and
+ * a position p holding w_l adds -src[l] (its column of B^{-1} is the unit e_l). */
 static double entering_column(lemke_ws *ws, int var)
 {
     const int n = ws->n, k = ws->k;
-    double *y = ws->y, ymax = 0.0;
+    const double *restrict bt = ws->BT;
+    double *restrict y = ws->y;
+    double ymax = 0.0;
     if (IS_W(var, n)) { /* a = e_var: its slot row of BT */
-        const double *row = ws->BT + ws->slot_of_row[var];
+        const double *restrict row = bt + ws->slot_of_row[var];
         for (int p = 0; p < n; ++p) {
-            y[p] = row[(size_t)p * n];
+            const double e = row[(size_t)p * n];
+            y[p] = e;
+            ymax = MAXD(ymax, fabs(e));
+        }
+        return ymax;
+    }
+    const double *restrict src = zsrc(ws, var);
+    const int *restrict rs = ws->row_of_slot, *restrict va = ws->var_at;
+    double *restrict g = ws->g;
+    for (int s = 0; s < k; ++s)
+        g[s] = src[rs[s]];
+    if ((size_t)k * n >= BLAS_MIN_ENTRIES) {
+        cdyn_dense_gemv_t(k, n, -1.0, bt, n, g, 0.0, y);
+        for (int p = 0; p < n; ++p) {
+            if (IS_W(va[p], n))
+                y[p] -= src[va[p]];
             ymax = MAXD(ymax, fabs(y[p]));
         }
         return ymax;
     }
-    const double *src = zsrc(ws, var); /* a = -src */
-    for (int s = 0; s < k; ++s)
-        ws->g[s] = src[ws->row_of_slot[s]];
-    bt_gemv_t(ws, -1.0, ws->g, y);
     for (int p = 0; p < n; ++p) {
-        if (IS_W(ws->var_at[p], n))
-            y[p] -= src[ws->var_at[p]];
-        ymax = MAXD(ymax, fabs(y[p]));
+        const double *restrict col = bt + (size_t)p * n;
+        double sum = 0.0;
+        for (int s = 0; s < k; ++s)
+            sum += col[s] * g[s];
+        double e = -sum;
+        if (IS_W(va[p], n))
+            e -= src[va[p]];
+        y[p] = e;
+        ymax = MAXD(ymax, fabs(e));
     }
     return ymax;
 }
@@ -347,8 +358,8 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
 static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
 {
     const int n = ws->n;
-    const double *x = ws->x, *y = ws->y;
-    int *cand = ws->cand;
+    const double *restrict x = ws->x, *restrict y = ws->y;
+    int *restrict cand = ws->cand;
     *z0_near = 0;
     const double ptol = ws->pivot_tol * ymax;
     double theta = INFINITY, ycmax = 0.0, xmax = 0.0;
@@ -386,7 +397,7 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
 static void pivot(lemke_ws *ws, int r, int var, double theta)
 {
     const int n = ws->n;
-    const double *y = ws->y;
+    const double *restrict y = ws->y;
     const double inv = 1.0 / y[r]; /* one division: they are slow next to the rest */
     const int leave = ws->var_at[r];
     int k = ws->k;
@@ -422,9 +433,10 @@ static void pivot(lemke_ws *ws, int r, int var, double theta)
     ws->pos[leave] = -1;
     ws->pos[var] = r;
     ws->var_at[r] = var;
+    double *restrict x = ws->x;
     for (int p = 0; p < n; ++p)
-        ws->x[p] -= theta * y[p];
-    ws->x[r] = theta;
+        x[p] -= theta * y[p];
+    x[r] = theta;
 }
 
 /* ---- the method ------------------------------------------------------------------ */
@@ -436,16 +448,16 @@ typedef struct lemke_run {
 
 /* Run complementary pivoting from the current basis (x and BT fresh, z0 nonbasic, x has a
  * negative entry) until z0 leaves. unit_z0_column: the z0 column is -ones in the current basis
- * (warm start). On CDYN_OK the final basis is complementary. */
+ * (warm start); otherwise the basis is the cold start's B = I, where it is -d. On CDYN_OK the
+ * final basis is complementary. Each helper has one call site, so that it is inlined: for tiny
+ * problems calls cost as much as the loops. */
 static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, cdyn_report *rep)
 {
     const int n = ws->n, z0 = 2 * n;
     /* First pivot: z0 enters at the lexicographically most negative x_p / s_p, s = -column of
        z0 (> 0); the tie rows of B^{-1} B0 = I are unit rows, so the largest index wins a tie. */
-    (void)entering_column(ws, z0);
-    if (unit_z0_column)
-        for (int p = 0; p < n; ++p)
-            ws->y[p] = -1.0;
+    for (int p = 0; p < n; ++p)
+        ws->y[p] = unit_z0_column ? -1.0 : -ws->d[p];
     double theta = INFINITY, smax = 0.0, xmax = 0.0, *ratio = ws->v; /* v: scratch here */
     for (int p = 0; p < n; ++p) {
         if (!(-ws->y[p] > 0.0))
@@ -482,18 +494,19 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
             since_refactor = 0;
             refactor_now = 0;
         }
-        double ymax = entering_column(ws, entering);
-        int z0_near;
-        r = ratio_test(ws, ymax, &z0_near);
-        if ((r < 0 || z0_near) && since_refactor > 0) {
-            /* Drift in the updated inverse fakes rays and hides the exit of z0: decide with
-               a fresh factorization. */
+        double ymax;
+        for (;;) {
+            ymax = entering_column(ws, entering);
+            int z0_near;
+            r = ratio_test(ws, ymax, &z0_near);
+            if (!((r < 0 || z0_near) && since_refactor > 0))
+                break;
+            /* Drift in the updated inverse fakes rays and hides the exit of z0: decide again
+               with a fresh factorization. */
             if (refactor(ws) != CDYN_OK)
                 return cdyn_fail(rep, CDYN_ENUMERIC, "basis became singular after %d pivots",
                                  run->pivots);
             since_refactor = 0;
-            ymax = entering_column(ws, entering);
-            r = ratio_test(ws, ymax, &z0_near);
         }
         if (r < 0)
             return cdyn_fail(rep, CDYN_ERAY, "ray termination after %d pivots", run->pivots);
@@ -504,48 +517,19 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     }
 }
 
-/* The values of the basic z's from the maintained inverse: its columns BT[:, zpos] hold C^{-1}
- * (C = B[R, Z], see factor_basis), so x_Z = C^{-1} q_R costs O(k^2) and no factorization, which
- * for tiny problems costs more than all the pivots. One step of iterative refinement follows,
- * with the residual q_R - C x_Z computed from the original data. Only the z entries of x are
- * set. Returns 0 when the refinement's correction exceeds REFINE_TRUST relative: the updated
- * inverse has drifted and the caller solves with fresh LU factors instead. */
-static int solve_from_inverse(lemke_ws *ws)
+/* out := C^{-1} v (v: k values in slot order, out: k values in zpos order), from the maintained
+ * inverse, whose columns BT[:, zpos] hold C^{-1} (C = B[R, Z], see factor_basis): O(k^2) and no
+ * factorization, which for tiny problems costs more than all the pivots. */
+static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *restrict out)
 {
     const int n = ws->n, k = ws->k;
-    double *xz = ws->g, *qr = ws->v, *r = ws->u;
-    list_zpos(ws);
-    for (int s = 0; s < k; ++s)
-        qr[s] = r[s] = ws->q[ws->row_of_slot[s]];
     for (int t = 0; t < k; ++t) {
-        const double *cinv = ws->BT + (size_t)ws->zpos[t] * n;
+        const double *restrict cinv = ws->BT + (size_t)ws->zpos[t] * n;
         double sum = 0.0;
         for (int s = 0; s < k; ++s)
-            sum += cinv[s] * qr[s];
-        xz[t] = sum;
+            sum += cinv[s] * v[s];
+        out[t] = sum;
     }
-    for (int t = 0; t < k; ++t) { /* r = q_R - C x_Z, C[s, t] = -src_t[R_s] */
-        const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
-        const double a = xz[t];
-        if (a != 0.0)
-            for (int s = 0; s < k; ++s)
-                r[s] += a * src[ws->row_of_slot[s]];
-    }
-    double xmax = 0.0, dmax = 0.0;
-    for (int t = 0; t < k; ++t) {
-        const double *cinv = ws->BT + (size_t)ws->zpos[t] * n;
-        double dx = 0.0;
-        for (int s = 0; s < k; ++s)
-            dx += cinv[s] * r[s];
-        xz[t] += dx;
-        xmax = MAXD(xmax, fabs(xz[t]));
-        dmax = MAXD(dmax, fabs(dx));
-    }
-    if (!(dmax <= REFINE_TRUST * xmax))
-        return 0; /* also for NaN */
-    for (int t = 0; t < k; ++t)
-        ws->x[ws->zpos[t]] = xz[t];
-    return 1;
 }
 
 /* w := M z + q and the residual ||min(z, w)||_inf (NaN when an entry is NaN), the quantity of
@@ -576,55 +560,94 @@ static double w_and_residual(const lemke_ws *ws, const double *z, double *w)
     return res;
 }
 
-/* Accept the basic solution in x (its z entries): z from x with negatives within the tolerance rounded to 0,
- * w = M z + q likewise, success when the residual passes the test. *res and *atol_out receive
- * the residual and the tolerance it was tested against.
- * Writes z and w only on success. */
-static cdyn_status accept_basic(lemke_ws *ws, double tol, double mnorm, double *z, double *w,
-                                double *res, double *atol_out)
+/* The candidate solution in x (its z entries; zmax = their largest magnitude): z into ws->y and
+ * w = M z + q into ws->u, both with negatives within the tolerance atol = tol * max(||q||_inf,
+ * ||M||_inf zmax) rounded to 0. Returns ||min(z, w)||_inf (w before rounding), *atol the
+ * tolerance. */
+static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, double *atol)
 {
     const int n = ws->n;
     double *zt = ws->y, *wt = ws->u;
-    double zmax = 0.0; /* a NaN may be lost here, but not by the residual test below */
+    const double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
     for (int j = 0; j < n; ++j) {
-        zt[j] = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
-        zmax = MAXD(zmax, fabs(zt[j]));
+        const double v = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
+        zt[j] = v < 0.0 && v >= -tl ? 0.0 : v;
     }
-    const double scale = MAXD(ws->qnorm, mnorm * zmax);
-    const double atol = tol * scale;
-    for (int j = 0; j < n; ++j)
-        if (zt[j] < 0.0 && zt[j] >= -atol)
-            zt[j] = 0.0;
-    *res = w_and_residual(ws, zt, wt);
+    const double res = w_and_residual(ws, zt, wt);
     for (int i = 0; i < n; ++i)
-        if (wt[i] < 0.0 && wt[i] >= -atol)
+        if (wt[i] < 0.0 && wt[i] >= -tl)
             wt[i] = 0.0;
-    *atol_out = atol;
-    if (!(*res <= atol))
-        return CDYN_ENUMERIC;
-    memcpy(z, zt, sizeof(double) * (size_t)n);
-    memcpy(w, wt, sizeof(double) * (size_t)n);
-    return CDYN_OK;
+    *atol = tl;
+    return res;
 }
 
-/* Final solution of the current complementary basis (z0 nonbasic). have_inverse: BT is that of
- * this basis (after pivoting): try it first; otherwise the LU factors of factor_basis are
- * current (warm start guess). The LU path solves with one refinement step. Writes z and w only
- * on success; *res receives the residual of the last candidate. */
+/* Final solution of the current complementary basis (z0 nonbasic); writes z and w only on
+ * success, *res receives the residual of the last candidate.
+ * have_inverse (after pivoting): x_Z = C^{-1} q_R from the maintained inverse; unless the basic
+ * system's residual q_R - C x_Z (computed from the original data) is below REFINE_SKIP, one step
+ * of iterative refinement follows. If its correction exceeds REFINE_TRUST relative, the updated
+ * inverse has drifted; then, or when the candidate fails the test, the LU path follows.
+ * Otherwise the LU factors of factor_basis are current (warm start guess): LU solve with one
+ * refinement step. */
 static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mnorm, double *z,
                           double *w, double *res, cdyn_report *rep)
 {
+    const int n = ws->n, k = ws->k;
     double atol;
     if (have_inverse) {
-        if (solve_from_inverse(ws) && accept_basic(ws, tol, mnorm, z, w, res, &atol) == CDYN_OK)
-            return CDYN_OK;
+        double *xz = ws->g, *r = ws->v, *dx = ws->lexv;
+        list_zpos(ws);
+        for (int s = 0; s < k; ++s)
+            dx[s] = r[s] = ws->q[ws->row_of_slot[s]];
+        cinv_apply(ws, dx, xz);
+        double zmax = 0.0;
+        for (int t = 0; t < k; ++t) { /* r = q_R - C x_Z, C[s, t] = -src_t[R_s] */
+            const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
+            const double a = xz[t];
+            zmax = MAXD(zmax, fabs(a));
+            if (a != 0.0)
+                for (int s = 0; s < k; ++s)
+                    r[s] += a * src[ws->row_of_slot[s]];
+        }
+        double rmax = 0.0;
+        for (int s = 0; s < k; ++s)
+            rmax = MAXD(rmax, fabs(r[s]));
+        int trusted = 1;
+        if (!(rmax <= REFINE_SKIP * MAXD(ws->qnorm, mnorm * zmax))) {
+            cinv_apply(ws, r, dx);
+            double dmax = 0.0;
+            zmax = 0.0;
+            for (int t = 0; t < k; ++t) {
+                xz[t] += dx[t];
+                zmax = MAXD(zmax, fabs(xz[t]));
+                dmax = MAXD(dmax, fabs(dx[t]));
+            }
+            trusted = dmax <= REFINE_TRUST * zmax; /* 0 for NaN */
+        }
+        if (trusted) {
+            for (int t = 0; t < k; ++t)
+                ws->x[ws->zpos[t]] = xz[t];
+            *res = evaluate(ws, tol, mnorm, zmax, &atol);
+            if (*res <= atol) {
+                memcpy(z, ws->y, sizeof(double) * (size_t)n);
+                memcpy(w, ws->u, sizeof(double) * (size_t)n);
+                return CDYN_OK;
+            }
+        }
         if (factor_basis(ws) != CDYN_OK)
             return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
     }
     solve_basic(ws);
-    if (accept_basic(ws, tol, mnorm, z, w, res, &atol) != CDYN_OK)
+    double zmax = 0.0;
+    for (int p = 0; p < n; ++p)
+        if (!IS_W(ws->var_at[p], n))
+            zmax = MAXD(zmax, fabs(ws->x[p]));
+    *res = evaluate(ws, tol, mnorm, zmax, &atol);
+    if (!(*res <= atol))
         return cdyn_fail(rep, CDYN_ENUMERIC,
                          "final basic solution has residual %.3g > tolerance %.3g", *res, atol);
+    memcpy(z, ws->y, sizeof(double) * (size_t)n);
+    memcpy(w, ws->u, sizeof(double) * (size_t)n);
     return CDYN_OK;
 }
 
