@@ -60,6 +60,11 @@ static inline double fmin_inline(double a, double b)
  * the step would not lower the residual measurably (on random LCPs the mean residual after it is
  * about DBL_EPSILON / 10). */
 #define REFINE_SKIP (DBL_EPSILON / 16)
+/* Up to this n the pivots update the dense tableau B^{-1} [I, -M, -d] (n (2n+1) entries) instead
+ * of the stored columns BT of B^{-1}: the entering column is then read, not computed, and the
+ * update is a set of independent multiply-adds, so a pivot takes about half the time where n is
+ * so small that latency and loop overhead, not the O(nk) flops, dominate. */
+#define TABLEAU_MAX_N 8
 /* Largest workspace (in doubles) kept on the stack when no allocator is given: 4 KiB, n <= 13. */
 #define LEMKE_STACK_DOUBLES 512
 
@@ -72,6 +77,9 @@ typedef struct lemke_ws {
                         (NULL: the all-w basis I of a cold start) */
     double *d;       /* covering vector; the column of z0 is -d */
     double *BT;      /* n*n: slots x positions, see the file comment */
+    double *T;       /* tableau mode (n <= TABLEAU_MAX_N): the full B^{-1} [I, -M, -d], n by 2n+1
+                        row-major (T[p (2n+1) + v], column v for variable v), updated instead of
+                        BT; NULL otherwise */
     double *C;       /* n*n: LU factors of the k-by-k block */
     double *x, *y, *v, *g, *u, *lexv;
     int *ipiv, *var_at, *pos, *slot_of_row, *row_of_slot, *zpos, *cand;
@@ -215,6 +223,32 @@ static void rebuild_inverse(lemke_ws *ws)
     cdyn_dense_lu_solve(1, k, ws->C, k, ws->ipiv, n, ws->BT, n);
 }
 
+/* T := B^{-1} [I, -M, -d] from BT (tableau mode). Column of w_i: B^{-1} e_i, the stored column
+ * for i in R, else the unit vector at the position of w_i; column of a z-type variable with
+ * source src: -BT^T src[R] - src[l] at each position holding a w_l (as in entering_column). */
+static void tableau_from_inverse(lemke_ws *ws)
+{
+    const int n = ws->n, k = ws->k, len = 2 * n + 1;
+    for (int p = 0; p < n; ++p) {
+        double *row = ws->T + (size_t)p * len;
+        const double *btp = ws->BT + (size_t)p * n;
+        for (int i = 0; i < n; ++i) {
+            const int s = ws->slot_of_row[i];
+            row[i] = s >= 0 ? btp[s] : (ws->var_at[p] == i ? 1.0 : 0.0);
+        }
+        for (int v = n; v <= 2 * n; ++v) {
+            const double *src = zsrc(ws, v);
+            double sum = 0.0;
+            for (int s = 0; s < k; ++s)
+                sum += btp[s] * src[ws->row_of_slot[s]];
+            double e = -sum;
+            if (IS_W(ws->var_at[p], n))
+                e -= src[ws->var_at[p]];
+            row[v] = e;
+        }
+    }
+}
+
 /* Fresh inverse and basic values from an LU factorization of the current basis. */
 static cdyn_status refactor(lemke_ws *ws)
 {
@@ -223,6 +257,8 @@ static cdyn_status refactor(lemke_ws *ws)
         return st;
     solve_basic(ws);
     rebuild_inverse(ws);
+    if (ws->T != NULL)
+        tableau_from_inverse(ws);
     return CDYN_OK;
 }
 
@@ -254,6 +290,16 @@ static double entering_column(lemke_ws *ws, int var)
     const double *restrict bt = ws->BT;
     double *restrict y = ws->y;
     double ymax = 0.0;
+    if (ws->T != NULL) { /* tableau mode: the column is stored */
+        const double *restrict col = ws->T + var;
+        const size_t len = 2 * (size_t)n + 1;
+        for (int p = 0; p < n; ++p) {
+            const double e = col[p * len];
+            y[p] = e;
+            ymax = MAXD(ymax, fabs(e));
+        }
+        return ymax;
+    }
     if (IS_W(var, n)) { /* a = e_var: its slot row of BT */
         const double *restrict row = bt + ws->slot_of_row[var];
         for (int p = 0; p < n; ++p) {
@@ -295,6 +341,8 @@ static double entering_column(lemke_ws *ws, int var)
  * column c with B0 e_c = e_c: B^{-1} e_c, a stored column or a unit vector. */
 static inline double lex_entry_unit(const lemke_ws *ws, int p, int c)
 {
+    if (ws->T != NULL)
+        return ws->T[(size_t)p * (2 * ws->n + 1) + c];
     const int s = ws->slot_of_row[c];
     return s >= 0 ? ws->BT[s + (size_t)p * ws->n] : (ws->var_at[p] == c ? 1.0 : 0.0);
 }
@@ -303,6 +351,8 @@ static inline double lex_entry_unit(const lemke_ws *ws, int p, int c)
 static double lex_entry_z(const lemke_ws *ws, int p, int c)
 {
     const int n = ws->n;
+    if (ws->T != NULL)
+        return ws->T[(size_t)p * (2 * n + 1) + n + c];
     const double *btp = ws->BT + (size_t)p * n;
     const int wp = IS_W(ws->var_at[p], n) ? ws->var_at[p] : -1;
     const double *mc = ws->M + (size_t)c * n;
@@ -322,9 +372,15 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
     double scale = 0.0;
     for (int i = 0; i < ncand; ++i) {
         int p = cand[i];
-        double m = IS_W(ws->var_at[p], n) ? 1.0 : 0.0;
-        for (int s = 0; s < ws->k; ++s)
-            m = fmax_inline(m, fabs(ws->BT[s + (size_t)p * n]));
+        double m = 0.0; /* max |(B^{-1})[p, :]| */
+        if (ws->T != NULL) {
+            for (int c = 0; c < n; ++c)
+                m = fmax_inline(m, fabs(ws->T[(size_t)p * (2 * n + 1) + c]));
+        } else {
+            m = IS_W(ws->var_at[p], n) ? 1.0 : 0.0;
+            for (int s = 0; s < ws->k; ++s)
+                m = fmax_inline(m, fabs(ws->BT[s + (size_t)p * n]));
+        }
         scale = fmax_inline(scale, m / sp[p]);
     }
     const double tol = ws->tie_tol * scale;
@@ -351,14 +407,18 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
 }
 
 /* Minimum-ratio test for the column y (ymax = max |y|): the position that leaves, or -1 (no
- * positive entry: a ray). Ratios within tie_tol*||x||/max(y) of the minimum are ties, i.e. taking any of them
- * would leave the others at most tie_tol*||x|| below zero; ties prefer z0, then the
- * lexicographic rule. *z0_near is set when z0 misses the tie band
- * but lies within Z0_NEAR of it: a decision that drift in x can get wrong. */
+ * positive entry: a ray). Ratios within tie_tol*||x||/max(y) of the minimum are ties, i.e.
+ * taking any of them would leave the others at most tie_tol*||x|| below zero; ties prefer z0,
+ * then the lexicographic rule. *z0_near is set when z0 misses the tie band but lies within
+ * Z0_NEAR of it: a decision that drift in x can get wrong. For every eligible row p, v[p]
+ * receives the ratio max(x_p, 0) / y_p (x clamped at 0: a tiny negative left by rounding never
+ * moves the entering variable backwards) and g[p] = 1 / y_p, so that no division waits for the
+ * choice of the row. */
 static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
 {
     const int n = ws->n;
     const double *restrict x = ws->x, *restrict y = ws->y;
+    double *restrict ratios = ws->v, *restrict recips = ws->g;
     int *restrict cand = ws->cand;
     *z0_near = 0;
     const double ptol = ws->pivot_tol * ymax;
@@ -368,6 +428,8 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
         xmax = MAXD(xmax, fabs(x[p]));
         if (y[p] > ptol) {
             const double ratio = MAXD(x[p], 0.0) / y[p];
+            ratios[p] = ratio;
+            recips[p] = 1.0 / y[p];
             theta = ratio < theta ? ratio : theta;
             ycmax = MAXD(ycmax, y[p]);
             cand[nelig++] = p;
@@ -393,15 +455,41 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
     return ncand == 1 ? ws->cand[0] : lex_choose(ws, ncand, y);
 }
 
-/* Exchange: the entering variable var takes position r; x and the stored inverse follow. */
-static void pivot(lemke_ws *ws, int r, int var, double theta)
+/* Tableau mode: T := B_new^{-1} [I, -M, -d] = E T with E the elimination of the entering column
+ * y at row r (inv = 1 / y_r): row r is scaled, the others lose y_i times it (rows with y_i = 0
+ * do not change). The entering column becomes exactly the unit vector e_r, and the columns of
+ * the other basic variables stay exact unit vectors (their entry in row r is 0). */
+static void tableau_pivot(lemke_ws *ws, int r, int var, double inv)
+{
+    const int n = ws->n, len = 2 * n + 1;
+    const double *restrict y = ws->y;
+    double *restrict rowr = ws->T + (size_t)r * len;
+    for (int c = 0; c < len; ++c)
+        rowr[c] *= inv;
+    for (int i = 0; i < n; ++i) {
+        const double a = y[i];
+        if (i == r || a == 0.0)
+            continue;
+        double *restrict row = ws->T + (size_t)i * len;
+        for (int c = 0; c < len; ++c)
+            row[c] -= a * rowr[c];
+        row[var] = 0.0;
+    }
+    rowr[var] = 1.0;
+}
+
+/* Exchange: the entering variable var takes position r with the step theta (inv = 1 / y_r); x and
+ * the stored inverse follow. */
+static void pivot(lemke_ws *ws, int r, int var, double theta, double inv)
 {
     const int n = ws->n;
     const double *restrict y = ws->y;
-    const double inv = 1.0 / y[r]; /* one division: they are slow next to the rest */
     const int leave = ws->var_at[r];
+    const int tab = ws->T != NULL;
     int k = ws->k;
-    if (k > 0) {
+    if (tab) {
+        tableau_pivot(ws, r, var, inv);
+    } else if (k > 0) {
         /* B_new^{-1} = B^{-1} - (y - e_r) (row r of B^{-1}) / y_r, on the stored columns. */
         double *btr = ws->BT + (size_t)r * n;
         for (int s = 0; s < k; ++s)
@@ -413,16 +501,19 @@ static void pivot(lemke_ws *ws, int r, int var, double theta)
     if (IS_W(leave, n)) { /* row `leave` joins R: its column of B_new^{-1} is -y/y_r + e_r/y_r */
         ws->slot_of_row[leave] = k;
         ws->row_of_slot[k] = leave;
-        for (int p = 0; p < n; ++p)
-            ws->BT[k + (size_t)p * n] = -y[p] * inv;
-        ws->BT[k + (size_t)r * n] = inv;
+        if (!tab) {
+            for (int p = 0; p < n; ++p)
+                ws->BT[k + (size_t)p * n] = -y[p] * inv;
+            ws->BT[k + (size_t)r * n] = inv;
+        }
         ++k;
     }
     if (IS_W(var, n)) { /* row `var` leaves R: its column becomes the unit e_r, drop the slot */
         int s = ws->slot_of_row[var], last = k - 1;
         if (s != last) {
-            for (int p = 0; p < n; ++p)
-                ws->BT[s + (size_t)p * n] = ws->BT[last + (size_t)p * n];
+            if (!tab)
+                for (int p = 0; p < n; ++p)
+                    ws->BT[s + (size_t)p * n] = ws->BT[last + (size_t)p * n];
             ws->row_of_slot[s] = ws->row_of_slot[last];
             ws->slot_of_row[ws->row_of_slot[s]] = s;
         }
@@ -474,11 +565,11 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     for (int p = 0; p < n; ++p)
         if (ratio[p] <= bound)
             r = p;
-    double step = ws->x[r] / ws->y[r];
+    double step = ws->x[r] / ws->y[r], inv = 1.0 / ws->y[r];
     int entering = z0, since_refactor = 0, refactor_now = 0;
     for (;;) {
         const int leave = ws->var_at[r];
-        pivot(ws, r, entering, step);
+        pivot(ws, r, entering, step, inv);
         run->pivots++;
         since_refactor++;
         if (leave == z0)
@@ -512,8 +603,8 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
             return cdyn_fail(rep, CDYN_ERAY, "ray termination after %d pivots", run->pivots);
         if (ws->y[r] < SMALL_PIVOT * ymax)
             refactor_now = 1;
-        /* x clamped at 0: a tiny negative left by rounding never moves the entering backwards */
-        step = MAXD(ws->x[r], 0.0) / ws->y[r];
+        step = ws->v[r]; /* see ratio_test */
+        inv = ws->g[r];
     }
 }
 
@@ -523,6 +614,16 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
 static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *restrict out)
 {
     const int n = ws->n, k = ws->k;
+    if (ws->T != NULL) { /* (C^{-1})[t, s] = (B^{-1})[zpos_t, R_s], a tableau entry */
+        for (int t = 0; t < k; ++t) {
+            const double *restrict trow = ws->T + (size_t)ws->zpos[t] * (2 * n + 1);
+            double sum = 0.0;
+            for (int s = 0; s < k; ++s)
+                sum += trow[ws->row_of_slot[s]] * v[s];
+            out[t] = sum;
+        }
+        return;
+    }
     for (int t = 0; t < k; ++t) {
         const double *restrict cinv = ws->BT + (size_t)ws->zpos[t] * n;
         double sum = 0.0;
@@ -672,7 +773,9 @@ cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *r
     if (lcp->M == NULL || lcp->q == NULL)
         return cdyn_fail(rep, CDYN_EINVAL, "lcp->%s is NULL", lcp->M == NULL ? "M" : "q");
     const int n = lcp->n;
-    if (cdyn_mem_matrix_len((size_t)n, (size_t)n) == 0)
+    /* n*n doubles must fit in size_t (the same test as cdyn_mem_matrix_len, whose integer
+       division costs more than the rest of this function for tiny n; n^2 < 2^62 here) */
+    if ((uint64_t)n * (uint64_t)n > SIZE_MAX / sizeof(double))
         return cdyn_fail(rep, CDYN_EINVAL, "n = %d is too large", n);
     if (!cdyn_dense_all_finite(n, lcp->q))
         return cdyn_fail(rep, CDYN_EINVAL, "q has a NaN or infinite entry");
@@ -739,13 +842,31 @@ static cdyn_status validate_options(const cdyn_lemke_options *o, int n, cdyn_rep
 static void cold_basis(lemke_ws *ws, const double *covering)
 {
     const int n = ws->n;
-    for (int p = 0; p < n; ++p) {
+    for (int p = 0; p < n; ++p) { /* what index_basis would find: w_p at p, no slots */
         ws->var_at[p] = p;
+        ws->pos[p] = p;
+        ws->pos[n + p] = -1;
+        ws->slot_of_row[p] = -1;
         ws->x[p] = ws->q[p];
         ws->d[p] = covering != NULL ? covering[p] : 1.0;
     }
+    ws->pos[2 * n] = -1;
+    ws->k = 0;
     ws->b0_z = NULL;
-    index_basis(ws);
+}
+
+/* The tableau of the cold start: B = I, so T = [I, -M, -d]. */
+static void cold_tableau(lemke_ws *ws)
+{
+    const int n = ws->n;
+    for (int i = 0; i < n; ++i) {
+        double *row = ws->T + (size_t)i * (2 * n + 1);
+        for (int j = 0; j < n; ++j) {
+            row[j] = i == j ? 1.0 : 0.0;
+            row[n + j] = -ws->M[i + (size_t)j * n];
+        }
+        row[2 * n] = -ws->d[i];
+    }
 }
 
 /* Warm start basis: z_i at position i where warm[i] != 0, else w_i. */
@@ -796,9 +917,11 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     if (o.tol == 0.0)
         o.tol = 1e-10;
 
-    /* One block: 2 n*n + 7 n doubles, then 8 n + 2 ints (n*n*8 fits in size_t, validated). */
+    /* One block: 2 n*n + 7 n doubles (+ the tableau for tiny n), then 8 n + 2 ints (n*n*8 fits
+       in size_t, validated). */
     const size_t nn = (size_t)n * (size_t)n;
-    const size_t extra = 7 * (size_t)n + (8 * (size_t)n + 3) / 2;
+    const size_t ntab = n <= TABLEAU_MAX_N ? (size_t)n * (2 * (size_t)n + 1) : 0;
+    const size_t extra = ntab + 7 * (size_t)n + (8 * (size_t)n + 3) / 2;
     if (nn > (SIZE_MAX / sizeof(double) - extra) / 2)
         return cdyn_fail(report, CDYN_ENOMEM, "workspace size overflows (n = %d)", n);
     /* Without a caller's allocator a small workspace lives on the stack: next to a solve that
@@ -814,6 +937,7 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     double *dp = block;
     ws.BT = dp, dp += nn;
     ws.C = dp, dp += nn;
+    ws.T = ntab > 0 ? dp : NULL, dp += ntab;
     ws.d = dp, dp += n;
     ws.x = dp, dp += n;
     ws.y = dp, dp += n;
@@ -852,6 +976,8 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
                         for (int i = 0; i < n; ++i)
                             ws.d[i] -= lcp->M[i + (size_t)j * n];
                 rebuild_inverse(&ws); /* LU factors and x are still those of B0 */
+                if (ws.T != NULL)
+                    tableau_from_inverse(&ws);
                 st = run_pivots(&ws, &run, 1, NULL);
                 if (st == CDYN_OK)
                     st = finish(&ws, 1, o.tol, mnorm, z, w, &res, NULL);
@@ -869,6 +995,8 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
             st = CDYN_OK;
         } else {
             res = NAN;
+            if (ws.T != NULL)
+                cold_tableau(&ws);
             st = run_pivots(&ws, &run, 0, report);
             if (st == CDYN_OK)
                 st = finish(&ws, 1, o.tol, mnorm, z, w, &res, report);
