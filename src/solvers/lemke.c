@@ -228,13 +228,13 @@ static void rebuild_inverse(lemke_ws *ws)
  * source src: -BT^T src[R] - src[l] at each position holding a w_l (as in entering_column). */
 static void tableau_from_inverse(lemke_ws *ws)
 {
-    const int n = ws->n, k = ws->k, len = 2 * n + 1;
+    const int n = ws->n, k = ws->k;
     for (int p = 0; p < n; ++p) {
-        double *row = ws->T + (size_t)p * len;
+        double *row = ws->T + p; /* COLMAJOR */
         const double *btp = ws->BT + (size_t)p * n;
         for (int i = 0; i < n; ++i) {
             const int s = ws->slot_of_row[i];
-            row[i] = s >= 0 ? btp[s] : (ws->var_at[p] == i ? 1.0 : 0.0);
+            row[(size_t)i * n] = s >= 0 ? btp[s] : (ws->var_at[p] == i ? 1.0 : 0.0);
         }
         for (int v = n; v <= 2 * n; ++v) {
             const double *src = zsrc(ws, v);
@@ -244,7 +244,7 @@ static void tableau_from_inverse(lemke_ws *ws)
             double e = -sum;
             if (IS_W(ws->var_at[p], n))
                 e -= src[ws->var_at[p]];
-            row[v] = e;
+            row[(size_t)v * n] = e;
         }
     }
 }
@@ -291,10 +291,9 @@ static double entering_column(lemke_ws *ws, int var)
     double *restrict y = ws->y;
     double ymax = 0.0;
     if (ws->T != NULL) { /* tableau mode: the column is stored */
-        const double *restrict col = ws->T + var;
-        const size_t len = 2 * (size_t)n + 1;
+        const double *restrict col = ws->T + (size_t)var * n;
         for (int p = 0; p < n; ++p) {
-            const double e = col[p * len];
+            const double e = col[p];
             y[p] = e;
             ymax = MAXD(ymax, fabs(e));
         }
@@ -342,7 +341,7 @@ static double entering_column(lemke_ws *ws, int var)
 static inline double lex_entry_unit(const lemke_ws *ws, int p, int c)
 {
     if (ws->T != NULL)
-        return ws->T[(size_t)p * (2 * ws->n + 1) + c];
+        return ws->T[p + (size_t)c * ws->n];
     const int s = ws->slot_of_row[c];
     return s >= 0 ? ws->BT[s + (size_t)p * ws->n] : (ws->var_at[p] == c ? 1.0 : 0.0);
 }
@@ -352,7 +351,7 @@ static double lex_entry_z(const lemke_ws *ws, int p, int c)
 {
     const int n = ws->n;
     if (ws->T != NULL)
-        return ws->T[(size_t)p * (2 * n + 1) + n + c];
+        return ws->T[p + (size_t)(n + c) * n];
     const double *btp = ws->BT + (size_t)p * n;
     const int wp = IS_W(ws->var_at[p], n) ? ws->var_at[p] : -1;
     const double *mc = ws->M + (size_t)c * n;
@@ -375,7 +374,7 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
         double m = 0.0; /* max |(B^{-1})[p, :]| */
         if (ws->T != NULL) {
             for (int c = 0; c < n; ++c)
-                m = fmax_inline(m, fabs(ws->T[(size_t)p * (2 * n + 1) + c]));
+                m = fmax_inline(m, fabs(ws->T[p + (size_t)c * n]));
         } else {
             m = IS_W(ws->var_at[p], n) ? 1.0 : 0.0;
             for (int s = 0; s < ws->k; ++s)
@@ -461,21 +460,20 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
  * the other basic variables stay exact unit vectors (their entry in row r is 0). */
 static void tableau_pivot(lemke_ws *ws, int r, int var, double inv)
 {
-    const int n = ws->n, len = 2 * n + 1;
+    const int n = ws->n;
     const double *restrict y = ws->y;
-    double *restrict rowr = ws->T + (size_t)r * len;
-    for (int c = 0; c < len; ++c)
-        rowr[c] *= inv;
-    for (int i = 0; i < n; ++i) {
-        const double a = y[i];
-        if (i == r || a == 0.0)
-            continue;
-        double *restrict row = ws->T + (size_t)i * len;
-        for (int c = 0; c < len; ++c)
-            row[c] -= a * rowr[c];
-        row[var] = 0.0;
+    for (int c = 0; c <= 2 * n; ++c) {
+        double *restrict col = ws->T + (size_t)c * n;
+        const double a = col[r] * inv;
+        if (a != 0.0 && c != var) {
+            for (int i = 0; i < n; ++i)
+                col[i] -= y[i] * a;
+            col[r] = a;
+        }
     }
-    rowr[var] = 1.0;
+    double *col = ws->T + (size_t)var * n;
+    for (int i = 0; i < n; ++i)
+        col[i] = (double)(i == r);
 }
 
 /* Exchange: the entering variable var takes position r with the step theta (inv = 1 / y_r); x and
@@ -616,10 +614,10 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
     const int n = ws->n, k = ws->k;
     if (ws->T != NULL) { /* (C^{-1})[t, s] = (B^{-1})[zpos_t, R_s], a tableau entry */
         for (int t = 0; t < k; ++t) {
-            const double *restrict trow = ws->T + (size_t)ws->zpos[t] * (2 * n + 1);
+            const double *restrict trow = ws->T + ws->zpos[t];
             double sum = 0.0;
             for (int s = 0; s < k; ++s)
-                sum += trow[ws->row_of_slot[s]] * v[s];
+                sum += trow[(size_t)ws->row_of_slot[s] * n] * v[s];
             out[t] = sum;
         }
         return;
@@ -859,14 +857,15 @@ static void cold_basis(lemke_ws *ws, const double *covering)
 static void cold_tableau(lemke_ws *ws)
 {
     const int n = ws->n;
-    for (int i = 0; i < n; ++i) {
-        double *row = ws->T + (size_t)i * (2 * n + 1);
-        for (int j = 0; j < n; ++j) {
-            row[j] = i == j ? 1.0 : 0.0;
-            row[n + j] = -ws->M[i + (size_t)j * n];
+    const size_t nn = (size_t)n * n;
+    double *T = ws->T;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            T[i + (size_t)j * n] = (double)(i == j);
+            T[nn + i + (size_t)j * n] = -ws->M[i + (size_t)j * n];
         }
-        row[2 * n] = -ws->d[i];
-    }
+    for (int i = 0; i < n; ++i)
+        T[2 * nn + i] = -ws->d[i];
 }
 
 /* Warm start basis: z_i at position i where warm[i] != 0, else w_i. */
