@@ -60,10 +60,10 @@ static inline double fmin_inline(double a, double b)
  * the step would not lower the residual measurably (on random LCPs the mean residual after it is
  * about DBL_EPSILON / 10). */
 #define REFINE_SKIP (DBL_EPSILON / 16)
-/* Up to this n the pivots update the dense tableau B^{-1} [I, -M, -d] (n (2n+1) entries) instead
- * of the stored columns BT of B^{-1}: the entering column is then read, not computed, and the
- * update is a set of independent multiply-adds, so a pivot takes about half the time where n is
- * so small that latency and loop overhead, not the O(nk) flops, dominate. */
+/* Up to this n the pivots update the condensed tableau (B^{-1} a_v for the n+1 nonbasic
+ * variables v) instead of the stored columns BT of B^{-1}: the entering column is then read, not
+ * computed, and the update is a set of independent multiply-adds, which is faster where n is so
+ * small that latency and loop overhead, not the O(nk) flops, dominate. */
 #define TABLEAU_MAX_N 8
 /* Largest workspace (in doubles) kept on the stack when no allocator is given: 4 KiB, n <= 13. */
 #define LEMKE_STACK_DOUBLES 512
@@ -77,12 +77,13 @@ typedef struct lemke_ws {
                         (NULL: the all-w basis I of a cold start) */
     double *d;       /* covering vector; the column of z0 is -d */
     double *BT;      /* n*n: slots x positions, see the file comment */
-    double *T;       /* tableau mode (n <= TABLEAU_MAX_N): the full B^{-1} [I, -M, -d], n by 2n+1
-                        row-major (T[p (2n+1) + v], column v for variable v), updated instead of
-                        BT; NULL otherwise */
+    double *T;       /* tableau mode (n <= TABLEAU_MAX_N): the columns B^{-1} a_v of the n+1
+                        nonbasic variables v (a_v: the column of v in [I, -M, -d]), n by n+1,
+                        updated instead of BT; NULL otherwise */
     double *C;       /* n*n: LU factors of the k-by-k block */
     double *x, *y, *v, *g, *u, *lexv;
     int *ipiv, *var_at, *pos, *slot_of_row, *row_of_slot, *zpos, *cand;
+    int *tcol;       /* tableau mode: column of T of a nonbasic variable, -1 for a basic one */
     int k;           /* number of slots = number of basic z-type variables */
 } lemke_ws;
 
@@ -223,28 +224,37 @@ static void rebuild_inverse(lemke_ws *ws)
     cdyn_dense_lu_solve(1, k, ws->C, k, ws->ipiv, n, ws->BT, n);
 }
 
-/* T := B^{-1} [I, -M, -d] from BT (tableau mode). Column of w_i: B^{-1} e_i, the stored column
- * for i in R, else the unit vector at the position of w_i; column of a z-type variable with
- * source src: -BT^T src[R] - src[l] at each position holding a w_l (as in entering_column). */
+/* The tableau from BT (tableau mode): the nonbasic variables in increasing order get the columns
+ * 0..n of T, each B^{-1} a_v: for w_i the stored column of row i (w_i nonbasic: i is in R); for a
+ * z-type variable with source src, -BT^T src[R] - src[l] at each position holding a w_l (as in
+ * entering_column). */
 static void tableau_from_inverse(lemke_ws *ws)
 {
     const int n = ws->n, k = ws->k;
-    for (int p = 0; p < n; ++p) {
-        double *row = ws->T + p; /* COLMAJOR */
-        const double *btp = ws->BT + (size_t)p * n;
-        for (int i = 0; i < n; ++i) {
-            const int s = ws->slot_of_row[i];
-            row[(size_t)i * n] = s >= 0 ? btp[s] : (ws->var_at[p] == i ? 1.0 : 0.0);
+    int t = 0;
+    for (int v = 0; v <= 2 * n; ++v) {
+        if (ws->pos[v] >= 0) {
+            ws->tcol[v] = -1;
+            continue;
         }
-        for (int v = n; v <= 2 * n; ++v) {
-            const double *src = zsrc(ws, v);
+        double *col = ws->T + (size_t)t * n;
+        ws->tcol[v] = t++;
+        if (IS_W(v, n)) {
+            const int sl = ws->slot_of_row[v];
+            for (int p = 0; p < n; ++p)
+                col[p] = ws->BT[sl + (size_t)p * n];
+            continue;
+        }
+        const double *src = zsrc(ws, v);
+        for (int p = 0; p < n; ++p) {
+            const double *btp = ws->BT + (size_t)p * n;
             double sum = 0.0;
-            for (int s = 0; s < k; ++s)
-                sum += btp[s] * src[ws->row_of_slot[s]];
+            for (int sl = 0; sl < k; ++sl)
+                sum += btp[sl] * src[ws->row_of_slot[sl]];
             double e = -sum;
             if (IS_W(ws->var_at[p], n))
                 e -= src[ws->var_at[p]];
-            row[(size_t)v * n] = e;
+            col[p] = e;
         }
     }
 }
@@ -252,6 +262,8 @@ static void tableau_from_inverse(lemke_ws *ws)
 /* Fresh inverse and basic values from an LU factorization of the current basis. */
 static cdyn_status refactor(lemke_ws *ws)
 {
+    if (ws->T != NULL)
+        index_basis(ws);
     cdyn_status st = factor_basis(ws);
     if (st != CDYN_OK)
         return st;
@@ -291,7 +303,7 @@ static double entering_column(lemke_ws *ws, int var)
     double *restrict y = ws->y;
     double ymax = 0.0;
     if (ws->T != NULL) { /* tableau mode: the column is stored */
-        const double *restrict col = ws->T + (size_t)var * n;
+        const double *restrict col = ws->T + (size_t)ws->tcol[var] * n;
         for (int p = 0; p < n; ++p) {
             const double e = col[p];
             y[p] = e;
@@ -336,12 +348,20 @@ static double entering_column(lemke_ws *ws, int var)
     return ymax;
 }
 
+/* (B^{-1} a_v)[p] in tableau mode: a column of T, or for a basic v the unit vector at its
+ * position. */
+static inline double tableau_entry(const lemke_ws *ws, int p, int v)
+{
+    const int t = ws->tcol[v];
+    return t >= 0 ? ws->T[p + (size_t)t * ws->n] : (ws->pos[v] == p ? 1.0 : 0.0);
+}
+
 /* Entry (p, c) of B^{-1} B0, the lexicographic tie-breaking rows (B0: starting basis), for a
  * column c with B0 e_c = e_c: B^{-1} e_c, a stored column or a unit vector. */
 static inline double lex_entry_unit(const lemke_ws *ws, int p, int c)
 {
     if (ws->T != NULL)
-        return ws->T[p + (size_t)c * ws->n];
+        return tableau_entry(ws, p, c);
     const int s = ws->slot_of_row[c];
     return s >= 0 ? ws->BT[s + (size_t)p * ws->n] : (ws->var_at[p] == c ? 1.0 : 0.0);
 }
@@ -351,7 +371,7 @@ static double lex_entry_z(const lemke_ws *ws, int p, int c)
 {
     const int n = ws->n;
     if (ws->T != NULL)
-        return ws->T[p + (size_t)(n + c) * n];
+        return tableau_entry(ws, p, n + c);
     const double *btp = ws->BT + (size_t)p * n;
     const int wp = IS_W(ws->var_at[p], n) ? ws->var_at[p] : -1;
     const double *mc = ws->M + (size_t)c * n;
@@ -374,7 +394,7 @@ static int lex_choose(lemke_ws *ws, int ncand, const double *sp)
         double m = 0.0; /* max |(B^{-1})[p, :]| */
         if (ws->T != NULL) {
             for (int c = 0; c < n; ++c)
-                m = fmax_inline(m, fabs(ws->T[p + (size_t)c * n]));
+                m = fmax_inline(m, fabs(tableau_entry(ws, p, c)));
         } else {
             m = IS_W(ws->var_at[p], n) ? 1.0 : 0.0;
             for (int s = 0; s < ws->k; ++s)
@@ -454,26 +474,29 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
     return ncand == 1 ? ws->cand[0] : lex_choose(ws, ncand, y);
 }
 
-/* Tableau mode: T := B_new^{-1} [I, -M, -d] = E T with E the elimination of the entering column
- * y at row r (inv = 1 / y_r): row r is scaled, the others lose y_i times it (rows with y_i = 0
- * do not change). The entering column becomes exactly the unit vector e_r, and the columns of
- * the other basic variables stay exact unit vectors (their entry in row r is 0). */
-static void tableau_pivot(lemke_ws *ws, int r, int var, double inv)
+/* Tableau mode: every column becomes E T[:, c] with E the elimination of the entering column y
+ * at row r (inv = 1 / y_r): row r is scaled, the others lose y_i times it; columns with a zero in
+ * row r do not change. The entering variable's column is taken over by the leaving one, whose
+ * column e_r becomes E e_r = (e_r - y) / y_r + e_r. */
+static void tableau_pivot(lemke_ws *ws, int r, int var, int leave, double inv)
 {
-    const int n = ws->n;
+    const int n = ws->n, te = ws->tcol[var];
     const double *restrict y = ws->y;
-    for (int c = 0; c <= 2 * n; ++c) {
+    for (int c = 0; c <= n; ++c) {
         double *restrict col = ws->T + (size_t)c * n;
         const double a = col[r] * inv;
-        if (a != 0.0 && c != var) {
+        if (a != 0.0 && c != te) {
             for (int i = 0; i < n; ++i)
                 col[i] -= y[i] * a;
             col[r] = a;
         }
     }
-    double *col = ws->T + (size_t)var * n;
+    double *restrict col = ws->T + (size_t)te * n;
     for (int i = 0; i < n; ++i)
-        col[i] = (double)(i == r);
+        col[i] = -y[i] * inv;
+    col[r] = inv;
+    ws->tcol[leave] = te;
+    ws->tcol[var] = -1;
 }
 
 /* Exchange: the entering variable var takes position r with the step theta (inv = 1 / y_r); x and
@@ -483,42 +506,43 @@ static void pivot(lemke_ws *ws, int r, int var, double theta, double inv)
     const int n = ws->n;
     const double *restrict y = ws->y;
     const int leave = ws->var_at[r];
-    const int tab = ws->T != NULL;
     int k = ws->k;
-    if (tab) {
-        tableau_pivot(ws, r, var, inv);
-    } else if (k > 0) {
+    if (ws->T != NULL) {
+        /* The slots are not needed while pivoting on the tableau: index_basis rebuilds them. */
+        tableau_pivot(ws, r, var, leave, inv);
+    } else {
+        if (k > 0) {
         /* B_new^{-1} = B^{-1} - (y - e_r) (row r of B^{-1}) / y_r, on the stored columns. */
-        double *btr = ws->BT + (size_t)r * n;
-        for (int s = 0; s < k; ++s)
-            ws->v[s] = btr[s];
-        bt_ger(ws, -inv, ws->v, y);
-        for (int s = 0; s < k; ++s)
-            btr[s] = ws->v[s] * inv;
-    }
-    if (IS_W(leave, n)) { /* row `leave` joins R: its column of B_new^{-1} is -y/y_r + e_r/y_r */
-        ws->slot_of_row[leave] = k;
-        ws->row_of_slot[k] = leave;
-        if (!tab) {
+            double *btr = ws->BT + (size_t)r * n;
+            for (int s = 0; s < k; ++s)
+                ws->v[s] = btr[s];
+            bt_ger(ws, -inv, ws->v, y);
+            for (int s = 0; s < k; ++s)
+                btr[s] = ws->v[s] * inv;
+        }
+        if (IS_W(leave, n)) { /* row `leave` joins R: its column of B_new^{-1} is
+                                 -y/y_r + e_r/y_r */
+            ws->slot_of_row[leave] = k;
+            ws->row_of_slot[k] = leave;
             for (int p = 0; p < n; ++p)
                 ws->BT[k + (size_t)p * n] = -y[p] * inv;
             ws->BT[k + (size_t)r * n] = inv;
+            ++k;
         }
-        ++k;
-    }
-    if (IS_W(var, n)) { /* row `var` leaves R: its column becomes the unit e_r, drop the slot */
-        int s = ws->slot_of_row[var], last = k - 1;
-        if (s != last) {
-            if (!tab)
+        if (IS_W(var, n)) { /* row `var` leaves R: its column becomes the unit e_r, drop the
+                               slot */
+            int s = ws->slot_of_row[var], last = k - 1;
+            if (s != last) {
                 for (int p = 0; p < n; ++p)
                     ws->BT[s + (size_t)p * n] = ws->BT[last + (size_t)p * n];
-            ws->row_of_slot[s] = ws->row_of_slot[last];
-            ws->slot_of_row[ws->row_of_slot[s]] = s;
+                ws->row_of_slot[s] = ws->row_of_slot[last];
+                ws->slot_of_row[ws->row_of_slot[s]] = s;
+            }
+            ws->slot_of_row[var] = -1;
+            --k;
         }
-        ws->slot_of_row[var] = -1;
-        --k;
+        ws->k = k;
     }
-    ws->k = k;
     ws->pos[leave] = -1;
     ws->pos[var] = r;
     ws->var_at[r] = var;
@@ -616,8 +640,8 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
         for (int t = 0; t < k; ++t) {
             const double *restrict trow = ws->T + ws->zpos[t];
             double sum = 0.0;
-            for (int s = 0; s < k; ++s)
-                sum += trow[(size_t)ws->row_of_slot[s] * n] * v[s];
+            for (int s = 0; s < k; ++s) /* w_{R_s} is nonbasic */
+                sum += trow[(size_t)ws->tcol[ws->row_of_slot[s]] * n] * v[s];
             out[t] = sum;
         }
         return;
@@ -691,6 +715,8 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
 static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mnorm, double *z,
                           double *w, double *res, cdyn_report *rep)
 {
+    if (ws->T != NULL)
+        index_basis(ws);
     const int n = ws->n, k = ws->k;
     double atol;
     if (have_inverse) {
@@ -853,19 +879,19 @@ static void cold_basis(lemke_ws *ws, const double *covering)
     ws->b0_z = NULL;
 }
 
-/* The tableau of the cold start: B = I, so T = [I, -M, -d]. */
+/* The tableau of the cold start: B = I, the z_j and z0 are nonbasic: T = [-M, -d]. */
 static void cold_tableau(lemke_ws *ws)
 {
     const int n = ws->n;
     const size_t nn = (size_t)n * n;
-    double *T = ws->T;
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-            T[i + (size_t)j * n] = (double)(i == j);
-            T[nn + i + (size_t)j * n] = -ws->M[i + (size_t)j * n];
-        }
-    for (int i = 0; i < n; ++i)
-        T[2 * nn + i] = -ws->d[i];
+    for (size_t e = 0; e < nn; ++e)
+        ws->T[e] = -ws->M[e];
+    for (int i = 0; i < n; ++i) {
+        ws->T[nn + i] = -ws->d[i];
+        ws->tcol[i] = -1;
+        ws->tcol[n + i] = i;
+    }
+    ws->tcol[2 * n] = n;
 }
 
 /* Warm start basis: z_i at position i where warm[i] != 0, else w_i. */
@@ -916,11 +942,11 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     if (o.tol == 0.0)
         o.tol = 1e-10;
 
-    /* One block: 2 n*n + 7 n doubles (+ the tableau for tiny n), then 8 n + 2 ints (n*n*8 fits
-       in size_t, validated). */
+    /* One block: 2 n*n + 7 n doubles (+ the tableau for tiny n), then 10 n + 3 ints (n*n*8
+       fits in size_t, validated). */
     const size_t nn = (size_t)n * (size_t)n;
-    const size_t ntab = n <= TABLEAU_MAX_N ? (size_t)n * (2 * (size_t)n + 1) : 0;
-    const size_t extra = ntab + 7 * (size_t)n + (8 * (size_t)n + 3) / 2;
+    const size_t ntab = n <= TABLEAU_MAX_N ? (size_t)n * ((size_t)n + 1) : 0;
+    const size_t extra = ntab + 7 * (size_t)n + (10 * (size_t)n + 4) / 2;
     if (nn > (SIZE_MAX / sizeof(double) - extra) / 2)
         return cdyn_fail(report, CDYN_ENOMEM, "workspace size overflows (n = %d)", n);
     /* Without a caller's allocator a small workspace lives on the stack: next to a solve that
@@ -951,7 +977,8 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     ws.slot_of_row = ip, ip += n;
     ws.row_of_slot = ip, ip += n;
     ws.zpos = ip, ip += n;
-    ws.cand = ip;
+    ws.cand = ip, ip += n;
+    ws.tcol = ip;
     int trivial = 1; /* q >= 0 */
     for (int i = 0; i < n; ++i) {
         ws.qnorm = MAXD(ws.qnorm, fabs(lcp->q[i]));
