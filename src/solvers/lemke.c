@@ -97,21 +97,30 @@ static const double *zsrc(const lemke_ws *ws, int var)
 /* ---- basis bookkeeping ----------------------------------------------------------- */
 
 /* Rebuild slots and position maps from var_at (after setting a starting basis). */
+static void index_slots(lemke_ws *ws);
+
 static void index_basis(lemke_ws *ws)
 {
     const int n = ws->n;
     for (int v = 0; v <= 2 * n; ++v)
         ws->pos[v] = -1;
-    for (int i = 0; i < n; ++i)
-        ws->slot_of_row[i] = -1;
     for (int p = 0; p < n; ++p)
         ws->pos[ws->var_at[p]] = p;
-    ws->k = 0;
-    for (int i = 0; i < n; ++i)
+    index_slots(ws);
+}
+
+/* Slots from pos (which is current): the rows i with w_i nonbasic, in increasing order. */
+static void index_slots(lemke_ws *ws)
+{
+    int k = 0;
+    for (int i = 0; i < ws->n; ++i)
         if (ws->pos[i] < 0) {
-            ws->slot_of_row[i] = ws->k;
-            ws->row_of_slot[ws->k++] = i;
+            ws->slot_of_row[i] = k;
+            ws->row_of_slot[k++] = i;
+        } else {
+            ws->slot_of_row[i] = -1;
         }
+    ws->k = k;
 }
 
 /* zpos := the positions of the basic z-type variables in increasing order; returns their count. */
@@ -263,7 +272,7 @@ static void tableau_from_inverse(lemke_ws *ws)
 static cdyn_status refactor(lemke_ws *ws)
 {
     if (ws->T != NULL)
-        index_basis(ws);
+        index_slots(ws);
     cdyn_status st = factor_basis(ws);
     if (st != CDYN_OK)
         return st;
@@ -508,7 +517,7 @@ static void pivot(lemke_ws *ws, int r, int var, double theta, double inv)
     const int leave = ws->var_at[r];
     int k = ws->k;
     if (ws->T != NULL) {
-        /* The slots are not needed while pivoting on the tableau: index_basis rebuilds them. */
+        /* The slots are not needed while pivoting on the tableau: index_slots rebuilds them. */
         tableau_pivot(ws, r, var, leave, inv);
     } else {
         if (k > 0) {
@@ -706,9 +715,9 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
 
 /* Final solution of the current complementary basis (z0 nonbasic); writes z and w only on
  * success, *res receives the residual of the last candidate.
- * have_inverse (after pivoting): x_Z = C^{-1} q_R from the maintained inverse; unless the basic
- * system's residual q_R - C x_Z (computed from the original data) is below REFINE_SKIP, one step
- * of iterative refinement follows. If its correction exceeds REFINE_TRUST relative, the updated
+ * have_inverse (after pivoting): x_Z as updated by the pivots; unless the basic system's
+ * residual q_R - C x_Z (computed from the original data) is below REFINE_SKIP, one step of
+ * iterative refinement with the maintained inverse follows. If its correction exceeds REFINE_TRUST relative, the updated
  * inverse has drifted; then, or when the candidate fails the test, the LU path follows.
  * Otherwise the LU factors of factor_basis are current (warm start guess): LU solve with one
  * refinement step. */
@@ -716,15 +725,16 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
                           double *w, double *res, cdyn_report *rep)
 {
     if (ws->T != NULL)
-        index_basis(ws);
+        index_slots(ws);
     const int n = ws->n, k = ws->k;
     double atol;
     if (have_inverse) {
         double *xz = ws->g, *r = ws->v, *dx = ws->lexv;
         list_zpos(ws);
         for (int s = 0; s < k; ++s)
-            dx[s] = r[s] = ws->q[ws->row_of_slot[s]];
-        cinv_apply(ws, dx, xz);
+            r[s] = ws->q[ws->row_of_slot[s]];
+        for (int t = 0; t < k; ++t)
+            xz[t] = ws->x[ws->zpos[t]];
         double zmax = 0.0;
         for (int t = 0; t < k; ++t) { /* r = q_R - C x_Z, C[s, t] = -src_t[R_s] */
             const double *src = zsrc(ws, ws->var_at[ws->zpos[t]]);
