@@ -664,53 +664,44 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
     }
 }
 
-/* w := M z + q and the residual ||min(z, w)||_inf (NaN when an entry is NaN), the quantity of
- * cdyn_lcp_residual. Small problems use a plain loop: there a BLAS call costs more than the
- * product. Columns with z_j = 0 add exactly nothing (M is finite) and are skipped. */
-static double w_and_residual(const lemke_ws *ws, const double *z, double *w)
-{
-    const int n = ws->n;
-    memcpy(w, ws->q, sizeof(double) * (size_t)n);
-    if ((size_t)n * n >= BLAS_MIN_ENTRIES) {
-        cdyn_dense_gemv(n, n, 1.0, ws->M, n, z, 1.0, w);
-    } else {
-        for (int j = 0; j < n; ++j) {
-            const double *col = ws->M + (size_t)j * n;
-            const double a = z[j];
-            if (a != 0.0)
-                for (int i = 0; i < n; ++i)
-                    w[i] += a * col[i];
-        }
-    }
-    double res = 0.0;
-    for (int i = 0; i < n; ++i) {
-        if (isnan(z[i]) || isnan(w[i]))
-            return NAN;
-        const double m = fabs(z[i] < w[i] ? z[i] : w[i]);
-        res = MAXD(res, m);
-    }
-    return res;
-}
-
 /* The candidate solution in x (its z entries; zmax = their largest magnitude): z into ws->y and
  * w = M z + q into ws->u, both with negatives within the tolerance atol = tol * max(||q||_inf,
- * ||M||_inf zmax) rounded to 0. Returns ||min(z, w)||_inf (w before rounding), *atol the
- * tolerance. */
+ * ||M||_inf zmax) rounded to 0. Returns the residual ||min(z, w)||_inf (w before rounding; NaN
+ * when an entry is NaN), the quantity of cdyn_lcp_residual; *atol receives the tolerance. Small
+ * problems use plain loops, where a BLAS call costs more than the product; columns with z_j = 0
+ * add exactly nothing (M is finite) and are skipped. */
 static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, double *atol)
 {
     const int n = ws->n;
-    double *zt = ws->y, *wt = ws->u;
+    double *restrict zt = ws->y, *restrict wt = ws->u;
     const double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
     for (int j = 0; j < n; ++j) {
         const double v = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
         zt[j] = v < 0.0 && v >= -tl ? 0.0 : v;
+        wt[j] = ws->q[j];
     }
-    const double res = w_and_residual(ws, zt, wt);
-    for (int i = 0; i < n; ++i)
-        if (wt[i] < 0.0 && wt[i] >= -tl)
+    if ((size_t)n * n >= BLAS_MIN_ENTRIES) {
+        cdyn_dense_gemv(n, n, 1.0, ws->M, n, zt, 1.0, wt);
+    } else {
+        for (int j = 0; j < n; ++j) {
+            const double *restrict col = ws->M + (size_t)j * n;
+            const double a = zt[j];
+            if (a != 0.0)
+                for (int i = 0; i < n; ++i)
+                    wt[i] += a * col[i];
+        }
+    }
+    double res = 0.0;
+    int nan = 0;
+    for (int i = 0; i < n; ++i) {
+        const double zi = zt[i], wi = wt[i];
+        nan |= isnan(zi) || isnan(wi);
+        res = MAXD(res, fabs(zi < wi ? zi : wi));
+        if (wi < 0.0 && wi >= -tl)
             wt[i] = 0.0;
+    }
     *atol = tl;
-    return res;
+    return nan ? NAN : res;
 }
 
 /* Final solution of the current complementary basis (z0 nonbasic); writes z and w only on
