@@ -722,30 +722,38 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
     double atol;
     if (have_inverse) {
         double *xz = ws->g, *r = ws->v, *dx = ws->lexv;
+        int *col = ws->cand; /* z_j at zpos_t (z0 has left): col_t = j */
         list_zpos(ws);
         double zmax = 0.0;
         for (int t = 0; t < k; ++t) {
             xz[t] = ws->x[ws->zpos[t]];
+            col[t] = ws->var_at[ws->zpos[t]] - n;
             zmax = MAXD(zmax, fabs(xz[t]));
         }
-        /* r = q_R - C x_Z (C[s, t] = -src_t[R_s]) accumulated in extended precision where long
-           double has it (x86): the classic mixed-precision refinement, whose step then lands
-           on the rounded solution instead of a few ulps off it. */
+        /* r = q_R - C x_Z, C[s, t] = -M[R_s, j_t] */
         int refine = 0; /* some |r_s| above REFINE_SKIP times the size of its terms */
         for (int s = 0; s < k; ++s) {
             const int row = ws->row_of_slot[s];
-            long double acc = ws->q[row];
-            double size = fabs(ws->q[row]);
+            double acc = ws->q[row], size = fabs(acc);
             for (int t = 0; t < k; ++t) {
-                const long double e = (long double)zsrc(ws, ws->var_at[ws->zpos[t]])[row] * xz[t];
+                const double e = ws->M[row + (size_t)col[t] * n] * xz[t];
                 acc += e;
-                size += fabs((double)e);
+                size += fabs(e);
             }
-            r[s] = (double)acc;
-            refine |= !(fabs(r[s]) <= REFINE_SKIP * size);
+            refine |= !(fabs(acc) <= REFINE_SKIP * size);
         }
         int trusted = 1;
         if (refine) {
+            /* The residual again, accumulated in extended precision where long double has it
+               (x86): the classic mixed-precision refinement, whose step then lands on the
+               rounded solution rather than a few ulps off it. */
+            for (int s = 0; s < k; ++s) {
+                const int row = ws->row_of_slot[s];
+                long double acc = ws->q[row];
+                for (int t = 0; t < k; ++t)
+                    acc += (long double)ws->M[row + (size_t)col[t] * n] * xz[t];
+                r[s] = (double)acc;
+            }
             cinv_apply(ws, r, dx);
             double dmax = 0.0;
             zmax = 0.0;
