@@ -818,8 +818,9 @@ cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *r
        division costs more than the rest of this function for tiny n; n^2 < 2^62 here) */
     if ((uint64_t)n * (uint64_t)n > SIZE_MAX / sizeof(double))
         return cdyn_fail(rep, CDYN_EINVAL, "n = %d is too large", n);
-    if (!cdyn_dense_all_finite(n, lcp->q))
-        return cdyn_fail(rep, CDYN_EINVAL, "q has a NaN or infinite entry");
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(lcp->q[i]))
+            return cdyn_fail(rep, CDYN_EINVAL, "q has a NaN or infinite entry");
     /* Induced inf-norm (largest absolute row sum). A NaN or infinite entry makes its row sum
        non-finite, and only then is the entry looked for. Beyond tiny n the rows go in blocks so
        that M is read by columns. */
