@@ -115,13 +115,16 @@ static void index_basis(lemke_ws *ws)
 /* Slots from pos (which is current): the rows i with w_i nonbasic, in increasing order. */
 static void index_slots(lemke_ws *ws)
 {
+    const int n = ws->n;
+    const int *restrict pos = ws->pos;
+    int *restrict sr = ws->slot_of_row, *restrict rs = ws->row_of_slot;
     int k = 0;
-    for (int i = 0; i < ws->n; ++i)
-        if (ws->pos[i] < 0) {
-            ws->slot_of_row[i] = k;
-            ws->row_of_slot[k++] = i;
+    for (int i = 0; i < n; ++i)
+        if (pos[i] < 0) {
+            sr[i] = k;
+            rs[k++] = i;
         } else {
-            ws->slot_of_row[i] = -1;
+            sr[i] = -1;
         }
     ws->k = k;
 }
@@ -649,11 +652,14 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
 {
     const int n = ws->n, k = ws->k;
     if (ws->T != NULL) { /* (C^{-1})[t, s] = (B^{-1})[zpos_t, R_s], a tableau entry */
+        int *restrict off = ws->ipiv; /* scratch: where the column of w_{R_s} (nonbasic) starts */
+        for (int s = 0; s < k; ++s)
+            off[s] = ws->tcol[ws->row_of_slot[s]] * n;
         for (int t = 0; t < k; ++t) {
             const double *restrict trow = ws->T + ws->zpos[t];
             double sum = 0.0;
-            for (int s = 0; s < k; ++s) /* w_{R_s} is nonbasic */
-                sum += trow[(size_t)ws->tcol[ws->row_of_slot[s]] * n] * v[s];
+            for (int s = 0; s < k; ++s)
+                sum += trow[off[s]] * v[s];
             out[t] = sum;
         }
         return;
