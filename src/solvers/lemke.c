@@ -715,30 +715,36 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
 
 /* Final solution of the current complementary basis (z0 nonbasic); writes z and w only on
  * success, *res receives the residual of the last candidate.
- * have_inverse (after pivoting): x_Z as updated by the pivots; unless every entry of the basic
+ * The values of the basic z's come from the pivots' updates when have_inverse (BT or the tableau
+ * is that of this basis), else from an LU solve with the factors of factor_basis (warm start
+ * guess: then x is set completely, for pivoting on from it). Unless every entry of the basic
  * system's residual q_R - C x_Z (computed from the original data) is below REFINE_SKIP times the
- * size of its terms, one step of iterative refinement with the maintained inverse follows. If its correction exceeds REFINE_TRUST relative, the updated
- * inverse has drifted; then, or when the candidate fails the test, the LU path follows.
- * Otherwise the LU factors of factor_basis are current (warm start guess): LU solve with one
- * refinement step. */
+ * size of its terms, one step of iterative refinement follows, the residual accumulated in
+ * extended precision where long double has it (x86): the classic mixed-precision refinement,
+ * whose step then lands on the rounded solution rather than a few ulps off it. With the updated
+ * inverse, a correction above REFINE_TRUST relative means it has drifted; then, or when the
+ * candidate fails the success test, the LU path follows. */
 static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mnorm, double *z,
                           double *w, double *res, cdyn_report *rep)
 {
     if (ws->T != NULL)
         index_slots(ws);
     const int n = ws->n, k = ws->k;
-    double atol;
-    if (have_inverse) {
-        double *xz = ws->g, *r = ws->v, *dx = ws->lexv;
-        int *col = ws->cand; /* z_j at zpos_t (z0 has left): col_t = j */
-        list_zpos(ws);
-        double zmax = 0.0;
-        for (int t = 0; t < k; ++t) {
-            xz[t] = ws->x[ws->zpos[t]];
-            col[t] = ws->var_at[ws->zpos[t]] - n;
-            zmax = MAXD(zmax, fabs(xz[t]));
+    double *xz = ws->g, *r = ws->v, *dx = ws->lexv;
+    int *col = ws->cand; /* z_j at zpos_t (z0 has left): col_t = j */
+    list_zpos(ws);
+    for (int t = 0; t < k; ++t)
+        col[t] = ws->var_at[ws->zpos[t]] - n;
+    for (int use_lu = !have_inverse;; use_lu = 1) {
+        if (use_lu) {
+            for (int s = 0; s < k; ++s)
+                xz[s] = ws->q[ws->row_of_slot[s]];
+            if (k > 0)
+                cdyn_dense_lu_solve(0, k, ws->C, k, ws->ipiv, 1, xz, k);
+        } else {
+            for (int t = 0; t < k; ++t)
+                xz[t] = ws->x[ws->zpos[t]];
         }
-        /* r = q_R - C x_Z, C[s, t] = -M[R_s, j_t] */
         int refine = 0; /* some |r_s| above REFINE_SKIP times the size of its terms */
         for (int s = 0; s < k; ++s) {
             const int row = ws->row_of_slot[s];
@@ -752,9 +758,6 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
         }
         int trusted = 1;
         if (refine) {
-            /* The residual again, accumulated in extended precision where long double has it
-               (x86): the classic mixed-precision refinement, whose step then lands on the
-               rounded solution rather than a few ulps off it. */
             for (int s = 0; s < k; ++s) {
                 const int row = ws->row_of_slot[s];
                 long double acc = ws->q[row];
@@ -762,19 +765,31 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
                     acc += (long double)ws->M[row + (size_t)col[t] * n] * xz[t];
                 r[s] = (double)acc;
             }
-            cinv_apply(ws, r, dx);
-            double dmax = 0.0;
-            zmax = 0.0;
+            if (use_lu) {
+                for (int s = 0; s < k; ++s)
+                    dx[s] = r[s];
+                cdyn_dense_lu_solve(0, k, ws->C, k, ws->ipiv, 1, dx, k);
+            } else {
+                cinv_apply(ws, r, dx);
+            }
+            double xmax = 0.0, dmax = 0.0;
             for (int t = 0; t < k; ++t) {
                 xz[t] += dx[t];
-                zmax = MAXD(zmax, fabs(xz[t]));
+                xmax = MAXD(xmax, fabs(xz[t]));
                 dmax = MAXD(dmax, fabs(dx[t]));
             }
-            trusted = dmax <= REFINE_TRUST * zmax; /* 0 for NaN */
+            trusted = use_lu || dmax <= REFINE_TRUST * xmax; /* 0 for NaN */
+        }
+        double zmax = 0.0, atol = 0.0;
+        for (int t = 0; t < k; ++t) {
+            ws->x[ws->zpos[t]] = xz[t];
+            zmax = MAXD(zmax, fabs(xz[t]));
+        }
+        if (use_lu) { /* the w's too: the warm start goes on pivoting from x */
+            basic_rest(ws, xz);
+            store_basic(ws, xz);
         }
         if (trusted) {
-            for (int t = 0; t < k; ++t)
-                ws->x[ws->zpos[t]] = xz[t];
             *res = evaluate(ws, tol, mnorm, zmax, &atol);
             if (*res <= atol) {
                 memcpy(z, ws->y, sizeof(double) * (size_t)n);
@@ -782,21 +797,13 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
                 return CDYN_OK;
             }
         }
+        if (use_lu)
+            return cdyn_fail(rep, CDYN_ENUMERIC,
+                             "final basic solution has residual %.3g > tolerance %.3g", *res,
+                             atol);
         if (factor_basis(ws) != CDYN_OK)
             return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
     }
-    solve_basic(ws);
-    double zmax = 0.0;
-    for (int p = 0; p < n; ++p)
-        if (!IS_W(ws->var_at[p], n))
-            zmax = MAXD(zmax, fabs(ws->x[p]));
-    *res = evaluate(ws, tol, mnorm, zmax, &atol);
-    if (!(*res <= atol))
-        return cdyn_fail(rep, CDYN_ENUMERIC,
-                         "final basic solution has residual %.3g > tolerance %.3g", *res, atol);
-    memcpy(z, ws->y, sizeof(double) * (size_t)n);
-    memcpy(w, ws->u, sizeof(double) * (size_t)n);
-    return CDYN_OK;
 }
 
 void cdyn_lemke_defaults(cdyn_lemke_options *opts)
