@@ -109,8 +109,8 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         if (count > 0) {
             /* w = M z + q with rounding negatives set to 0 as Lemke does. */
             const double tol = o.lemke.tol > 0.0 ? o.lemke.tol : 1e-10;
-            const double atol = tol * fmax(cdyn_dense_norm_inf(n, lcp->q),
-                                           mnorm * cdyn_dense_norm_inf(n, zs));
+            const double atol =
+                tol * fmax(cdyn_dense_norm_inf(n, lcp->q), mnorm * cdyn_dense_norm_inf(n, zs));
             memcpy(z, zs, sizeof(double) * (size_t)n);
             memcpy(w, lcp->q, sizeof(double) * (size_t)n);
             cdyn_dense_gemv(n, n, 1.0, lcp->M, n, z, 1.0, w);

@@ -63,6 +63,23 @@ static inline double fmin_inline(double a, double b)
  * often). A norm-wise test, against max(||q||, ||M|| ||z||), skips too often on badly scaled rows:
  * on lcp_CPS_4 it kept a result a few ulps off in every entry, residual 1.4e-14 instead of 0. */
 #define REFINE_SKIP (DBL_EPSILON / 4)
+/* EXPR with N an integer constant equal to n for the tableau sizes: loops over N then unroll
+ * completely, which for such tiny trip counts saves more than the arithmetic costs. */
+/* clang-format off */
+#define TINY_N_SWITCH(n, EXPR)                                                                    \
+    switch (n) {                                                                                  \
+    case 1: { enum { N = 1 }; EXPR; } break;                                                      \
+    case 2: { enum { N = 2 }; EXPR; } break;                                                      \
+    case 3: { enum { N = 3 }; EXPR; } break;                                                      \
+    case 4: { enum { N = 4 }; EXPR; } break;                                                      \
+    case 5: { enum { N = 5 }; EXPR; } break;                                                      \
+    case 6: { enum { N = 6 }; EXPR; } break;                                                      \
+    case 7: { enum { N = 7 }; EXPR; } break;                                                      \
+    case 8: { enum { N = 8 }; EXPR; } break;                                                      \
+    default: { const int N = (n); EXPR; } break;                                                  \
+    }
+/* clang-format on */
+
 /* Up to this n the pivots update the condensed tableau (B^{-1} a_v for the n+1 nonbasic
  * variables v) instead of the stored columns BT of B^{-1}: the entering column is then read, not
  * computed, and the update is a set of independent multiply-adds, which is faster where n is so
@@ -86,8 +103,8 @@ typedef struct lemke_ws {
     double *C;       /* n*n: LU factors of the k-by-k block */
     double *x, *y, *v, *g, *u, *lexv;
     int *ipiv, *var_at, *pos, *slot_of_row, *row_of_slot, *zpos, *cand;
-    int *tcol;       /* tableau mode: column of T of a nonbasic variable, -1 for a basic one */
-    int k;           /* number of slots = number of basic z-type variables */
+    int *tcol; /* tableau mode: column of T of a nonbasic variable, -1 for a basic one */
+    int k;     /* number of slots = number of basic z-type variables */
 } lemke_ws;
 
 /* Source column of a z-type variable: z_j has column -M[:, j], z0 has -d. */
@@ -308,6 +325,17 @@ static void bt_ger(lemke_ws *ws, double alpha, const double *restrict v, const d
     }
 }
 
+/* y := col (n values); returns max |y_p|. */
+static inline double copy_max(const double *restrict col, double *restrict y, int n)
+{
+    double ymax = 0.0;
+    for (int p = 0; p < n; ++p) {
+        y[p] = col[p];
+        ymax = MAXD(ymax, fabs(col[p]));
+    }
+    return ymax;
+}
+
 /* y := B^{-1} a for the column a of variable var; returns max |y_p| (for the ratio test).
  * For a z-type variable, a = -src: y = -BT[0:k, :]^T src[R] (the stored columns of B^{-1}), and
  * a position p holding w_l adds -src[l] (its column of B^{-1} is the unit e_l). */
@@ -319,11 +347,7 @@ static double entering_column(lemke_ws *ws, int var)
     double ymax = 0.0;
     if (ws->T != NULL) { /* tableau mode: the column is stored */
         const double *restrict col = ws->T + (size_t)ws->tcol[var] * n;
-        for (int p = 0; p < n; ++p) {
-            const double e = col[p];
-            y[p] = e;
-            ymax = MAXD(ymax, fabs(e));
-        }
+        TINY_N_SWITCH(n, ymax = copy_max(col, y, N));
         return ymax;
     }
     if (IS_W(var, n)) { /* a = e_var: its slot row of BT */
@@ -483,8 +507,7 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
             cand[ncand++] = p;
         }
     }
-    if (z0pos >= 0 && y[z0pos] > ptol &&
-        MAXD(x[z0pos], 0.0) <= (theta + Z0_NEAR * xrel) * y[z0pos])
+    if (z0pos >= 0 && y[z0pos] > ptol && MAXD(x[z0pos], 0.0) <= (theta + Z0_NEAR * xrel) * y[z0pos])
         *z0_near = 1;
     return ncand == 1 ? ws->cand[0] : lex_choose(ws, ncand, y);
 }
@@ -492,13 +515,12 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
 /* Tableau mode: every column becomes E T[:, c] with E the elimination of the entering column y
  * at row r (inv = 1 / y_r): row r is scaled, the others lose y_i times it; columns with a zero in
  * row r do not change. The entering variable's column is taken over by the leaving one, whose
- * column e_r becomes E e_r = (e_r - y) / y_r + e_r. */
-static void tableau_pivot(lemke_ws *ws, int r, int var, int leave, double inv)
+ * column e_r becomes E e_r = (e_r - y) / y_r + e_r. x moves by the step theta. */
+static inline void tableau_update(double *restrict T, double *restrict x, const double *restrict y,
+                                  int n, int r, int te, double theta, double inv)
 {
-    const int n = ws->n, te = ws->tcol[var];
-    const double *restrict y = ws->y;
     for (int c = 0; c <= n; ++c) {
-        double *restrict col = ws->T + (size_t)c * n;
+        double *restrict col = T + (size_t)c * n;
         const double a = col[r] * inv;
         if (a != 0.0 && c != te) {
             for (int i = 0; i < n; ++i)
@@ -506,10 +528,19 @@ static void tableau_pivot(lemke_ws *ws, int r, int var, int leave, double inv)
             col[r] = a;
         }
     }
-    double *restrict col = ws->T + (size_t)te * n;
-    for (int i = 0; i < n; ++i)
+    double *restrict col = T + (size_t)te * n;
+    for (int i = 0; i < n; ++i) {
         col[i] = -y[i] * inv;
+        x[i] -= theta * y[i];
+    }
     col[r] = inv;
+    x[r] = theta;
+}
+
+static void tableau_pivot(lemke_ws *ws, int r, int var, int leave, double theta, double inv)
+{
+    const int te = ws->tcol[var];
+    TINY_N_SWITCH(ws->n, tableau_update(ws->T, ws->x, ws->y, N, r, te, theta, inv));
     ws->tcol[leave] = te;
     ws->tcol[var] = -1;
 }
@@ -524,10 +555,10 @@ static void pivot(lemke_ws *ws, int r, int var, double theta, double inv)
     int k = ws->k;
     if (ws->T != NULL) {
         /* The slots are not needed while pivoting on the tableau: index_slots rebuilds them. */
-        tableau_pivot(ws, r, var, leave, inv);
+        tableau_pivot(ws, r, var, leave, theta, inv);
     } else {
         if (k > 0) {
-        /* B_new^{-1} = B^{-1} - (y - e_r) (row r of B^{-1}) / y_r, on the stored columns. */
+            /* B_new^{-1} = B^{-1} - (y - e_r) (row r of B^{-1}) / y_r, on the stored columns. */
             double *btr = ws->BT + (size_t)r * n;
             for (int s = 0; s < k; ++s)
                 ws->v[s] = btr[s];
@@ -557,14 +588,14 @@ static void pivot(lemke_ws *ws, int r, int var, double theta, double inv)
             --k;
         }
         ws->k = k;
+        double *restrict x = ws->x;
+        for (int p = 0; p < n; ++p)
+            x[p] -= theta * y[p];
+        x[r] = theta;
     }
     ws->pos[leave] = -1;
     ws->pos[var] = r;
     ws->var_at[r] = var;
-    double *restrict x = ws->x;
-    for (int p = 0; p < n; ++p)
-        x[p] -= theta * y[p];
-    x[r] = theta;
 }
 
 /* ---- the method ------------------------------------------------------------------ */
@@ -614,8 +645,7 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
         entering = IS_W(leave, n) ? leave + n : leave - n; /* the complement of the leaving one */
         if (run->pivots >= run->max_pivots)
             return cdyn_fail(rep, CDYN_ENOCONV, "pivot limit %d reached", run->max_pivots);
-        if (refactor_now ||
-            (run->refactor_every > 0 && since_refactor >= run->refactor_every)) {
+        if (refactor_now || (run->refactor_every > 0 && since_refactor >= run->refactor_every)) {
             if (refactor(ws) != CDYN_OK)
                 return cdyn_fail(rep, CDYN_ENUMERIC, "basis became singular after %d pivots",
                                  run->pivots);
@@ -651,8 +681,10 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
 static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *restrict out)
 {
     const int n = ws->n, k = ws->k;
-    if (ws->T != NULL) { /* (C^{-1})[t, s] = (B^{-1})[zpos_t, R_s], a tableau entry */
-        int *restrict off = ws->ipiv; /* scratch: where the column of w_{R_s} (nonbasic) starts */
+    if (ws->T != NULL) {
+        /* (C^{-1})[t, s] = (B^{-1})[zpos_t, R_s], the tableau entry in the column of w_{R_s}
+           (nonbasic), which starts at off[s] (ipiv: scratch here) */
+        int *restrict off = ws->ipiv;
         for (int s = 0; s < k; ++s)
             off[s] = ws->tcol[ws->row_of_slot[s]] * n;
         for (int t = 0; t < k; ++t) {
@@ -799,8 +831,7 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
         }
         if (use_lu)
             return cdyn_fail(rep, CDYN_ENUMERIC,
-                             "final basic solution has residual %.3g > tolerance %.3g", *res,
-                             atol);
+                             "final basic solution has residual %.3g > tolerance %.3g", *res, atol);
         if (factor_basis(ws) != CDYN_OK)
             return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
     }
@@ -941,8 +972,8 @@ cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, doub
     return cdyn_lemke_ex(lcp, opts, z, w, NULL, report);
 }
 
-cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
-                          double *w, int *basis, cdyn_report *report)
+cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z, double *w,
+                          int *basis, cdyn_report *report)
 {
     cdyn_report_clear(report, "lemke");
     double mnorm = 0.0;
@@ -988,8 +1019,8 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
         on_stack ? stack_block : cdyn_mem_array(o.allocator, 2 * nn + extra, sizeof(double));
     if (block == NULL)
         return cdyn_fail(report, CDYN_ENOMEM, "cannot allocate the Lemke workspace (n = %d)", n);
-    lemke_ws ws = {.n = n, .M = lcp->M, .q = lcp->q, .tie_tol = o.tie_tol,
-                   .pivot_tol = o.pivot_tol};
+    lemke_ws ws = {
+        .n = n, .M = lcp->M, .q = lcp->q, .tie_tol = o.tie_tol, .pivot_tol = o.pivot_tol};
     double *dp = block;
     ws.BT = dp, dp += nn;
     ws.C = dp, dp += nn;
