@@ -11,7 +11,11 @@
  *     BT[s + p*n] = (B^{-1})[p, R_s].
  * A pivot then costs O(n k) (one gemv for the entering column, one ger for the update) instead
  * of the O(n^2) of a full inverse or the O(n^2) of a dense n-by-2n tableau, and a rebuild only
- * needs the LU factors of the k-by-k block C = B[R, columns of the basic z's]. */
+ * needs the LU factors of the k-by-k block C = B[R, columns of the basic z's].
+ *
+ * Tiny problems (n <= TABLEAU_MAX_N) pivot on the condensed tableau T instead (see there): at
+ * that size latency and loop overhead, not flops, set the cost. The final solution needs no
+ * factorization either (see finish). */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -40,6 +44,7 @@ static inline double fmin_inline(double a, double b)
 {
     return a < b || isnan(b) ? a : b;
 }
+
 /* Below this many entries of BT a BLAS level-2 call costs more in overhead than it saves. */
 #define BLAS_MIN_ENTRIES 1024
 
@@ -63,6 +68,7 @@ static inline double fmin_inline(double a, double b)
  * often). A norm-wise test, against max(||q||, ||M|| ||z||), skips too often on badly scaled rows:
  * on lcp_CPS_4 it kept a result a few ulps off in every entry, residual 1.4e-14 instead of 0. */
 #define REFINE_SKIP (DBL_EPSILON / 4)
+
 /* EXPR with N an integer constant equal to n for the tableau sizes: loops over N then unroll
  * completely, which for such tiny trip counts saves more than the arithmetic costs. */
 /* clang-format off */
@@ -116,19 +122,6 @@ static const double *zsrc(const lemke_ws *ws, int var)
 
 /* ---- basis bookkeeping ----------------------------------------------------------- */
 
-/* Rebuild slots and position maps from var_at (after setting a starting basis). */
-static void index_slots(lemke_ws *ws);
-
-static void index_basis(lemke_ws *ws)
-{
-    const int n = ws->n;
-    for (int v = 0; v <= 2 * n; ++v)
-        ws->pos[v] = -1;
-    for (int p = 0; p < n; ++p)
-        ws->pos[ws->var_at[p]] = p;
-    index_slots(ws);
-}
-
 /* Slots from pos (which is current): the rows i with w_i nonbasic, in increasing order. */
 static void index_slots(lemke_ws *ws)
 {
@@ -144,6 +137,17 @@ static void index_slots(lemke_ws *ws)
             sr[i] = -1;
         }
     ws->k = k;
+}
+
+/* Rebuild slots and position maps from var_at (after setting a starting basis). */
+static void index_basis(lemke_ws *ws)
+{
+    const int n = ws->n;
+    for (int v = 0; v <= 2 * n; ++v)
+        ws->pos[v] = -1;
+    for (int p = 0; p < n; ++p)
+        ws->pos[ws->var_at[p]] = p;
+    index_slots(ws);
 }
 
 /* zpos := the positions of the basic z-type variables in increasing order; returns their count. */
