@@ -499,6 +499,8 @@ static int ratio_test(lemke_ws *ws, double ymax, int *z0_near)
     }
     if (!(ycmax > 0.0))
         return -1;
+    if (nelig == 1) /* it is the minimum; the tie band below (>= tie_tol * x_p) would keep it */
+        return cand[0];
     const double xrel = xmax / ycmax;
     const double bound = theta + ws->tie_tol * xrel;
     const int z0pos = ws->pos[2 * n];
@@ -782,7 +784,7 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
                 xz[t] = ws->x[ws->zpos[t]];
         }
         int refine = 0; /* some |r_s| above REFINE_SKIP times the size of its terms */
-        for (int s = 0; s < k; ++s) {
+        for (int s = 0; s < k && !refine; ++s) {
             const int row = ws->row_of_slot[s];
             double acc = ws->q[row], size = fabs(acc);
             for (int t = 0; t < k; ++t) {
@@ -790,7 +792,7 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
                 acc += e;
                 size += fabs(e);
             }
-            refine |= !(fabs(acc) <= REFINE_SKIP * size);
+            refine = !(fabs(acc) <= REFINE_SKIP * size);
         }
         int trusted = 1;
         if (refine) {
