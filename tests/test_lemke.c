@@ -6,6 +6,7 @@
  * all complementary bases (an independent method) where the solution is unique.
  *
  * Inline matrices are written column by column, exactly as the Siconos files print them. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -632,6 +633,99 @@ static void test_warm_start_singular_guess(void **state)
     assert_true(fabs(z[0] + z[1] - 1.0) <= 1e-14);
 }
 
+/* ---- small problems: the dense-tableau path (n <= 8) ---------------------------------------- */
+
+/* The unique solution of a P-matrix LCP by enumeration (independent of Lemke). */
+static void enumerate_unique(const cdyn_lcp *lcp, double *ze)
+{
+    int count = 0;
+    assert_int_equal(cdyn_lcp_enumerate(lcp, ze, 1, &count, NULL, NULL), CDYN_OK);
+    assert_int_equal(count, 1);
+}
+
+/* Warm starts on small problems pivot from a tableau built from the factorized guess: from the
+ * solver's own basis after q moved (the unique solution is checked against enumeration), and
+ * from the complement of that basis, a wrong guess that makes the path long. */
+static void test_small_warm_starts(void **state)
+{
+    (void)state;
+    for (int n = 2; n <= 9; ++n)
+        for (uint64_t seed = 1; seed <= 6; ++seed) {
+            double M[81], q[9], z[9], w[9], ze[9];
+            int basis[9], wrong[9];
+            test_rng rng;
+            test_rng_seed(&rng, 7000 + 10 * (uint64_t)n + seed);
+            lcpgen_pmatrix(&rng, n, M, q);
+            cdyn_lcp lcp = {n, M, q};
+            assert_int_equal(cdyn_lemke_ex(&lcp, NULL, z, w, basis, NULL), CDYN_OK);
+            for (int i = 0; i < n; ++i) {
+                q[i] += 0.3 * test_rng_range(&rng, -1.0, 1.0);
+                wrong[i] = !basis[i];
+            }
+            enumerate_unique(&lcp, ze);
+            cdyn_lemke_options o;
+            cdyn_lemke_defaults(&o);
+            for (int g = 0; g < 2; ++g) {
+                o.warm_basis = g == 0 ? basis : wrong;
+                cdyn_report rep;
+                assert_int_equal(cdyn_lemke(&lcp, &o, z, w, &rep), CDYN_OK);
+                assert_lcp_solution(&lcp, z, w, 1e-10);
+                for (int i = 0; i < n; ++i)
+                    assert_true(fabs(z[i] - ze[i]) <= 1e-10);
+            }
+        }
+}
+
+/* Rebuilding after every pivot (the tableau from LU factors each time) changes only rounding:
+ * on nondegenerate P-matrix problems the path, hence the pivot count, is the same, and the
+ * solution is the unique one. Also across the switch to the stored inverse at n = 9. */
+static void test_small_refactor_every_pivot(void **state)
+{
+    (void)state;
+    for (int n = 2; n <= 10; ++n)
+        for (uint64_t seed = 1; seed <= 5; ++seed) {
+            double M[100], q[10], z[10], w[10], z1[10], w1[10], ze[10];
+            test_rng rng;
+            test_rng_seed(&rng, 8100 + 10 * (uint64_t)n + seed);
+            lcpgen_spd(&rng, n, M, q);
+            cdyn_lcp lcp = {n, M, q};
+            enumerate_unique(&lcp, ze);
+            cdyn_lemke_options o;
+            cdyn_lemke_defaults(&o);
+            cdyn_report r0, r1;
+            assert_int_equal(cdyn_lemke(&lcp, &o, z, w, &r0), CDYN_OK);
+            o.refactor_every = 1;
+            assert_int_equal(cdyn_lemke(&lcp, &o, z1, w1, &r1), CDYN_OK);
+            assert_int_equal(r0.iterations, r1.iterations);
+            for (int i = 0; i < n; ++i) {
+                assert_true(fabs(z[i] - ze[i]) <= 1e-12);
+                assert_true(fabs(z1[i] - ze[i]) <= 1e-12);
+            }
+        }
+}
+
+/* lcp_CPS_4 (columns of M: (11,0,10,1), (0,11,10,1), (10,10,21,1), (-1,-1,-1,0); q = (50, 50,
+ * 10, -6)) has the solution z = (2, 2, 2, 92), w = 0 (check: 22 + 20 - 92 + 50 = 0, 20 + 20 + 42
+ * - 92 + 10 = 0, 2 + 2 + 2 - 6 = 0), exactly representable. Rounding in the pivots leaves z a
+ * few ulps off; the final refinement, whose residual is accumulated in long double, lands on it
+ * where long double is wider than double (x86), within a few ulps otherwise. */
+static void test_final_refinement_accuracy(void **state)
+{
+    (void)state;
+    const double M[] = {11, 0, 10, 1, 0, 11, 10, 1, 10, 10, 21, 1, -1, -1, -1, 0};
+    const double q[] = {50, 50, 10, -6}, zexp[] = {2, 2, 2, 92};
+    cdyn_lcp lcp = {4, M, q};
+    double z[4], w[4];
+    cdyn_report rep;
+    assert_int_equal(cdyn_lemke(&lcp, NULL, z, w, &rep), CDYN_OK);
+    const double ulps = LDBL_MANT_DIG > DBL_MANT_DIG ? 0.0 : 8.0;
+    for (int i = 0; i < 4; ++i)
+        assert_true(fabs(z[i] - zexp[i]) <= ulps * DBL_EPSILON * zexp[i]);
+    if (LDBL_MANT_DIG > DBL_MANT_DIG)
+        assert_true(rep.residual == 0.0 && cdyn_lcp_residual(&lcp, z) == 0.0);
+    assert_lcp_solution(&lcp, z, w, 1e-12);
+}
+
 /* ---- bad input, allocation failure ---------------------------------------------------- */
 
 static void expect_einval(const cdyn_lcp *lcp, const cdyn_lemke_options *o, double *z, double *w)
@@ -798,6 +892,9 @@ int main(void)
         cmocka_unit_test(test_warm_start_perturbed),
         cmocka_unit_test(test_warm_start_pyramid),
         cmocka_unit_test(test_warm_start_singular_guess),
+        cmocka_unit_test(test_small_warm_starts),
+        cmocka_unit_test(test_small_refactor_every_pivot),
+        cmocka_unit_test(test_final_refinement_accuracy),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_allocation_failure),
         cmocka_unit_test(test_allocation_failure_chain),

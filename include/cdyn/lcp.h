@@ -57,7 +57,7 @@ typedef struct cdyn_lemke_options {
                                 vector d = B0 * ones (B0 the guessed basis, so z0's column there is
                                 -ones); if that attempt fails too, a cold start with `covering`
                                 follows. report->iterations counts the pivots of all attempts. */
-    const cdyn_allocator *allocator; /* NULL: malloc/free */
+    const cdyn_allocator *allocator; /* NULL: malloc/free (or the stack for n <= 13) */
 } cdyn_lemke_options;
 
 CDYN_API void cdyn_lemke_defaults(cdyn_lemke_options *opts);
@@ -70,7 +70,9 @@ CDYN_API void cdyn_lemke_defaults(cdyn_lemke_options *opts);
  * LCP has no solution; for other M it only says this covering vector failed), CDYN_ENOCONV
  * (pivot limit), CDYN_ENUMERIC (a basis became singular to working precision or the final
  * solution failed the success test), CDYN_EINVAL (NULL or non-finite data, n <= 0, bad options,
- * a covering entry <= 0), CDYN_ENOMEM. All workspace (2 n^2 + O(n) doubles) is allocated once.
+ * a covering entry <= 0), CDYN_ENOMEM. All workspace (2 n^2 + O(n) doubles) is taken once per call
+ * from opts->allocator; without one, problems with n <= 13 use a 4 KiB stack buffer and no heap
+ * memory (malloc and free would cost a quarter of a small solve).
  * opts may be NULL (defaults); report may be NULL. report->iterations counts pivots, including
  * the entry and the exit of the artificial variable z0 (q >= 0 takes 0 pivots). */
 CDYN_API cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,

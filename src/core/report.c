@@ -2,31 +2,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-
-void cdyn_report_method(cdyn_report *r, const char *method)
-{
-    if (r == NULL)
-        return;
-    /* A bounded copy: this runs on every solver call, where snprintf's cost shows for tiny
-       problems. */
-    size_t len = 0;
-    if (method != NULL)
-        while (len + 1 < sizeof r->method && method[len] != '\0') {
-            r->method[len] = method[len];
-            ++len;
-        }
-    r->method[len] = '\0';
-}
-
-void cdyn_report_clear(cdyn_report *r, const char *method)
-{
-    if (r == NULL)
-        return;
-    memset(r, 0, sizeof *r);
-    r->status = CDYN_OK;
-    cdyn_report_method(r, method);
-}
 
 cdyn_status cdyn_fail(cdyn_report *r, cdyn_status status, const char *fmt, ...)
 {

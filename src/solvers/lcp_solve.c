@@ -39,15 +39,12 @@ static int retryable(cdyn_status st)
     return st == CDYN_ERAY || st == CDYN_ENUMERIC || st == CDYN_ENOCONV;
 }
 
-/* Copy an attempt's outcome into the caller's report, keeping the summed pivot count. */
-static cdyn_status conclude(cdyn_report *report, const cdyn_report *sub, const char *method,
-                            int pivots)
+/* Finish the caller's report from the last attempt's (sub: the caller's own report, or a local one
+ * when the caller passed NULL), keeping the summed pivot count. */
+static cdyn_status conclude(cdyn_report *sub, const char *method, int pivots)
 {
-    if (report != NULL) {
-        *report = *sub;
-        cdyn_report_method(report, method);
-        report->iterations = pivots;
-    }
+    cdyn_report_method(sub, method);
+    sub->iterations = pivots;
     return sub->status;
 }
 
@@ -68,12 +65,19 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         return cdyn_fail(report, CDYN_EINVAL, "output %s is NULL", z == NULL ? "z" : "w");
     const int n = lcp->n;
 
-    cdyn_report sub;
-    st = cdyn_lemke(lcp, &o.lemke, z, w, &sub);
-    int pivots = sub.iterations;
+    /* Every attempt writes straight into the caller's report (cleared above): on the common
+       path, Lemke succeeding at once, nothing is copied. */
+    cdyn_report local;
+    cdyn_report *sub = report;
+    if (sub == NULL) {
+        sub = &local;
+        cdyn_report_clear(sub, "lemke");
+    }
+    st = cdyn_lemke_validated(lcp, mnorm, &o.lemke, z, w, NULL, sub);
+    int pivots = sub->iterations;
     if (!retryable(st) ||
         !(o.try_alternate_covering || (o.try_enumeration && n <= CDYN_LCP_SMALL_N)))
-        return conclude(report, &sub, "lemke", pivots);
+        return st;
 
     double *d = cdyn_mem_array(o.lemke.allocator, 2 * (size_t)n, sizeof(double));
     if (d == NULL)
@@ -87,8 +91,9 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         lo.warm_basis = NULL;
         for (int v = 0; v < N_ALT_COVERINGS && retryable(st); ++v) {
             alt_covering(v, n, lcp->q, d);
-            st = cdyn_lemke(lcp, &lo, z, w, &sub);
-            pivots += sub.iterations;
+            cdyn_report_clear(sub, "lemke");
+            st = cdyn_lemke_validated(lcp, mnorm, &lo, z, w, NULL, sub);
+            pivots += sub->iterations;
         }
     }
     if (retryable(st) && o.try_enumeration && n <= CDYN_LCP_SMALL_N) {
@@ -98,34 +103,35 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
             cdyn_lcp_enumerate_ex(lcp, zs, 1, &count, &singular, o.lemke.allocator, &er);
         if (se != CDYN_OK) { /* only ENOMEM can happen here */
             cdyn_mem_free(o.lemke.allocator, d);
-            return conclude(report, &er, "enumeration", pivots);
+            *sub = er;
+            return conclude(sub, "enumeration", pivots);
         }
         if (count > 0) {
             /* w = M z + q with rounding negatives set to 0 as Lemke does. */
             const double tol = o.lemke.tol > 0.0 ? o.lemke.tol : 1e-10;
-            const double atol = tol * fmax(cdyn_dense_norm_inf(n, lcp->q),
-                                           mnorm * cdyn_dense_norm_inf(n, zs));
+            const double atol =
+                tol * fmax(cdyn_dense_norm_inf(n, lcp->q), mnorm * cdyn_dense_norm_inf(n, zs));
             memcpy(z, zs, sizeof(double) * (size_t)n);
             memcpy(w, lcp->q, sizeof(double) * (size_t)n);
             cdyn_dense_gemv(n, n, 1.0, lcp->M, n, z, 1.0, w);
             for (int i = 0; i < n; ++i)
                 if (w[i] < 0.0 && w[i] >= -atol)
                     w[i] = 0.0;
-            cdyn_report_clear(&sub, "enumeration");
-            sub.residual = cdyn_lcp_residual(lcp, z);
+            cdyn_report_clear(sub, "enumeration");
+            sub->residual = cdyn_lcp_residual(lcp, z);
             method = "enumeration";
         } else if (singular == 0) {
-            cdyn_report_clear(&sub, "enumeration");
-            cdyn_fail(&sub, CDYN_ENOSOLUTION,
+            cdyn_report_clear(sub, "enumeration");
+            cdyn_fail(sub, CDYN_ENOSOLUTION,
                       "no complementary basis is feasible and none is singular: no solution");
             method = "enumeration";
         } else {
-            snprintf(sub.message, sizeof sub.message,
+            snprintf(sub->message, sizeof sub->message,
                      "Lemke failed and enumeration found no basic solution (%d singular bases "
                      "skipped, so a solution may still exist)",
                      singular);
         }
     }
     cdyn_mem_free(o.lemke.allocator, d);
-    return conclude(report, &sub, method, pivots);
+    return conclude(sub, method, pivots);
 }
