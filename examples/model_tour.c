@@ -1,4 +1,4 @@
-/* A tour of the model API (docs/api-model.md): the billiard ball of Song, Kumar & Pang and the
+/* A tour of the model API (docs/api.md): the billiard ball of Song, Kumar & Pang and the
  * planar two-fingered grasp of an ellipse of Yashima & Yamaguchi, built and evaluated once.
  * Prints M, h and the contact rows. Public API only. */
 #include <math.h>

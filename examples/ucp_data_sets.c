@@ -5,7 +5,7 @@
  *
  *   ucp_data_sets [grid-points-per-mu]      (default 5: mu_i in {0.1, 0.3, 0.5, 0.7, 0.9})
  *
- * Output is Markdown (docs/quasistatic-ucp.md shows it). */
+ * Output is Markdown (docs/theory.md shows it). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
  *
  * Prints a Markdown table, ours next to the paper's columns, on stdout. The instances are ours:
  * the paper's generator (S. Sudarsky's code) is not published; ours follows the paper's recipe
- * (docs/quasistatic-ucp.md). Because of that the question "does a solution exist?" is answered
+ * (docs/theory.md). Because of that the question "does a solution exist?" is answered
  * independently for every instance by the exhaustive vertex census (cdyn_ucp_enumerate, at most
  * MAXV vertices of X, default 30000; 0 turns it off); "yes (found)" marks an instance the census
  * could not finish but the algorithm solved. With K > 1 a summary over K instances per

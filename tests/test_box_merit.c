@@ -51,7 +51,7 @@ static double residual_of(const cdyn_mcp *mcp, const double *x)
 /* ---- Literature problems: both merit functions vs FB-Newton ------------------------------- */
 
 /* The cases where the slack merit function may stop at a stationary point that is not a
-   solution (measured, see docs/theory-boxmerit.md §6): Kojima–Shindo and Josephy from x = 0, where
+   solution (measured, see docs/theory.md §6): Kojima–Shindo and Josephy from x = 0, where
    F' is not a P-matrix, so §4's guarantee for that merit does not apply (both problems do have
    such points, e.g. Kojima–Shindo's at x = (0, 0, 0, 1.5608), merit 1.87). Which start ends there
    depends on the path (analytic or finite-difference Jacobian), so either outcome is accepted,

@@ -141,7 +141,7 @@ static void run_family(int kind, int count, uint64_t seed)
             if (st != CDYN_OK)
                 print_error("trial %d: status %d (%s)\n", t, st, r.message);
             assert_int_equal(st, CDYN_OK);
-            /* the stopping test of docs/theory-coneqp.md section 6 (tol_rel 1e-9, tol_abs
+            /* the stopping test of docs/theory.md section 6 (tol_rel 1e-9, tol_abs
              * 1e-12), re-measured here with margin 10 */
             cq_kkt k;
             cq_kkt_check(&q.p, x, u, &k);

@@ -429,7 +429,7 @@ static void test_random_small(void **state)
             cdyn_ucp_instance_free(inst);
         }
     /* A heuristic for an NP-complete problem: no guarantee, but on these small instances it
-     * misses few (measured: see docs/quasistatic-ucp.md). */
+     * misses few (measured: see docs/theory.md). */
     print_message("random small: %d solvable, %d found\n", solvable, found);
     assert_true(solvable >= 20);
     assert_true(found >= (9 * solvable) / 10);

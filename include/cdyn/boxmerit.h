@@ -7,7 +7,7 @@
  *   CDYN_BOX_MERIT_FB     1/2 ||Phi(x)||^2 over l <= x <= u, with Phi the Fischer–Burmeister box
  *                         reformulation of cdyn_mcp_solve (same n unknowns). Stationary points
  *                         are solutions when F' is a (mixed) P0-matrix there
- * (docs/theory-boxmerit.md). CDYN_BOX_MERIT_SLACK  the "natural" merit function of the paper: slack
+ * (docs/theory.md). CDYN_BOX_MERIT_SLACK  the "natural" merit function of the paper: slack
  * variables w, z >= 0 for the lower and upper bounds, F(x) = w - z, and 1/2 ||F(x) - w + z||^2 +
  * 1/2 sum ((x - l) w)^2 + 1/2 sum ((u - x) z)^2 over l <= x <= u, w >= 0, z >= 0 (up to 3n
  * unknowns, smooth when F is).
@@ -15,7 +15,7 @@
  * Method: projected Levenberg–Marquardt (Gauss–Newton) steps on the variables that are not
  * held at a bound (epsilon-active set of Bertsekas), safeguarded by the nonmonotone spectral
  * projected gradient method of Birgin–Martínez–Raydan. Dense linear algebra (LAPACK Cholesky);
- * a sparse Jacobian pattern is accepted and expanded to dense. See docs/theory-boxmerit.md.
+ * a sparse Jacobian pattern is accepted and expanded to dense. See docs/theory.md.
  *
  * Why its own header: the options differ from cdyn_mcp_options (merit kinds, spectral and
  * active-set parameters), and the problem type is shared unchanged — include cdyn/mcp.h and

@@ -25,7 +25,7 @@
  * Method: primal-dual interior point with Nesterov-Todd scaling and Mehrotra's
  * predictor-corrector; each iteration factors H + (block-diagonal scaling), with LAPACK's dense
  * Cholesky or CHOLMOD (symbolic analysis once, numeric factorization per iteration). See
- * docs/theory-coneqp.md and docs/api-coneqp.md.
+ * docs/theory.md and docs/api.md.
  *
  * Entry points
  *   cdyn_coneqp_defaults  fill the options with their defaults.
@@ -100,7 +100,7 @@ CDYN_API int cdyn_coneqp_size(const cdyn_coneqp *p);
  * iteration failure it describes the last iterate; after an argument error its fields are NaN.
  * opts may be NULL (defaults); report may be NULL.
  * Returns
- *   CDYN_OK          the stopping test holds (docs/theory-coneqp.md);
+ *   CDYN_OK          the stopping test holds (docs/theory.md);
  *   CDYN_EINVAL      NULL pointers, bad sizes or dimensions, NaN/Inf data, mu < 0, both or
  *                    neither of H and Hs, malformed Hs, H not symmetric, H not positive
  *                    semidefinite, bad options;

@@ -11,7 +11,7 @@
  * the friction cone) or starts to slide (lam_T on the boundary, opposite to a_T). Each touching
  * contact's next mode is classified (Yashima & Yamaguchi, Sec. III.C): rolling -> rolling /
  * sliding / breaking, sliding -> sliding / breaking. Derivation with the papers' equation numbers:
- * docs/theory-instant.md.
+ * docs/theory.md.
  *
  * Two friction models.
  * CDYN_INSTANT_PYRAMID (Yashima & Yamaguchi): |lam_t| <= mu lam_n and |lam_o| <= mu lam_n per
@@ -71,7 +71,7 @@ typedef enum cdyn_instant_start {
     CDYN_INSTANT_START_NORMAL = 1,  /* forces that keep the contacts touching without friction
                                        (lam_T = 0), beta = 0 */
     CDYN_INSTANT_START_ZERO = 2     /* all forces and multipliers 0 (a poor start: the problem is
-                                       degenerate there, see docs/theory-instant.md) */
+                                       degenerate there, see docs/theory.md) */
     /* A singular linear system gives the zero start. */
 } cdyn_instant_start;
 

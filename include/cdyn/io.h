@@ -1,7 +1,7 @@
 /* cdyn — reading and writing problem files.
  *
  * LCP files use the format of the Siconos project's LCP test data, so Siconos users can bring
- * their problems as they are (whitespace-separated tokens, see docs/io-and-cli.md):
+ * their problems as they are (whitespace-separated tokens, see docs/api.md):
  *
  *   n                         problem size, an integer > 0
  *   0                         storage code: 0 = dense (the only one supported)

@@ -13,7 +13,7 @@
  * before any answer is returned. Anti-cycling: by default Dantzig's pricing with the
  * lexicographic ratio test, which cannot cycle from a lexicographically positive basis; a basis
  * that is not (e.g. one given by the caller) is driven by Bland's rule instead, which cannot
- * cycle from any basis. See docs/quasistatic-ucp.md ("The simplex solver").
+ * cycle from any basis. See docs/theory.md ("The simplex solver").
  *
  * Entry points
  *   cdyn_lp_solve      solve; returns x, the duals y (c - A^T y >= 0 at the optimum) and the basis.

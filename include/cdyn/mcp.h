@@ -10,7 +10,7 @@
  * Armijo line search on 1/2 ||Phi||^2 (optionally non-monotone), steepest-descent fallback and a
  * Levenberg–Marquardt-type diagonal shift when the Newton matrix is singular. Dense Newton
  * systems are solved with LAPACK LU, sparse ones with KLU (symbolic analysis once per call,
- * numeric refactorization every iteration). See docs/theory-mcp.md and docs/api-mcp.md.
+ * numeric refactorization every iteration). See docs/theory.md and docs/api.md.
  *
  * Entry points
  *   cdyn_mcp_defaults    fill the options with their defaults.

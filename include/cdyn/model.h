@@ -6,8 +6,8 @@
  *     qdot = G(q) v,      M(q) vdot + h(q, v) = tau + Gamma_n^T lam_n + Gamma_t^T lam_t
  *                                                   + Gamma_o^T lam_o.
  *
- * (The paper's f(t, q, v) is tau - h.) Equations and their code: docs/theory-model.md; API guide
- * and examples: docs/api-model.md.
+ * (The paper's f(t, q, v) is tau - h.) Equations and their code: docs/theory.md; API guide
+ * and examples: docs/api.md.
  *
  * Objects (the MuJoCo split)
  *   cdyn_builder  mutable; collects bodies, geometry and contact pairs, validating each;
@@ -203,7 +203,7 @@ CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
  * (also: bodies welded by FIXED joints, or both immobile), a pair of types without a contact
  * function (the message lists the supported ones), or bad parameters.
  *
- * Distributed patches (patch_n = n_s > 1; docs/theory-model.md Sec. 9) replace the pair's rows
+ * Distributed patches (patch_n = n_s > 1; docs/theory.md Sec. 9) replace the pair's rows
  * by n_e element rows, n_e = n_s^2 (3D) or n_s (2D), all with the frame (n, t, o) of the patch:
  *   round patch, plane-sphere and sphere-sphere (2D: plane-circle, circle-circle): elements at
  *     the centres of n_s x n_s equal cells of the square of half-width w = patch_half_width in

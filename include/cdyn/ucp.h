@@ -17,7 +17,7 @@
  * x <- argmin{x^T y : x in X}, y <- argmin{x^T y : y in Y} with the dense simplex (cdyn/lp.h)
  * while x^T y decreases; at a stationary non-complementary pair look for a pair of ADJACENT
  * extreme points with a smaller x^T y and restart from it, else move to a random adjacent pair.
- * Details, statuses and the reproduction of the paper's results: docs/quasistatic-ucp.md.
+ * Details, statuses and the reproduction of the paper's results: docs/theory.md.
  *
  * CDYN_ENOSOLUTION means "no solution found": the algorithm gave up (cycling detected or a
  * limit reached). It is NOT a proof that none exists. */
@@ -151,7 +151,7 @@ CDYN_API cdyn_status cdyn_ucp_enumerate(const cdyn_ucp_problem *problem,
  * paper, a random force (c_n, c_t) inside the friction cones fixes g_obj and g_man (so Y is not
  * empty) and a random object velocity with v_n >= 0 fixes the joint velocities (so X is not
  * empty whatever alpha is); alpha is a random subset of n_alpha joints. The paper's own
- * generator is not published; the construction is in docs/quasistatic-ucp.md. */
+ * generator is not published; the construction is in docs/theory.md. */
 typedef enum cdyn_ucp_finger {
     CDYN_UCP_FINGER_TWO_LINK = 0,     /* a planar arm with two revolute joints (random link
                                          lengths, base and elbow) whose tip is the contact */

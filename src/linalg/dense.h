@@ -1,7 +1,7 @@
 /* Internal: dense column-major linear algebra on BLAS/LAPACKE.
  * Matrices are column-major with a leading dimension; sizes are int (LAPACK's). The callers are
  * cdyn's own modules, which validate sizes; these helpers do not re-check them. Functions that
- * factorize return a status and never print. See docs/theory-linalg.md. */
+ * factorize return a status and never print. See docs/theory.md. */
 #ifndef CDYN_LINALG_DENSE_H
 #define CDYN_LINALG_DENSE_H
 

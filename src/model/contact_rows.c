@@ -4,7 +4,7 @@
  *   acc_k = a_k + alpha_k x p_k + w_k x p_k'
  * where (alpha_k; a_k) is body k's velocity-product acceleration and p_k' the velocity of the
  * contact point itself (material velocity plus its motion over the surface). Derivation:
- * docs/theory-model.md, "Jacobian-dot terms". Elements of a round patch take their normal rows
+ * docs/theory.md, "Jacobian-dot terms". Elements of a round patch take their normal rows
  * at the nominal points (Sec. 9). */
 #include <math.h>
 #include <string.h>

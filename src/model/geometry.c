@@ -1,5 +1,5 @@
 /* Geometry primitives: material points of a geometry, and the ellipse's closest point and
- * support point with their derivatives (docs/theory-model.md, "Ellipse"). */
+ * support point with their derivatives (docs/theory.md, "Ellipse"). */
 #include <float.h>
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* Forward kinematics of the body tree in world coordinates: body poses, the world motion
  * subspace S_j of every dof, spatial velocities V_k = V_parent + S_k qdot_k, and the velocity
  * product terms of the spatial accelerations, A_k = A_parent + Sdot_k qdot_k (the acceleration
- * at vdot = 0, without gravity). Equations: docs/theory-model.md, "Kinematics". */
+ * at vdot = 0, without gravity). Equations: docs/theory.md, "Kinematics". */
 #include <math.h>
 #include <string.h>
 

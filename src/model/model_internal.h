@@ -1,7 +1,7 @@
 /* Internal: the layout of cdyn_builder, cdyn_model and cdyn_data, shared by src/model/.
  *
  * Everything is computed in 3D world coordinates; a planar model is the special case in which
- * all frames rotate about z and all positions have z = 0 (see docs/theory-model.md). Spatial
+ * all frames rotate about z and all positions have z = 0 (see docs/theory.md). Spatial
  * vectors are Plucker coordinates in world axes at the world origin: a motion vector is
  * (angular; linear velocity of the point at the origin), a force vector (moment about the
  * origin; force). */
@@ -32,7 +32,7 @@ typedef struct mgeom {
     int nvert, vert0; /* POLYGON: vertices (x, y) at verts[2*vert0 ...] */
 } mgeom;
 
-/* Distributed patch kinds (patches.c, docs/theory-model.md Sec. 9). */
+/* Distributed patch kinds (patches.c, docs/theory.md Sec. 9). */
 enum { PATCH_NONE = 0, PATCH_ROUND = 1, PATCH_FACE = 2 };
 
 typedef struct mpair {

@@ -1,4 +1,4 @@
-/* Minimize f(y) = 1/2 ||R(y)||^2 over the box lo <= y <= up (docs/theory-boxmerit.md §3).
+/* Minimize f(y) = 1/2 ||R(y)||^2 over the box lo <= y <= up (docs/theory.md §3).
  * Each iteration, with g = J_R^T R and the projected gradient pg = ||P(y - g) - y||_inf:
  *   1. stop when the MCP's natural residual is <= tol (a solution), or when the scaled
  *      projected gradient ||P(y - g / (||J_R||_1 ||R||_2)) - y||_inf is <= gtol (a stationary

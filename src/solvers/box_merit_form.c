@@ -1,7 +1,7 @@
 /* The two box-constrained reformulations of an MCP as 1/2 ||R(y)||^2 over a box: the
  * Fischer–Burmeister residual of fb_function.c over [l, u], and the slack ("natural") residual
  * of Buffo–Maciel / Andreani et al. See box_merit_internal.h for the layout and
- * docs/theory-boxmerit.md for the formulas. */
+ * docs/theory.md for the formulas. */
 #include <math.h>
 #include <string.h>
 

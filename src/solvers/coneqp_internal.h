@@ -1,5 +1,5 @@
 /* Internal: the friction-cone QP solver (include/cdyn/coneqp.h) — workspace, problem layout,
- * linear-system backends and the interior-point iteration. docs/theory-coneqp.md has the math.
+ * linear-system backends and the interior-point iteration. docs/theory.md has the math.
  *
  * Conic form used inside: minimize 1/2 x'Hx + c'x subject to s = h - G x in Q, where Q is a
  * product of standard second-order cones, one per contact (possibly of dimension 1 or absent),

@@ -1,6 +1,6 @@
 /* Friction-cone QP: primal-dual interior-point iteration with Nesterov-Todd scaling and
  * Mehrotra's predictor-corrector (the coneqp scheme of Vandenberghe's CVXOPT notes, specialized
- * to a block-diagonal G and a primal-feasible start). docs/theory-coneqp.md has the equations;
+ * to a block-diagonal G and a primal-feasible start). docs/theory.md has the equations;
  * the comments name them.
  *
  * Primal iterates stay feasible by construction: s = h - G x is recomputed from x, so the only
@@ -142,7 +142,7 @@ cdyn_status cdyn_cq_newton_solve(cdyn_coneqp_solver *w, double shift, const doub
 }
 
 /* rhs := -r_x - G'W^{-1} v for the cone vector v (= lambda <> b_s): the reduced right-hand
- * side of the Newton system (docs/theory-coneqp.md section 4). */
+ * side of the Newton system (docs/theory.md section 4). */
 static void reduced_rhs(cdyn_coneqp_solver *w, const double *v)
 {
     for (int j = 0; j < w->n; ++j)

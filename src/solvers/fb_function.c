@@ -6,7 +6,7 @@
  * function of Chen–Chen–Kanzow in this convention is
  *     phi_lambda(a, b) = lambda phi(a, b) + (1 - lambda) max(a, 0) max(b, 0),
  * (both terms share their sign on the positive quadrant, so it is an NCP function too).
- * docs/theory-mcp.md derives the box rows and the Jacobian factors. */
+ * docs/theory.md derives the box rows and the Jacobian factors. */
 #include <math.h>
 
 #include "solvers/mcp_internal.h"

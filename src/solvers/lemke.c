@@ -1,5 +1,5 @@
 /* Lemke's complementary pivoting method with the lexicographic minimum-ratio rule
- * (Lemke 1965; Cottle, Pang & Stone 2009, sections 4.4 and 4.9). docs/theory-lemke.md has the
+ * (Lemke 1965; Cottle, Pang & Stone 2009, sections 4.4 and 4.9). docs/theory.md has the
  * derivation; this comment only fixes the notation used below.
  *
  * Augmented system: w = q + M z + d z0, i.e. the columns [I, -M, -d] times (w, z, z0) equal q.
@@ -238,7 +238,7 @@ static void solve_basic(lemke_ws *ws)
 }
 
 /* BT := the R-columns of B^{-1}, from the LU factors: solve C^T Y = G with G[:, zpos_t] = e_t and
- * G[t, pos(w_l)] = src_t[l] (see the derivation in docs/theory-lemke.md). */
+ * G[t, pos(w_l)] = src_t[l] (see the derivation in docs/theory.md). */
 static void rebuild_inverse(lemke_ws *ws)
 {
     const int n = ws->n, k = ws->k;

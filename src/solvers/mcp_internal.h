@@ -31,7 +31,7 @@ double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const 
  * the penalized phi_lambda = lambda phi + (1 - lambda) max(a,0) max(b,0). */
 double cdyn_mcp_phi(double a, double b, double lambda);
 /* Partial derivatives of phi_lambda at (a, b); at the kink (0, 0) an element of the generalized
- * gradient (see docs/theory-mcp.md). */
+ * gradient (see docs/theory.md). */
 void cdyn_mcp_phi_grad(double a, double b, double lambda, double *da, double *db);
 
 /* Phi(x) for the box [l, u] given F = F(x). When da and db are non-NULL, also the diagonal

@@ -1,4 +1,4 @@
-/* Dense revised simplex with an explicit basis inverse (see simplex.h and docs/quasistatic-ucp.md).
+/* Dense revised simplex with an explicit basis inverse (see simplex.h and docs/theory.md).
  *
  * Storage: B^{-1} is an m-by-m column-major array. A pivot replaces it by E B^{-1} with the
  * elementary matrix E of the pivot column (one BLAS rank-one update, O(m^2)); every

@@ -4,7 +4,7 @@
  * Jordan algebra: u o v = (u'v, u0 v1 + v0 u1), identity e = (1, 0, ..., 0). Nesterov-Todd
  * scaling of a pair s, z in int Q^m: the symmetric W with W z = W^{-1} s =: lambda that maps
  * Q^m onto itself. Small matrices are m-by-m, column-major with leading dimension CDYN_SOC_MAX.
- * See docs/theory-coneqp.md for the formulas. */
+ * See docs/theory.md for the formulas. */
 #ifndef CDYN_SOLVERS_SOC_H
 #define CDYN_SOLVERS_SOC_H
 

@@ -1,6 +1,6 @@
 /* cdyn_instant_solve: options, input checks, the touching rows, one workspace block, the
  * reduction to contact space (instant_setup.c), the formulation (instant_pyramid.c or
- * instant_cone.c), then modes and outputs. docs/theory-instant.md. */
+ * instant_cone.c), then modes and outputs. docs/theory.md. */
 #include <math.h>
 #include <string.h>
 
@@ -29,7 +29,7 @@ void cdyn_instant_defaults(cdyn_instant_options *o)
     o->ncp_retry = 1;
     cdyn_box_merit_defaults(&o->box_merit);
     cdyn_mcp_defaults(&o->fb_newton);
-    o->fb_newton.nonmonotone_memory = 10; /* see docs/theory-instant.md, Sec. 5 */
+    o->fb_newton.nonmonotone_memory = 10; /* see docs/theory.md, Sec. 5 */
     o->allocator = NULL;
 }
 
