@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
@@ -56,26 +57,6 @@ static cdyn_status check_options(const cdyn_box_merit_options *o, cdyn_report *r
 /* Largest N with N * N <= INT_MAX. */
 #define BM_MAX_DENSE 46340
 
-/* Carve the workspace from one block: doubles first, then ints. */
-typedef struct carve {
-    double *d;
-    int *i;
-} carve;
-
-static double *take_d(carve *c, size_t count)
-{
-    double *p = c->d;
-    c->d += count;
-    return p;
-}
-
-static int *take_i(carve *c, size_t count)
-{
-    int *p = c->i;
-    c->i += count;
-    return p;
-}
-
 /* Sizes of the problem layout before anything is allocated: N and m of the slack layout are
    known from the bounds alone. */
 static void count_layout(const cdyn_mcp *p, int kind, size_t *N, size_t *m)
@@ -98,81 +79,91 @@ static void count_layout(const cdyn_mcp *p, int kind, size_t *N, size_t *m)
     *m = neq + ns;
 }
 
+/* Integer scratch of one call besides freeidx: the sparse fd coloring, and the slack
+ * layout's index maps. */
+typedef struct bm_ints {
+    int *color, *mark, *wi, *zi;
+} bm_ints;
+
+/* Point the arrays of w into block, or with block NULL only measure the layout into cv.
+ * Expects n, N, m, o and J (but its values) set. No overflow: N <= 3n and m N, N^2 <= INT_MAX
+ * were checked by the caller. */
+static void carve_work(bm_work *w, cdyn_carve *cv, void *block, bm_ints *s)
+{
+    const size_t nn = (size_t)w->n, N = (size_t)w->N, m = (size_t)w->m;
+    w->l = cdyn_carve_doubles(cv, block, nn);
+    w->u = cdyn_carve_doubles(cv, block, nn);
+    w->F = cdyn_carve_doubles(cv, block, nn);
+    w->Ft = cdyn_carve_doubles(cv, block, nn);
+    w->da = cdyn_carve_doubles(cv, block, nn);
+    w->db = cdyn_carve_doubles(cv, block, nn);
+    w->lo = cdyn_carve_doubles(cv, block, N);
+    w->up = cdyn_carve_doubles(cv, block, N);
+    w->y = cdyn_carve_doubles(cv, block, N);
+    w->yt = cdyn_carve_doubles(cv, block, N);
+    w->g = cdyn_carve_doubles(cv, block, N);
+    w->gprev = cdyn_carve_doubles(cv, block, N);
+    w->s = cdyn_carve_doubles(cv, block, N);
+    w->d = cdyn_carve_doubles(cv, block, N);
+    w->v = cdyn_carve_doubles(cv, block, N);
+    w->rhs = cdyn_carve_doubles(cv, block, N);
+    w->R = cdyn_carve_doubles(cv, block, m);
+    w->Rt = cdyn_carve_doubles(cv, block, m);
+    w->r1 = cdyn_carve_doubles(cv, block, m);
+    w->JR = cdyn_carve_doubles(cv, block, m * N);
+    w->G = cdyn_carve_doubles(cv, block, N * N);
+    w->C = cdyn_carve_doubles(cv, block, N * N);
+    w->Jd = cdyn_carve_doubles(cv, block, nn * nn);
+    w->hist = cdyn_carve_doubles(cv, block, (size_t)w->o->nonmonotone_memory);
+    w->freeidx = cdyn_carve_ints(cv, block, N);
+    w->J.values = w->J.sparse ? cdyn_carve_doubles(cv, block, w->J.nvals) : w->Jd;
+    if (w->o->jacobian_fd) {
+        w->fd.xp = cdyn_carve_doubles(cv, block, nn);
+        w->fd.Fp = cdyn_carve_doubles(cv, block, nn);
+        if (w->J.sparse) {
+            s->color = cdyn_carve_ints(cv, block, nn);
+            s->mark = cdyn_carve_ints(cv, block, nn);
+        }
+    }
+    if (w->o->merit == CDYN_BOX_MERIT_SLACK) {
+        s->wi = cdyn_carve_ints(cv, block, nn);
+        s->zi = cdyn_carve_ints(cv, block, nn);
+    }
+}
+
 static cdyn_status run(const cdyn_mcp *p, const cdyn_box_merit_options *o, size_t N, size_t m,
                        double *x, cdyn_report *r)
 {
     const int n = p->n;
     const size_t nn = (size_t)n;
     const int sparse = p->colptr != NULL;
-    const int fd = o->jacobian_fd != 0;
-    const size_t nvals = sparse ? (size_t)p->colptr[n] : 0;
-    const size_t M = (size_t)o->nonmonotone_memory;
-    /* l, u, F, Ft, da, db (+ fd xp, Fp); lo, up, y, yt, g, gprev, s, d, v, rhs; R, Rt, r1;
-       JR; G, C; Jd; sparse values; history. No overflow: N <= 3n and m N, N^2 <= INT_MAX were
-       checked by the caller. */
-    const size_t ndbl =
-        (6 + (fd ? 2 : 0)) * nn + 10 * N + 3 * m + m * N + 2 * N * N + nn * nn + nvals + M;
-    const size_t nint =
-        N + (o->merit == CDYN_BOX_MERIT_SLACK ? 2 * nn : 0) + ((sparse && fd) ? 2 * nn : 0);
-    const size_t nint_as_dbl = (nint * sizeof(int) + sizeof(double) - 1) / sizeof(double);
-    double *block = cdyn_mem_array(o->allocator, ndbl + nint_as_dbl, sizeof(double));
-    if (block == NULL)
-        return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu doubles)",
-                         ndbl + nint_as_dbl);
-
     bm_work w;
     memset(&w, 0, sizeof w);
-    carve c = {block, (int *)(void *)(block + ndbl)};
     w.p = p;
     w.o = o;
     w.n = n;
     w.N = (int)N;
     w.m = (int)m;
-    w.l = take_d(&c, nn);
-    w.u = take_d(&c, nn);
-    w.F = take_d(&c, nn);
-    w.Ft = take_d(&c, nn);
-    w.da = take_d(&c, nn);
-    w.db = take_d(&c, nn);
-    w.lo = take_d(&c, N);
-    w.up = take_d(&c, N);
-    w.y = take_d(&c, N);
-    w.yt = take_d(&c, N);
-    w.g = take_d(&c, N);
-    w.gprev = take_d(&c, N);
-    w.s = take_d(&c, N);
-    w.d = take_d(&c, N);
-    w.v = take_d(&c, N);
-    w.rhs = take_d(&c, N);
-    w.R = take_d(&c, m);
-    w.Rt = take_d(&c, m);
-    w.r1 = take_d(&c, m);
-    w.JR = take_d(&c, m * N);
-    w.G = take_d(&c, N * N);
-    w.C = take_d(&c, N * N);
-    w.Jd = take_d(&c, nn * nn);
-    w.hist = take_d(&c, M);
-    w.freeidx = take_i(&c, N);
     w.J.n = n;
     w.J.sparse = sparse;
     w.J.colptr = p->colptr;
     w.J.rowind = p->rowind;
-    w.J.nvals = sparse ? nvals : nn * nn;
-    w.J.values = sparse ? take_d(&c, nvals) : w.Jd;
-    if (fd) {
+    w.J.nvals = sparse ? (size_t)p->colptr[n] : nn * nn;
+
+    bm_ints s = {NULL, NULL, NULL, NULL};
+    cdyn_carve cv = {0, 0};
+    carve_work(&w, &cv, NULL, &s);
+    void *block = cv.overflow ? NULL : cdyn_mem_alloc(o->allocator, cv.off);
+    if (block == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu bytes)", cv.off);
+    cv = (cdyn_carve){0, 0};
+    carve_work(&w, &cv, block, &s);
+    if (o->jacobian_fd) {
         w.fd.step = o->fd_step > 0.0 ? o->fd_step : sqrt(DBL_EPSILON);
-        w.fd.xp = take_d(&c, nn);
-        w.fd.Fp = take_d(&c, nn);
         if (sparse) {
-            int *color = take_i(&c, nn);
-            cdyn_mcp_fd_color(n, p->colptr, p->rowind, color, &w.fd.ncolors, take_i(&c, nn));
-            w.fd.color = color;
+            cdyn_mcp_fd_color(n, p->colptr, p->rowind, s.color, &w.fd.ncolors, s.mark);
+            w.fd.color = s.color;
         }
-    }
-    int *wi = NULL, *zi = NULL;
-    if (o->merit == CDYN_BOX_MERIT_SLACK) {
-        wi = take_i(&c, nn);
-        zi = take_i(&c, nn);
     }
     if (sparse) {
         /* Duplicates would be ambiguous in the dense expansion (cdyn_mcp_solve rejects them
@@ -190,7 +181,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_box_merit_options *o, size_
             }
     }
     cdyn_mcp_fill_bounds(p, w.l, w.u);
-    cdyn_bm_layout_init(&w.lay, n, w.l, w.u, (int)o->merit, wi, zi);
+    cdyn_bm_layout_init(&w.lay, n, w.l, w.u, (int)o->merit, s.wi, s.zi);
     cdyn_bm_box(&w.lay, w.lo, w.up);
     for (int i = 0; i < n; ++i)
         w.y[i] = fmin(w.u[i], fmax(w.l[i], x[i]));

@@ -5,29 +5,42 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
-/* Carve the workspace from one block of doubles followed by ints. */
-typedef struct carve {
-    double *d;
-    int *i;
-} carve;
-
-static double *take_d(carve *c, size_t count)
+/* Point the arrays of w into block, or with block NULL only measure the layout into cv. Expects
+ * n, o, J (but its values) and jac_fixed set; the sparse fd coloring scratch goes to *color and
+ * *mark. */
+static void carve_work(mcp_work *w, cdyn_carve *cv, void *block, int **color, int **mark)
 {
-    double *p = c->d;
-    c->d += count;
-    return p;
-}
-
-static int *take_i(carve *c, size_t count)
-{
-    int *p = c->i;
-    c->i += count;
-    return p;
+    const size_t nn = (size_t)w->n;
+    w->l = cdyn_carve_doubles(cv, block, nn);
+    w->u = cdyn_carve_doubles(cv, block, nn);
+    w->x = cdyn_carve_doubles(cv, block, nn);
+    w->F = cdyn_carve_doubles(cv, block, nn);
+    w->Phi = cdyn_carve_doubles(cv, block, nn);
+    w->xt = cdyn_carve_doubles(cv, block, nn);
+    w->Ft = cdyn_carve_doubles(cv, block, nn);
+    w->Phit = cdyn_carve_doubles(cv, block, nn);
+    w->da = cdyn_carve_doubles(cv, block, nn);
+    w->db = cdyn_carve_doubles(cv, block, nn);
+    w->d = cdyn_carve_doubles(cv, block, nn);
+    w->g = cdyn_carve_doubles(cv, block, nn);
+    w->tmp = cdyn_carve_doubles(cv, block, nn);
+    w->hist = cdyn_carve_doubles(cv, block, (size_t)w->o->nonmonotone_memory);
+    if (!w->jac_fixed)
+        w->J.values = cdyn_carve_doubles(cv, block, w->J.nvals);
+    if (w->o->jacobian_fd) {
+        w->fd.xp = cdyn_carve_doubles(cv, block, nn);
+        w->fd.Fp = cdyn_carve_doubles(cv, block, nn);
+        if (w->J.sparse) {
+            *color = cdyn_carve_ints(cv, block, nn);
+            *mark = cdyn_carve_ints(cv, block, nn);
+        }
+    }
 }
 
 static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const double *Jfixed,
@@ -35,61 +48,39 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
 {
     const int n = p->n;
     const int sparse = p->colptr != NULL;
-    const int fd = o->jacobian_fd != 0;
     const size_t nn = (size_t)n;
-    const size_t nvals = sparse ? (size_t)p->colptr[n] : nn * nn;
-    const size_t nstore = Jfixed != NULL ? 0 : nvals;
-    const size_t m = (size_t)o->nonmonotone_memory;
-    const size_t ndbl = 13 * nn + m + nstore + (fd ? 2 * nn : 0);
-    const size_t nint = (sparse && fd) ? 2 * nn : 0;
-    const size_t nint_as_dbl = (nint * sizeof(int) + sizeof(double) - 1) / sizeof(double);
-    double *block = cdyn_mem_array(o->allocator, ndbl + nint_as_dbl, sizeof(double));
-    if (block == NULL)
-        return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu doubles)",
-                         ndbl + nint_as_dbl);
-
     mcp_work w;
     memset(&w, 0, sizeof w);
-    carve c = {block, (int *)(void *)(block + ndbl)};
     w.p = p;
     w.o = o;
     w.n = n;
     w.lambda = (o->merit == CDYN_MCP_FB_PENALIZED) ? o->penalty_lambda : 1.0;
-    w.l = take_d(&c, nn);
-    w.u = take_d(&c, nn);
-    w.x = take_d(&c, nn);
-    w.F = take_d(&c, nn);
-    w.Phi = take_d(&c, nn);
-    w.xt = take_d(&c, nn);
-    w.Ft = take_d(&c, nn);
-    w.Phit = take_d(&c, nn);
-    w.da = take_d(&c, nn);
-    w.db = take_d(&c, nn);
-    w.d = take_d(&c, nn);
-    w.g = take_d(&c, nn);
-    w.tmp = take_d(&c, nn);
-    w.hist = take_d(&c, m);
     w.J.n = n;
     w.J.sparse = sparse;
     w.J.colptr = p->colptr;
     w.J.rowind = p->rowind;
-    w.J.nvals = nvals;
+    w.J.nvals = sparse ? (size_t)p->colptr[n] : nn * nn;
+    w.jac_fixed = Jfixed != NULL;
+
+    int *color = NULL, *mark = NULL;
+    cdyn_carve cv = {0, 0};
+    carve_work(&w, &cv, NULL, &color, &mark);
+    void *block = cv.overflow ? NULL : cdyn_mem_alloc(o->allocator, cv.off);
+    if (block == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu bytes)", cv.off);
+    cv = (cdyn_carve){0, 0};
+    carve_work(&w, &cv, block, &color, &mark);
     if (Jfixed != NULL) {
         /* Read-only use: jac_fixed keeps every writer of J.values away. */
         w.J.values = (double *)Jfixed;
-        w.jac_fixed = 1;
         w.jabsmax = Jabsmax;
     } else {
-        w.J.values = take_d(&c, nvals);
         w.jabsmax = INFINITY;
     }
-    if (fd) {
+    if (o->jacobian_fd) {
         w.fd.step = o->fd_step > 0.0 ? o->fd_step : sqrt(DBL_EPSILON);
-        w.fd.xp = take_d(&c, nn);
-        w.fd.Fp = take_d(&c, nn);
         if (sparse) {
-            int *color = take_i(&c, nn);
-            cdyn_mcp_fd_color(n, p->colptr, p->rowind, color, &w.fd.ncolors, take_i(&c, nn));
+            cdyn_mcp_fd_color(n, p->colptr, p->rowind, color, &w.fd.ncolors, mark);
             w.fd.color = color;
         }
     }
