@@ -1,13 +1,11 @@
 /* cdyn_box_merit_solve: option defaults and checks, the one-time workspace (a single block
  * through the caller's allocator), the iteration, and the copy-back on success. */
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/dense.h"
 #include "solvers/box_merit_internal.h"
 
 void cdyn_box_merit_defaults(cdyn_box_merit_options *o)
@@ -144,11 +142,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_box_merit_options *o, size_
     w.n = n;
     w.N = (int)N;
     w.m = (int)m;
-    w.J.n = n;
-    w.J.sparse = sparse;
-    w.J.colptr = p->colptr;
-    w.J.rowind = p->rowind;
-    w.J.nvals = sparse ? (size_t)p->colptr[n] : nn * nn;
+    cdyn_mcp_jac_init(p, &w.J);
 
     bm_ints s = {NULL, NULL, NULL, NULL};
     cdyn_carve cv = {0, 0};
@@ -158,13 +152,8 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_box_merit_options *o, size_
         return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu bytes)", cv.off);
     cv = (cdyn_carve){0, 0};
     carve_work(&w, &cv, block, &s);
-    if (o->jacobian_fd) {
-        w.fd.step = o->fd_step > 0.0 ? o->fd_step : sqrt(DBL_EPSILON);
-        if (sparse) {
-            cdyn_mcp_fd_color(n, p->colptr, p->rowind, s.color, &w.fd.ncolors, s.mark);
-            w.fd.color = s.color;
-        }
-    }
+    if (o->jacobian_fd)
+        cdyn_mcp_fd_setup(p, o->fd_step, s.color, s.mark, &w.fd);
     if (sparse) {
         /* Duplicates would be ambiguous in the dense expansion (cdyn_mcp_solve rejects them
            too); freeidx serves as the mark array. */
@@ -209,14 +198,8 @@ cdyn_status cdyn_box_merit_solve(const cdyn_mcp *p, const cdyn_box_merit_options
         return st;
     if ((st = check_options(&o, r)) != CDYN_OK)
         return st;
-    if (x == NULL)
-        return cdyn_fail(r, CDYN_EINVAL, "x (the starting point) is NULL");
-    if (!cdyn_dense_all_finite(p->n, x))
-        return cdyn_fail(r, CDYN_EINVAL, "the starting point contains NaN or Inf");
-    if (!o.jacobian_fd && (p->colptr ? p->jac_sparse == NULL : p->jac == NULL))
-        return cdyn_fail(r, CDYN_EINVAL,
-                         "no Jacobian: set jac (dense), jac_sparse with a pattern, or "
-                         "options.jacobian_fd");
+    if ((st = cdyn_mcp_check_start(p, x, !o.jacobian_fd, r)) != CDYN_OK)
+        return st;
     size_t N, m;
     count_layout(p, (int)o.merit, &N, &m);
     /* m <= N and n <= N, so N^2 <= INT_MAX bounds every dense array and BLAS dimension. */

@@ -1,5 +1,6 @@
 /* Finite-difference Jacobians of the MCP function: one F call per column (dense) or per
  * column color (sparse pattern, Curtis–Powell–Reid grouping). */
+#include <float.h>
 #include <math.h>
 
 #include "linalg/dense.h"
@@ -32,6 +33,15 @@ void cdyn_mcp_fd_color(int n, const int *colptr, const int *rowind, int *color, 
         ++c;
     }
     *ncolors = c;
+}
+
+void cdyn_mcp_fd_setup(const cdyn_mcp *p, double fd_step, int *color, int *mark, mcp_fd *fd)
+{
+    fd->step = fd_step > 0.0 ? fd_step : sqrt(DBL_EPSILON);
+    if (p->colptr != NULL) {
+        cdyn_mcp_fd_color(p->n, p->colptr, p->rowind, color, &fd->ncolors, mark);
+        fd->color = color;
+    }
 }
 
 static double step_for(double xj, double rel)

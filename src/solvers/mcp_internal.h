@@ -18,6 +18,11 @@
 cdyn_status cdyn_mcp_check_problem(const cdyn_mcp *p, cdyn_report *r);
 cdyn_status cdyn_mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r);
 
+/* Checks shared by the solver entries, after the problem and options: the start point x (not
+ * NULL, finite) and, when need_jacobian, a Jacobian callback matching the storage. */
+cdyn_status cdyn_mcp_check_start(const cdyn_mcp *p, const double *x, int need_jacobian,
+                                 cdyn_report *r);
+
 /* Copy the bounds of p into l and u (n each), resolving the NULL defaults. */
 void cdyn_mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u);
 
@@ -66,6 +71,9 @@ typedef struct mcp_jac {
     double *values;
 } mcp_jac;
 
+/* The storage of p's Jacobian (dense n*n, or p's pattern); values left unset. */
+void cdyn_mcp_jac_init(const cdyn_mcp *p, mcp_jac *J);
+
 /* Evaluate J at x (F = F(x), used by finite differences) with the user's callback or, when
  * use_fd, with cdyn_mcp_fd_jacobian. Counts calls in *nfev / *njev. CDYN_OK, or CDYN_ENUMERIC when
  * the callback fails or returns NaN/Inf. When absmax is not NULL it receives max |J_ij|, or
@@ -97,6 +105,10 @@ typedef struct mcp_fd {
     double *xp; /* n scratch: perturbed point */
     double *Fp; /* n scratch: F at the perturbed point */
 } mcp_fd;
+
+/* Set fd up for p (xp and Fp already in place): the relative step fd_step, or sqrt(eps) when
+ * 0, and on a sparse pattern the column colors into color (n ints; mark: n ints of scratch). */
+void cdyn_mcp_fd_setup(const cdyn_mcp *p, double fd_step, int *color, int *mark, mcp_fd *fd);
 
 /* Forward differences of F at x (F0 = F(x)) into J; a failed or non-finite evaluation is
  * retried with the backward step. Adds the F calls made to *nfev. Returns CDYN_OK or

@@ -21,6 +21,16 @@ double cdyn_mcp_finite_max_abs(size_t n, const double *v)
     return m;
 }
 
+void cdyn_mcp_jac_init(const cdyn_mcp *p, mcp_jac *J)
+{
+    const size_t n = (size_t)p->n;
+    J->n = p->n;
+    J->sparse = p->colptr != NULL;
+    J->colptr = p->colptr;
+    J->rowind = p->rowind;
+    J->nvals = J->sparse ? (size_t)p->colptr[p->n] : n * n;
+}
+
 cdyn_status cdyn_mcp_jac_eval(const cdyn_mcp *p, int use_fd, const mcp_fd *fd, const double *x,
                               const double *F, mcp_jac *J, int *nfev, int *njev, double *absmax)
 {

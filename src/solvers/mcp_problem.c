@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "core/report.h"
+#include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
 void cdyn_mcp_defaults(cdyn_mcp_options *o)
@@ -92,6 +93,20 @@ cdyn_status cdyn_mcp_check_problem(const cdyn_mcp *p, cdyn_report *r)
     }
     if (p->colptr != NULL)
         return check_pattern(p, r);
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_mcp_check_start(const cdyn_mcp *p, const double *x, int need_jacobian,
+                                 cdyn_report *r)
+{
+    if (x == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "x (the starting point) is NULL");
+    if (!cdyn_dense_all_finite(p->n, x))
+        return cdyn_fail(r, CDYN_EINVAL, "the starting point contains NaN or Inf");
+    if (need_jacobian && (p->colptr ? p->jac_sparse == NULL : p->jac == NULL))
+        return cdyn_fail(r, CDYN_EINVAL,
+                         "no Jacobian: set jac (dense), jac_sparse with a pattern, or "
+                         "options.jacobian_fd");
     return CDYN_OK;
 }
 

@@ -1,6 +1,5 @@
 /* cdyn_mcp_solve: argument checks, the one-time workspace (one block through the caller's
  * allocator, plus the linear-system object), the iteration, and the copy-back on success. */
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -8,7 +7,6 @@
 #include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
 /* Point the arrays of w into block, or with block NULL only measure the layout into cv. Expects
@@ -55,11 +53,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
     w.o = o;
     w.n = n;
     w.lambda = (o->merit == CDYN_MCP_FB_PENALIZED) ? o->penalty_lambda : 1.0;
-    w.J.n = n;
-    w.J.sparse = sparse;
-    w.J.colptr = p->colptr;
-    w.J.rowind = p->rowind;
-    w.J.nvals = sparse ? (size_t)p->colptr[n] : nn * nn;
+    cdyn_mcp_jac_init(p, &w.J);
     w.jac_fixed = Jfixed != NULL;
 
     int *color = NULL, *mark = NULL;
@@ -77,13 +71,8 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
     } else {
         w.jabsmax = INFINITY;
     }
-    if (o->jacobian_fd) {
-        w.fd.step = o->fd_step > 0.0 ? o->fd_step : sqrt(DBL_EPSILON);
-        if (sparse) {
-            cdyn_mcp_fd_color(n, p->colptr, p->rowind, color, &w.fd.ncolors, mark);
-            w.fd.color = color;
-        }
-    }
+    if (o->jacobian_fd)
+        cdyn_mcp_fd_setup(p, o->fd_step, color, mark, &w.fd);
     cdyn_mcp_fill_bounds(p, w.l, w.u);
     memcpy(w.x, x, nn * sizeof(double));
 
@@ -131,16 +120,10 @@ cdyn_status cdyn_mcp_solve_fixed(const cdyn_mcp *p, const cdyn_mcp_options *opts
         return st;
     if (o.merit == CDYN_MCP_FB_PENALIZED)
         cdyn_report_method(r, "fb-newton-penalized");
-    if (x == NULL)
-        return cdyn_fail(r, CDYN_EINVAL, "x (the starting point) is NULL");
-    if (!cdyn_dense_all_finite(p->n, x))
-        return cdyn_fail(r, CDYN_EINVAL, "the starting point contains NaN or Inf");
+    if ((st = cdyn_mcp_check_start(p, x, Jfixed == NULL && !o.jacobian_fd, r)) != CDYN_OK)
+        return st;
     if (Jfixed != NULL)
         o.jacobian_fd = 0; /* the exact Jacobian is known */
-    else if (!o.jacobian_fd && (p->colptr ? p->jac_sparse == NULL : p->jac == NULL))
-        return cdyn_fail(r, CDYN_EINVAL,
-                         "no Jacobian: set jac (dense), jac_sparse with a pattern, or "
-                         "options.jacobian_fd");
     if (p->colptr == NULL && (size_t)p->n * (size_t)p->n > (size_t)INT_MAX)
         return cdyn_fail(r, CDYN_ETOOBIG,
                          "dense path limited to n*n <= INT_MAX; give a sparse pattern");
