@@ -403,3 +403,53 @@ int tp_kkt_J_sparse(void *ctx, const double *z, double *vals)
             vals[p] = kkt_Jij(z, k->rowind[p], j);
     return 0;
 }
+
+/* ---- Linear NCP with failure switches ------------------------------------------------------ */
+
+static int bad(int kind, double *v, int n)
+{
+    for (int i = 0; i < n; ++i)
+        v[i] = kind == 1 ? NAN : kind == 2 ? INFINITY : 0.0;
+    return kind == 3;
+}
+
+int tp_lin_F(void *ctx, const double *x, double *F)
+{
+    tp_ctl *c = ctx;
+    if (c != NULL && c->f_bad_kind && c->calls++ >= c->f_bad_from)
+        return bad(c->f_bad_kind, F, 2);
+    F[0] = x[0] - 1.0;
+    F[1] = 2.0 * x[1] - 1.0;
+    return 0;
+}
+
+int tp_lin_J(void *ctx, const double *x, double *J)
+{
+    (void)x;
+    tp_ctl *c = ctx;
+    if (c != NULL && c->j_bad_kind && c->jcalls++ >= c->j_bad_from)
+        return bad(c->j_bad_kind, J, 4);
+    J[0] = 1, J[1] = 0, J[2] = 0, J[3] = 2;
+    return 0;
+}
+
+const int TP_DIAG_COLPTR[3] = {0, 1, 2};
+const int TP_DIAG_ROWIND[2] = {0, 1};
+
+int tp_lin_J_sparse(void *ctx, const double *x, double *v)
+{
+    (void)ctx, (void)x;
+    v[0] = 1, v[1] = 2;
+    return 0;
+}
+
+cdyn_mcp tp_lin_problem(tp_ctl *c)
+{
+    cdyn_mcp p;
+    memset(&p, 0, sizeof p);
+    p.n = 2;
+    p.F = tp_lin_F;
+    p.jac = tp_lin_J;
+    p.ctx = c;
+    return p;
+}

@@ -1,5 +1,6 @@
 /* Mixed complementarity test problems with known solutions, shared by the MCP solver tests
- * (test_mcp_problems.c, test_mcp_box.c) and the box-constrained merit tests (test_box_merit.c).
+ * (test_mcp_problems.c, test_mcp_box.c, test_mcp_errors.c) and the box-constrained merit tests
+ * (test_box_merit.c, test_box_merit_errors.c).
  * Sources and hand derivations are in mcp_testproblems.c next to each problem. */
 #ifndef CDYN_TESTS_MCP_TESTPROBLEMS_H
 #define CDYN_TESTS_MCP_TESTPROBLEMS_H
@@ -57,5 +58,25 @@ void tp_kkt_init(tp_kkt *k);
 int tp_kkt_F(void *ctx, const double *z, double *F);
 int tp_kkt_J(void *ctx, const double *z, double *J);
 int tp_kkt_J_sparse(void *ctx, const double *z, double *vals);
+
+/* ---- Linear NCP with failure switches (the error tests) ------------------------------------ */
+
+/* F(x) = (x1 - 1, 2 x2 - 1) on the NCP (solution (1, 1/2)); ctx is a tp_ctl or NULL. */
+typedef struct tp_ctl {
+    int calls;      /* F calls so far */
+    int jcalls;     /* Jacobian calls so far */
+    int f_bad_from; /* from this F call on (0-based), return f_bad_kind */
+    int f_bad_kind; /* 1: NaN, 2: Inf, 3: nonzero return */
+    int j_bad_from;
+    int j_bad_kind;
+} tp_ctl;
+
+int tp_lin_F(void *ctx, const double *x, double *F);
+int tp_lin_J(void *ctx, const double *x, double *J);
+/* Values on the diagonal pattern TP_DIAG_COLPTR / TP_DIAG_ROWIND (no failure switch). */
+int tp_lin_J_sparse(void *ctx, const double *x, double *v);
+extern const int TP_DIAG_COLPTR[3], TP_DIAG_ROWIND[2];
+/* n = 2, F = tp_lin_F, dense jac = tp_lin_J, ctx = c. */
+cdyn_mcp tp_lin_problem(tp_ctl *c);
 
 #endif

@@ -12,62 +12,8 @@
 #include <cmocka.h>
 
 #include "cdyn/boxmerit.h"
+#include "mcp_testproblems.h"
 #include "support.h"
-
-/* F(x) = (x1 - 1, 2 x2 - 1) on the NCP (solution (1, 1/2)), with switches for failures. */
-typedef struct ctl {
-    int calls, jcalls;
-    int f_bad_from, f_bad_kind; /* from this F call on (0-based): 1 NaN, 2 Inf, 3 nonzero */
-    int j_bad_from, j_bad_kind;
-} ctl;
-
-static int bad(int kind, double *v, int n)
-{
-    for (int i = 0; i < n; ++i)
-        v[i] = kind == 1 ? NAN : kind == 2 ? INFINITY : 0.0;
-    return kind == 3;
-}
-
-static int lin_F(void *ctx, const double *x, double *F)
-{
-    ctl *c = ctx;
-    if (c != NULL && c->f_bad_kind && c->calls++ >= c->f_bad_from)
-        return bad(c->f_bad_kind, F, 2);
-    F[0] = x[0] - 1.0;
-    F[1] = 2.0 * x[1] - 1.0;
-    return 0;
-}
-
-static int lin_J(void *ctx, const double *x, double *J)
-{
-    (void)x;
-    ctl *c = ctx;
-    if (c != NULL && c->j_bad_kind && c->jcalls++ >= c->j_bad_from)
-        return bad(c->j_bad_kind, J, 4);
-    J[0] = 1, J[1] = 0, J[2] = 0, J[3] = 2;
-    return 0;
-}
-
-static const int DIAG_COLPTR[3] = {0, 1, 2};
-static const int DIAG_ROWIND[2] = {0, 1};
-
-static int lin_J_sparse(void *ctx, const double *x, double *v)
-{
-    (void)ctx, (void)x;
-    v[0] = 1, v[1] = 2;
-    return 0;
-}
-
-static cdyn_mcp lin_problem(ctl *c)
-{
-    cdyn_mcp p;
-    memset(&p, 0, sizeof p);
-    p.n = 2;
-    p.F = lin_F;
-    p.jac = lin_J;
-    p.ctx = c;
-    return p;
-}
 
 static void expect_fail(const cdyn_mcp *p, const cdyn_box_merit_options *o, double *x, int n,
                         cdyn_status st, const char *needle)
@@ -94,25 +40,25 @@ static void test_null_and_size_arguments(void **state)
     (void)state;
     cdyn_box_merit_defaults(NULL); /* must not crash */
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     expect_fail(NULL, NULL, x, 2, CDYN_EINVAL, "NULL");
     expect_fail(&p, NULL, NULL, 2, CDYN_EINVAL, "NULL");
     p.n = 0;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "n must be");
     p.n = -1;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "n must be");
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     p.F = NULL;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "F is NULL");
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     p.jac = NULL;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "no Jacobian");
-    p = lin_problem(NULL);
-    p.jac_sparse = lin_J_sparse;
+    p = tp_lin_problem(NULL);
+    p.jac_sparse = tp_lin_J_sparse;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "not both");
-    p = lin_problem(NULL);
-    p.colptr = DIAG_COLPTR;
-    p.rowind = DIAG_ROWIND;
+    p = tp_lin_problem(NULL);
+    p.colptr = TP_DIAG_COLPTR;
+    p.rowind = TP_DIAG_ROWIND;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "dense jac");
     p.jac = NULL;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "no Jacobian");
@@ -120,10 +66,10 @@ static void test_null_and_size_arguments(void **state)
     const int cp_dup[3] = {0, 2, 3}, ri_dup[3] = {1, 1, 1};
     p.colptr = cp_dup;
     p.rowind = ri_dup;
-    p.jac_sparse = lin_J_sparse;
+    p.jac_sparse = tp_lin_J_sparse;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "duplicate");
     const int ri_out[2] = {0, 2};
-    p.colptr = DIAG_COLPTR;
+    p.colptr = TP_DIAG_COLPTR;
     p.rowind = ri_out;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "out of range");
 }
@@ -132,7 +78,7 @@ static void test_bad_bounds_and_start(void **state)
 {
     (void)state;
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     const double lo[2] = {0, 3}, up[2] = {1, 2};
     p.lower = lo;
     p.upper = up;
@@ -144,7 +90,7 @@ static void test_bad_bounds_and_start(void **state)
     const double lo_inf[2] = {INFINITY, 0};
     p.lower = lo_inf;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "no finite value");
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     double xn[2] = {NAN, 0};
     expect_fail(&p, NULL, xn, 2, CDYN_EINVAL, "starting point");
     double xi[2] = {0, INFINITY};
@@ -162,7 +108,7 @@ static void test_bad_options(void **state)
 {
     (void)state;
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     cdyn_box_merit_options o;
 #define BAD_OPTION(field, value)                                                                   \
     do {                                                                                           \
@@ -202,20 +148,20 @@ static void test_callback_failures(void **state)
         double x[2] = {3.0, 3.0};
         for (int kind = 1; kind <= 3; ++kind) {
             /* F fails (NaN, Inf, nonzero) at the starting point */
-            ctl c1 = {0, 0, 0, kind, 0, 0};
-            cdyn_mcp p = lin_problem(&c1);
+            tp_ctl c1 = {0, 0, 0, kind, 0, 0};
+            cdyn_mcp p = tp_lin_problem(&c1);
             expect_fail(&p, &o, x, 2, CDYN_EINVAL, "starting point");
             /* the Jacobian fails at the starting point */
-            ctl c2 = {0, 0, 0, 0, 0, kind};
-            p = lin_problem(&c2);
+            tp_ctl c2 = {0, 0, 0, 0, 0, kind};
+            p = tp_lin_problem(&c2);
             expect_fail(&p, &o, x, 2, CDYN_EINVAL, "Jacobian");
             /* F fails at every point after the start: no trial point can be evaluated */
-            ctl c3 = {0, 0, 1, kind, 0, 0};
-            p = lin_problem(&c3);
+            tp_ctl c3 = {0, 0, 1, kind, 0, 0};
+            p = tp_lin_problem(&c3);
             expect_fail(&p, &o, x, 2, CDYN_ENUMERIC, "line-search");
             /* the Jacobian fails at the second iterate (far start: one step cannot finish) */
-            ctl c4 = {0, 0, 0, 0, 1, kind};
-            p = lin_problem(&c4);
+            tp_ctl c4 = {0, 0, 0, 0, 1, kind};
+            p = tp_lin_problem(&c4);
             double y[2] = {3.0, 3.0e6};
             cdyn_box_merit_options o4 = o;
             o4.tol = 1e-300;
@@ -279,7 +225,7 @@ static void test_limits_and_trivial_cases(void **state)
 {
     (void)state;
     /* iteration limit: one iteration from far away cannot reach tol */
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     cdyn_box_merit_options o;
     cdyn_box_merit_defaults(&o);
     o.max_iter = 1;
@@ -311,7 +257,7 @@ static void test_limits_and_trivial_cases(void **state)
     enum { BIG = 50000 };
     double *big = calloc(BIG, sizeof(double));
     assert_non_null(big);
-    cdyn_mcp q = lin_problem(NULL);
+    cdyn_mcp q = tp_lin_problem(NULL);
     q.n = BIG;
     test_failing_alloc fa;
     test_failing_alloc_init(&fa, -1);
@@ -334,12 +280,12 @@ static void test_allocation(void **state)
                 for (int k = 0; k < 2; ++k) {
                     test_failing_alloc fa;
                     test_failing_alloc_init(&fa, k);
-                    cdyn_mcp p = lin_problem(NULL);
+                    cdyn_mcp p = tp_lin_problem(NULL);
                     if (sparse) {
                         p.jac = NULL;
-                        p.colptr = DIAG_COLPTR;
-                        p.rowind = DIAG_ROWIND;
-                        p.jac_sparse = lin_J_sparse;
+                        p.colptr = TP_DIAG_COLPTR;
+                        p.rowind = TP_DIAG_ROWIND;
+                        p.jac_sparse = tp_lin_J_sparse;
                     }
                     cdyn_box_merit_options o;
                     cdyn_box_merit_defaults(&o);

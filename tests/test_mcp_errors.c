@@ -12,67 +12,8 @@
 #include <cmocka.h>
 
 #include "cdyn/mcp.h"
+#include "mcp_testproblems.h"
 #include "support.h"
-
-/* ---- small problems ---------------------------------------------------------------------- */
-
-/* F(x) = x - 1 on an NCP (solution x = 1), or with a behaviour switch for failure tests. */
-typedef struct ctl {
-    int calls;      /* F calls so far */
-    int jcalls;     /* Jacobian calls so far */
-    int f_bad_from; /* from this F call on (0-based), return f_bad_kind */
-    int f_bad_kind; /* 1: NaN, 2: Inf, 3: nonzero return */
-    int j_bad_from;
-    int j_bad_kind;
-} ctl;
-
-static int bad(int kind, double *v, int n)
-{
-    for (int i = 0; i < n; ++i)
-        v[i] = kind == 1 ? NAN : kind == 2 ? INFINITY : 0.0;
-    return kind == 3;
-}
-
-static int lin_F(void *ctx, const double *x, double *F)
-{
-    ctl *c = ctx;
-    if (c != NULL && c->f_bad_kind && c->calls++ >= c->f_bad_from)
-        return bad(c->f_bad_kind, F, 2);
-    F[0] = x[0] - 1.0;
-    F[1] = 2.0 * x[1] - 1.0;
-    return 0;
-}
-
-static int lin_J(void *ctx, const double *x, double *J)
-{
-    (void)x;
-    ctl *c = ctx;
-    if (c != NULL && c->j_bad_kind && c->jcalls++ >= c->j_bad_from)
-        return bad(c->j_bad_kind, J, 4);
-    J[0] = 1, J[1] = 0, J[2] = 0, J[3] = 2;
-    return 0;
-}
-
-static const int DIAG_COLPTR[3] = {0, 1, 2};
-static const int DIAG_ROWIND[2] = {0, 1};
-
-static int lin_J_sparse(void *ctx, const double *x, double *v)
-{
-    (void)ctx, (void)x;
-    v[0] = 1, v[1] = 2;
-    return 0;
-}
-
-static cdyn_mcp lin_problem(ctl *c)
-{
-    cdyn_mcp p;
-    memset(&p, 0, sizeof p);
-    p.n = 2;
-    p.F = lin_F;
-    p.jac = lin_J;
-    p.ctx = c;
-    return p;
-}
 
 /* Expect a failure with status st, a message containing `needle` (if not NULL), x unchanged. */
 static void expect_fail(const cdyn_mcp *p, const cdyn_mcp_options *o, double *x, int n,
@@ -100,30 +41,30 @@ static void test_null_and_size_arguments(void **state)
     (void)state;
     cdyn_mcp_defaults(NULL); /* must not crash */
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     expect_fail(NULL, NULL, x, 2, CDYN_EINVAL, "NULL");
     expect_fail(&p, NULL, NULL, 2, CDYN_EINVAL, "NULL");
     p.n = 0;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "n must be");
     p.n = -3;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "n must be");
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     p.F = NULL;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "F is NULL");
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     p.jac = NULL;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "no Jacobian");
     /* ambiguous or incomplete Jacobian descriptions */
-    p = lin_problem(NULL);
-    p.jac_sparse = lin_J_sparse;
+    p = tp_lin_problem(NULL);
+    p.jac_sparse = tp_lin_J_sparse;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "not both");
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     p.jac = NULL;
-    p.jac_sparse = lin_J_sparse;
+    p.jac_sparse = tp_lin_J_sparse;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "colptr");
-    p = lin_problem(NULL);
-    p.colptr = DIAG_COLPTR;
-    p.rowind = DIAG_ROWIND;
+    p = tp_lin_problem(NULL);
+    p.colptr = TP_DIAG_COLPTR;
+    p.rowind = TP_DIAG_ROWIND;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "dense jac");
     p.jac = NULL;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "no Jacobian");
@@ -133,7 +74,7 @@ static void test_bad_bounds_and_start(void **state)
 {
     (void)state;
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     const double lo[2] = {0, 3}, up[2] = {1, 2};
     p.lower = lo;
     p.upper = up;
@@ -161,7 +102,7 @@ static void test_bad_bounds_and_start(void **state)
     p.upper = up_neg;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "lower[1]");
 
-    p = lin_problem(NULL);
+    p = tp_lin_problem(NULL);
     double xn[2] = {NAN, 0};
     expect_fail(&p, NULL, xn, 2, CDYN_EINVAL, "starting point");
     double xi[2] = {0, -INFINITY};
@@ -172,9 +113,9 @@ static void test_bad_sparse_pattern(void **state)
 {
     (void)state;
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     p.jac = NULL;
-    p.jac_sparse = lin_J_sparse;
+    p.jac_sparse = tp_lin_J_sparse;
     const int cp_bad0[3] = {1, 1, 2}, ri[2] = {0, 1};
     p.colptr = cp_bad0;
     p.rowind = ri;
@@ -183,7 +124,7 @@ static void test_bad_sparse_pattern(void **state)
     p.colptr = cp_dec;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "decreases");
     const int ri_out[2] = {0, 2}, ri_neg[2] = {-1, 1};
-    p.colptr = DIAG_COLPTR;
+    p.colptr = TP_DIAG_COLPTR;
     p.rowind = ri_out;
     expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "out of range");
     p.rowind = ri_neg;
@@ -200,7 +141,7 @@ static void test_bad_options(void **state)
 {
     (void)state;
     double x[2] = {0.5, 0.5};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     cdyn_mcp_options o;
 #define BAD_OPTION(field, value)                                                                   \
     do {                                                                                           \
@@ -238,26 +179,26 @@ static void test_callback_failures(void **state)
     double x[2] = {3.0, 3.0};
     /* F fails at the starting point: NaN, Inf, nonzero return */
     for (int kind = 1; kind <= 3; ++kind) {
-        ctl c = {0, 0, 0, kind, 0, 0};
-        cdyn_mcp p = lin_problem(&c);
+        tp_ctl c = {0, 0, 0, kind, 0, 0};
+        cdyn_mcp p = tp_lin_problem(&c);
         expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "starting point");
     }
     /* Jacobian fails at the starting point */
     for (int kind = 1; kind <= 3; ++kind) {
-        ctl c = {0, 0, 0, 0, 0, kind};
-        cdyn_mcp p = lin_problem(&c);
+        tp_ctl c = {0, 0, 0, 0, 0, kind};
+        cdyn_mcp p = tp_lin_problem(&c);
         expect_fail(&p, NULL, x, 2, CDYN_EINVAL, "Jacobian");
     }
     /* F fails everywhere after the starting point: no trial point can be evaluated */
     for (int kind = 1; kind <= 3; ++kind) {
-        ctl c = {0, 0, 1, kind, 0, 0};
-        cdyn_mcp p = lin_problem(&c);
+        tp_ctl c = {0, 0, 1, kind, 0, 0};
+        cdyn_mcp p = tp_lin_problem(&c);
         expect_fail(&p, NULL, x, 2, CDYN_ENUMERIC, "line-search");
     }
     /* The Jacobian fails at the second iterate */
     for (int kind = 1; kind <= 3; ++kind) {
-        ctl c = {0, 0, 0, 0, 1, kind};
-        cdyn_mcp p = lin_problem(&c);
+        tp_ctl c = {0, 0, 0, 0, 1, kind};
+        cdyn_mcp p = tp_lin_problem(&c);
         double y[2] = {3.0, 3.0e6}; /* far enough that one step does not finish */
         cdyn_mcp_options o;
         cdyn_mcp_defaults(&o);
@@ -266,8 +207,8 @@ static void test_callback_failures(void **state)
     }
     /* Finite differences that cannot be evaluated in either direction */
     {
-        ctl c = {0, 0, 1, 1, 0, 0};
-        cdyn_mcp p = lin_problem(&c);
+        tp_ctl c = {0, 0, 1, 1, 0, 0};
+        cdyn_mcp p = tp_lin_problem(&c);
         p.jac = NULL;
         cdyn_mcp_options o;
         cdyn_mcp_defaults(&o);
@@ -446,7 +387,7 @@ static void test_zero_jacobian_and_iteration_limit(void **state)
 
     /* Iteration limit: from far away one FB-Newton step cannot reach tol (Phi is not linear
        there), so max_iter = 1 must end with CDYN_ENOCONV. */
-    cdyn_mcp q = lin_problem(NULL);
+    cdyn_mcp q = tp_lin_problem(NULL);
     cdyn_mcp_options o;
     cdyn_mcp_defaults(&o);
     o.max_iter = 1;
@@ -496,7 +437,7 @@ static void test_already_solved_start(void **state)
 {
     (void)state;
     /* x = (1, 1/2) solves the linear NCP: 0 iterations, x untouched, one F call. */
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     double x[2] = {1.0, 0.5};
     cdyn_report r;
     assert_int_equal(cdyn_mcp_solve(&p, NULL, x, &r), CDYN_OK);
@@ -509,14 +450,14 @@ static void test_already_solved_start(void **state)
 static void test_null_report_is_allowed(void **state)
 {
     (void)state;
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     double x[2] = {3.0, 3.0};
     assert_int_equal(cdyn_mcp_solve(&p, NULL, x, NULL), CDYN_OK);
     assert_true(fabs(x[0] - 1.0) <= 1e-10);
     p.F = NULL;
     assert_int_equal(cdyn_mcp_solve(&p, NULL, x, NULL), CDYN_EINVAL);
-    ctl c = {0, 0, 1, 1, 0, 0};
-    cdyn_mcp q = lin_problem(&c);
+    tp_ctl c = {0, 0, 1, 1, 0, 0};
+    cdyn_mcp q = tp_lin_problem(&c);
     double y[2] = {3.0, 3.0};
     assert_int_equal(cdyn_mcp_solve(&q, NULL, y, NULL), CDYN_ENUMERIC);
     assert_true(y[0] == 3.0 && y[1] == 3.0);
@@ -527,7 +468,7 @@ static void test_dense_size_limit(void **state)
     (void)state;
     enum { BIG = 50000 }; /* BIG^2 > INT_MAX */
     double *x = calloc(BIG, sizeof(double));
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     p.n = BIG;
     cdyn_report r;
     assert_int_equal(cdyn_mcp_solve(&p, NULL, x, &r), CDYN_ETOOBIG);
@@ -546,12 +487,12 @@ static void test_allocation_failures_leak_nothing(void **state)
             for (int k = 0; k < 16 && !succeeded; ++k) {
                 test_failing_alloc fa;
                 test_failing_alloc_init(&fa, k);
-                cdyn_mcp p = lin_problem(NULL);
+                cdyn_mcp p = tp_lin_problem(NULL);
                 if (sparse) {
                     p.jac = NULL;
-                    p.colptr = DIAG_COLPTR;
-                    p.rowind = DIAG_ROWIND;
-                    p.jac_sparse = lin_J_sparse;
+                    p.colptr = TP_DIAG_COLPTR;
+                    p.rowind = TP_DIAG_ROWIND;
+                    p.jac_sparse = tp_lin_J_sparse;
                 }
                 cdyn_mcp_options o;
                 cdyn_mcp_defaults(&o);
@@ -578,7 +519,7 @@ static void test_residual_bad_input(void **state)
 {
     (void)state;
     const double x[2] = {1, 1}, F[2] = {0, 0};
-    cdyn_mcp p = lin_problem(NULL);
+    cdyn_mcp p = tp_lin_problem(NULL);
     assert_true(isnan(cdyn_mcp_residual(NULL, x, F)));
     assert_true(isnan(cdyn_mcp_residual(&p, NULL, F)));
     assert_true(isnan(cdyn_mcp_residual(&p, x, NULL)));
