@@ -360,3 +360,33 @@ void bench_ratios_fmt(char *buf, size_t size, const bench_ratios *r)
     else
         snprintf(buf, size, "%.2f (%.2f–%.2f)", exp(r->log_sum / r->count), r->min, r->max);
 }
+
+/* ---- solver calls under the timer ---------------------------------------------------------- */
+
+int bench_call_lemke(void *ctx)
+{
+    bench_cdyn_call *c = ctx;
+    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
+    return (int)cdyn_lemke(c->lcp, &c->lemke, c->z, c->w, &c->report);
+}
+
+int bench_call_solve(void *ctx)
+{
+    bench_cdyn_call *c = ctx;
+    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
+    return (int)cdyn_lcp_solve(c->lcp, &c->solve, c->z, c->w, &c->report);
+}
+
+int bench_call_fb(void *ctx)
+{
+    bench_cdyn_call *c = ctx;
+    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
+    return (int)cdyn_lcp_fb_newton(c->lcp, &c->fb, c->z, c->w, &c->report);
+}
+
+int bench_call_siconos(void *ctx)
+{
+    bench_siconos_call *c = ctx;
+    memset(c->z, 0, sizeof(double) * (size_t)c->n);
+    return siconos_lcp_solve(c->solver, c->z, c->w, &c->iterations);
+}

@@ -11,6 +11,8 @@
 #include "bench_timer.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
+#include "cdyn/mcp.h"
+#include "siconos_lcp.h"
 
 /* A solution is accepted when the solver says so AND the common residual is small relative to
    the data: ||min(z, Mz+q)||_inf <= BENCH_ACCEPT_TOL * (||q||_inf + ||M||_inf ||z||_inf). */
@@ -77,6 +79,31 @@ typedef struct bench_guard {
 int bench_guard_take(bench_guard *g, const cdyn_lcp *lcp); /* 0, or -1 when out of memory */
 int bench_guard_intact(const bench_guard *g, const cdyn_lcp *lcp);
 void bench_guard_free(bench_guard *g);
+
+/* ---- solver calls under the timer (bench_time callbacks) ------------------------------------ */
+
+/* Every call starts from z = 0 (the Newton methods' starting point; Lemke ignores it). */
+typedef struct bench_cdyn_call {
+    const cdyn_lcp *lcp;
+    cdyn_lemke_options lemke; /* bench_call_lemke */
+    cdyn_lcp_options solve;   /* bench_call_solve */
+    cdyn_mcp_options fb;      /* bench_call_fb */
+    double *z, *w;
+    cdyn_report report;
+} bench_cdyn_call;
+
+int bench_call_lemke(void *ctx); /* cdyn_lemke */
+int bench_call_solve(void *ctx); /* cdyn_lcp_solve */
+int bench_call_fb(void *ctx);    /* cdyn_lcp_fb_newton */
+
+typedef struct bench_siconos_call {
+    siconos_lcp *solver;
+    int n;
+    double *z, *w;
+    int iterations; /* as siconos_lcp_solve reports them (pivots for Lemke) */
+} bench_siconos_call;
+
+int bench_call_siconos(void *ctx);
 
 /* ---- outcomes ------------------------------------------------------------------------------ */
 

@@ -15,47 +15,6 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "cdyn/mcp.h"
-#include "siconos_lcp.h"
-
-/* ---- solver calls under the timer ---------------------------------------------------- */
-
-typedef struct cdyn_call {
-    const cdyn_lcp *lcp;
-    cdyn_mcp_options fb;
-    cdyn_lemke_options lemke;
-    double *z, *w;
-    cdyn_report report;
-} cdyn_call;
-
-/* Every call starts from z = 0 (the Newton methods' starting point; Lemke ignores it). */
-static int call_cdyn_fb(void *ctx)
-{
-    cdyn_call *c = ctx;
-    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
-    return (int)cdyn_lcp_fb_newton(c->lcp, &c->fb, c->z, c->w, &c->report);
-}
-
-static int call_cdyn_lemke(void *ctx)
-{
-    cdyn_call *c = ctx;
-    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
-    return (int)cdyn_lemke(c->lcp, &c->lemke, c->z, c->w, &c->report);
-}
-
-typedef struct siconos_call {
-    siconos_lcp *solver;
-    int n;
-    double *z, *w;
-    int iterations;
-} siconos_call;
-
-static int call_siconos(void *ctx)
-{
-    siconos_call *c = ctx;
-    memset(c->z, 0, sizeof(double) * (size_t)c->n);
-    return siconos_lcp_solve(c->solver, c->z, c->w, &c->iterations);
-}
 
 /* ---- running one problem ------------------------------------------------------------- */
 
@@ -69,10 +28,10 @@ static void reason(char *buf, size_t size, const char *message)
 static void run_cdyn(const bench_problem *p, const bench_config *cfg, int lemke, double *z,
                      double *w, bench_outcome *o)
 {
-    cdyn_call c = {.lcp = &p->lcp, .z = z, .w = w};
+    bench_cdyn_call c = {.lcp = &p->lcp, .z = z, .w = w};
     cdyn_mcp_defaults(&c.fb);
     cdyn_lemke_defaults(&c.lemke);
-    const int st = bench_time(lemke ? call_cdyn_lemke : call_cdyn_fb, &c, &cfg->budget, &o->time);
+    const int st = bench_time(lemke ? bench_call_lemke : bench_call_fb, &c, &cfg->budget, &o->time);
     o->claimed_ok = st == CDYN_OK;
     o->iterations = c.report.iterations;
     if (o->claimed_ok) {
@@ -107,13 +66,13 @@ static int run_siconos(const bench_problem *p, const bench_config *cfg, double *
 {
     cdyn_mcp_options fb;
     cdyn_mcp_defaults(&fb);
-    siconos_call c = {.n = p->lcp.n, .z = z, .w = w};
+    bench_siconos_call c = {.n = p->lcp.n, .z = z, .w = w};
     c.solver =
         siconos_lcp_create_newton_fb(p->lcp.n, p->lcp.M, p->lcp.q, siconos_tol(&p->lcp, fb.tol));
     if (c.solver == NULL)
         return -1;
     const int token = stdout_silence();
-    const int info = bench_time(call_siconos, &c, &cfg->budget, &o->time);
+    const int info = bench_time(bench_call_siconos, &c, &cfg->budget, &o->time);
     stdout_restore(token);
     const double error = siconos_lcp_error(c.solver);
     const int limit = siconos_lcp_max_iter(c.solver);

@@ -13,45 +13,6 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "siconos_lcp.h"
-
-/* ---- solver calls under the timer ---------------------------------------------------- */
-
-typedef struct cdyn_call {
-    const cdyn_lcp *lcp;
-    cdyn_lemke_options lemke;
-    cdyn_lcp_options solve;
-    double *z, *w;
-    cdyn_report report;
-} cdyn_call;
-
-static int call_cdyn_lemke(void *ctx)
-{
-    cdyn_call *c = ctx;
-    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
-    return (int)cdyn_lemke(c->lcp, &c->lemke, c->z, c->w, &c->report);
-}
-
-static int call_cdyn_solve(void *ctx)
-{
-    cdyn_call *c = ctx;
-    memset(c->z, 0, sizeof(double) * (size_t)c->lcp->n);
-    return (int)cdyn_lcp_solve(c->lcp, &c->solve, c->z, c->w, &c->report);
-}
-
-typedef struct siconos_call {
-    siconos_lcp *solver;
-    int n;
-    double *z, *w;
-    int pivots;
-} siconos_call;
-
-static int call_siconos(void *ctx)
-{
-    siconos_call *c = ctx;
-    memset(c->z, 0, sizeof(double) * (size_t)c->n);
-    return siconos_lcp_solve(c->solver, c->z, c->w, &c->pivots);
-}
 
 /* ---- running one problem ------------------------------------------------------------- */
 
@@ -63,10 +24,10 @@ static int default_max_pivots(int n)
 static void run_cdyn(const bench_problem *p, const bench_config *cfg, int use_solve, double *z,
                      double *w, bench_outcome *o)
 {
-    cdyn_call c = {.lcp = &p->lcp, .z = z, .w = w};
+    bench_cdyn_call c = {.lcp = &p->lcp, .z = z, .w = w};
     cdyn_lemke_defaults(&c.lemke);
     cdyn_lcp_defaults(&c.solve);
-    int st = bench_time(use_solve ? call_cdyn_solve : call_cdyn_lemke, &c, &cfg->budget, &o->time);
+    int st = bench_time(use_solve ? bench_call_solve : bench_call_lemke, &c, &cfg->budget, &o->time);
     o->claimed_ok = st == CDYN_OK;
     o->iterations = c.report.iterations;
     snprintf(o->method, sizeof o->method, "%s", c.report.method);
@@ -81,21 +42,21 @@ static int run_siconos(const bench_problem *p, const bench_config *cfg, double *
                        bench_outcome *o)
 {
     const int n = p->lcp.n, limit = default_max_pivots(n);
-    siconos_call c = {.n = n, .z = z, .w = w};
+    bench_siconos_call c = {.n = n, .z = z, .w = w};
     c.solver = siconos_lcp_create(n, p->lcp.M, p->lcp.q, limit);
     if (c.solver == NULL)
         return -1;
     const int token = stdout_silence();
-    const int info = bench_time(call_siconos, &c, &cfg->budget, &o->time);
+    const int info = bench_time(bench_call_siconos, &c, &cfg->budget, &o->time);
     stdout_restore(token);
     const double error = siconos_lcp_error(c.solver);
     siconos_lcp_free(c.solver);
     o->claimed_ok = info == 0;
-    o->iterations = c.pivots;
+    o->iterations = c.iterations;
     /* On failure, Siconos' own error measure helps tell a ray from a rejected answer. */
     if (o->claimed_ok)
         snprintf(o->status, sizeof o->status, "ok");
-    else if (c.pivots >= limit)
+    else if (c.iterations >= limit)
         snprintf(o->status, sizeof o->status, "info=%d, pivot limit", info);
     else
         snprintf(o->status, sizeof o->status, "info=%d, error %.1e", info, error);
