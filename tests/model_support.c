@@ -109,3 +109,84 @@ double tm_maxdiff(int n, const double *a, const double *b)
         e = fmax(e, fabs(a[i] - b[i]));
     return e;
 }
+
+static double dot3(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static double rel(double err, double ref)
+{
+    return err / (1.0 + fabs(ref));
+}
+
+int tm_fd_contact_rows(const cdyn_model *m, cdyn_data *d, const double *q, const double *v,
+                       double eps, const tm_rows *rows, double *jac, double *gapgrad,
+                       double *jdot)
+{
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    double *qp = malloc(sizeof(double) * nq), *qm = malloc(sizeof(double) * nq);
+    double *ej = calloc(nv, sizeof(double));
+    double(*Pp)[6] = malloc(sizeof(double) * 6 * nc), *gp = malloc(sizeof(double) * nc);
+    double *Jv = malloc(sizeof(double) * 3 * nc);
+    int status = -1;
+    for (int j = 0; j < nv; ++j) {
+        ej[j] = 1.0;
+        tm_step(m, q, ej, eps, qp);
+        tm_step(m, q, ej, -eps, qm);
+        ej[j] = 0.0;
+        if (cdyn_eval(m, d, qp, NULL, CDYN_EVAL_CONTACTS, NULL) != CDYN_OK)
+            goto done;
+        for (int i = 0; i < nc; ++i) {
+            tm_material_point(d, rows->ba[i], rows->la[i], Pp[i]);
+            tm_material_point(d, rows->bb[i], rows->lb[i], Pp[i] + 3);
+            gp[i] = cdyn_data_gap(d)[i];
+        }
+        if (cdyn_eval(m, d, qm, NULL, CDYN_EVAL_CONTACTS, NULL) != CDYN_OK)
+            goto done;
+        for (int i = 0; i < nc; ++i) {
+            double Pa[3], Pb[3], dP[3];
+            tm_material_point(d, rows->ba[i], rows->la[i], Pa);
+            tm_material_point(d, rows->bb[i], rows->lb[i], Pb);
+            for (int k = 0; k < 3; ++k)
+                dP[k] = ((Pp[i][3 + k] - Pb[k]) - (Pp[i][k] - Pa[k])) / (2 * eps);
+            const double *fr[3] = {rows->c[i].n, rows->c[i].t, rows->c[i].o};
+            for (int k = rows->kmin; k < 3; ++k) {
+                const double ref = dot3(fr[k], dP);
+                *jac = fmax(*jac, rel(fabs(rows->J[k][i + j * nc] - ref), ref));
+            }
+            const double gref = (gp[i] - cdyn_data_gap(d)[i]) / (2 * eps);
+            *gapgrad = fmax(*gapgrad, rel(fabs(rows->J[0][i + j * nc] - gref), gref));
+        }
+    }
+    /* Jacobian-dot along the trajectory */
+    tm_step(m, q, v, eps, qp);
+    tm_step(m, q, v, -eps, qm);
+    for (int s = 0; s < 2; ++s) {
+        if (cdyn_eval(m, d, s == 0 ? qp : qm, NULL, CDYN_EVAL_CONTACTS, NULL) != CDYN_OK)
+            goto done;
+        for (int k = 0; k < 3; ++k) {
+            const double *Jk = cdyn_data_jacobian(d, (cdyn_dir)k);
+            for (int i = 0; i < nc; ++i) {
+                double a = 0;
+                for (int j = 0; j < nv; ++j)
+                    a += Jk[i + j * nc] * v[j];
+                if (s == 0)
+                    Jv[3 * i + k] = a;
+                else {
+                    const double ref = (Jv[3 * i + k] - a) / (2 * eps);
+                    *jdot = fmax(*jdot, rel(fabs(rows->jd[k][i] - ref), ref));
+                }
+            }
+        }
+    }
+    status = 0;
+done:
+    free(Jv);
+    free(qp);
+    free(qm);
+    free(ej);
+    free(Pp);
+    free(gp);
+    return status;
+}

@@ -27,6 +27,25 @@ void tm_body_coords(const cdyn_data *d, int body, const double p[3], double loc[
 double tm_kinetic(const cdyn_model *m, const cdyn_data *d, const double *mass,
                   const double (*com)[3], const double (*inertia)[3]);
 
+/* The contact rows of a model evaluated at (q, v), kept for a finite-difference check. */
+typedef struct tm_rows {
+    const double *J[3];              /* copies of the dense nc x nv Jacobians */
+    const double *jd[3];             /* copies of J-dot v */
+    const cdyn_contact *c;           /* the contacts (frames) */
+    const int *ba, *bb;              /* bodies of the two material points of contact i */
+    const double (*la)[3], (*lb)[3]; /* their body coordinates */
+    int kmin;                        /* first direction whose J rows are checked */
+} tm_rows;
+
+/* Central differences with step eps, re-evaluating d (contacts only): raises *jac to the max
+ * relative error (|err| / (1 + |ref|)) of the rows k >= kmin of J against the frame components
+ * of the material points' separation, *gapgrad that of the normal row against the gaps, and
+ * *jdot that of J-dot v against J v along the trajectory. Returns 0, or -1 when an evaluation
+ * failed. */
+int tm_fd_contact_rows(const cdyn_model *m, cdyn_data *d, const double *q, const double *v,
+                       double eps, const tm_rows *rows, double *jac, double *gapgrad,
+                       double *jdot);
+
 /* Max |a - b| over n entries. */
 double tm_maxdiff(int n, const double *a, const double *b);
 

@@ -64,14 +64,9 @@ static double dot3(const double *a, const double *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static double rel(double err, double ref)
-{
-    return err / (1.0 + fabs(ref));
-}
-
 static void check_rows(const cdyn_model *m, const double *q, const double *v, errs *e)
 {
-    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    const int nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
     const int dim = cdyn_model_dim(m);
     cdyn_data *d = NULL;
     assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
@@ -126,65 +121,10 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, er
             assert_true(jd[2][i] == 0.0);
         }
     }
-    const double eps = 3e-6;
-    double *qp = malloc(sizeof(double) * nq), *qm = malloc(sizeof(double) * nq);
-    double *ej = calloc(nv, sizeof(double));
-    double(*Pp)[6] = malloc(sizeof(double) * 6 * nc), *gp = malloc(sizeof(double) * nc);
-    for (int j = 0; j < nv; ++j) {
-        ej[j] = 1.0;
-        tm_step(m, q, ej, eps, qp);
-        tm_step(m, q, ej, -eps, qm);
-        ej[j] = 0.0;
-        assert_int_equal(cdyn_eval(m, d, qp, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
-        for (int i = 0; i < nc; ++i) {
-            tm_material_point(d, ba[i], la[i], Pp[i]);
-            tm_material_point(d, bb[i], lb[i], Pp[i] + 3);
-            gp[i] = cdyn_data_gap(d)[i];
-        }
-        assert_int_equal(cdyn_eval(m, d, qm, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
-        for (int i = 0; i < nc; ++i) {
-            double Pa[3], Pb[3], dP[3];
-            tm_material_point(d, ba[i], la[i], Pa);
-            tm_material_point(d, bb[i], lb[i], Pb);
-            for (int k = 0; k < 3; ++k)
-                dP[k] = ((Pp[i][3 + k] - Pb[k]) - (Pp[i][k] - Pa[k])) / (2 * eps);
-            const double *fr[3] = {c[i].n, c[i].t, c[i].o};
-            for (int k = 0; k < 3; ++k) {
-                const double ref = dot3(fr[k], dP);
-                e->jac = fmax(e->jac, rel(fabs(J[k][i + j * nc] - ref), ref));
-            }
-            const double gref = (gp[i] - cdyn_data_gap(d)[i]) / (2 * eps);
-            e->gapgrad = fmax(e->gapgrad, rel(fabs(J[0][i + j * nc] - gref), gref));
-        }
-    }
-    /* Jacobian-dot along the trajectory */
-    double *Jv = malloc(sizeof(double) * 3 * nc);
-    tm_step(m, q, v, eps, qp);
-    tm_step(m, q, v, -eps, qm);
-    for (int s = 0; s < 2; ++s) {
-        assert_int_equal(cdyn_eval(m, d, s == 0 ? qp : qm, NULL, CDYN_EVAL_CONTACTS, NULL),
-                         CDYN_OK);
-        for (int k = 0; k < 3; ++k) {
-            const double *Jk = cdyn_data_jacobian(d, (cdyn_dir)k);
-            for (int i = 0; i < nc; ++i) {
-                double a = 0;
-                for (int j = 0; j < nv; ++j)
-                    a += Jk[i + j * nc] * v[j];
-                if (s == 0)
-                    Jv[3 * i + k] = a;
-                else {
-                    const double ref = (Jv[3 * i + k] - a) / (2 * eps);
-                    e->jdot = fmax(e->jdot, rel(fabs(jd[k][i] - ref), ref));
-                }
-            }
-        }
-    }
-    free(Jv);
-    free(qp);
-    free(qm);
-    free(ej);
-    free(Pp);
-    free(gp);
+    const tm_rows rows = {{J[0], J[1], J[2]}, {jd[0], jd[1], jd[2]}, c, ba, bb, la, lb,
+                          0};
+    assert_int_equal(
+        tm_fd_contact_rows(m, d, q, v, 3e-6, &rows, &e->jac, &e->gapgrad, &e->jdot), 0);
     for (int k = 0; k < 3; ++k) {
         free(J[k]);
         free(jd[k]);

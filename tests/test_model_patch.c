@@ -50,11 +50,6 @@ static double dot3(const double *a, const double *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static double rel(double err, double ref)
-{
-    return err / (1.0 + fabs(ref));
-}
-
 /* Centre of cell k of n equal cells covering [-h, h] (the element grid of the docs). */
 static double cell(int n, double h, int k)
 {
@@ -223,7 +218,7 @@ typedef struct errs {
 
 static void check_rows(const cdyn_model *m, const double *q, const double *v, int face, errs *e)
 {
-    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    const int nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
     cdyn_data *d = NULL;
     assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
     assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_ALL, NULL), CDYN_OK);
@@ -257,64 +252,15 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, in
         assert_true(tm_maxdiff(3, c[i].n, c[0].n) == 0.0 && tm_maxdiff(3, c[i].t, c[0].t) == 0.0 &&
                     tm_maxdiff(3, c[i].o, c[0].o) == 0.0);
     }
-    const double eps = 3e-6;
-    double *qp = malloc(sizeof(double) * nq), *qm = malloc(sizeof(double) * nq);
-    double *ej = calloc(nv, sizeof(double));
-    double(*Pp)[6] = malloc(sizeof(double) * 6 * nc), *gp = malloc(sizeof(double) * nc);
-    for (int j = 0; j < nv; ++j) {
-        ej[j] = 1.0;
-        tm_step(m, q, ej, eps, qp);
-        tm_step(m, q, ej, -eps, qm);
-        ej[j] = 0.0;
-        assert_int_equal(cdyn_eval(m, d, qp, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
-        for (int i = 0; i < nc; ++i) {
-            tm_material_point(d, pi.body_a, la[i], Pp[i]);
-            tm_material_point(d, pi.body_b, lb[i], Pp[i] + 3);
-            gp[i] = cdyn_data_gap(d)[i];
-        }
-        assert_int_equal(cdyn_eval(m, d, qm, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
-        for (int i = 0; i < nc; ++i) {
-            double Pa[3], Pb[3], dP[3];
-            tm_material_point(d, pi.body_a, la[i], Pa);
-            tm_material_point(d, pi.body_b, lb[i], Pb);
-            for (int k = 0; k < 3; ++k)
-                dP[k] = ((Pp[i][3 + k] - Pb[k]) - (Pp[i][k] - Pa[k])) / (2 * eps);
-            const double *fr[3] = {c[i].n, c[i].t, c[i].o};
-            for (int k = face ? 0 : 1; k < 3; ++k) {
-                const double ref = dot3(fr[k], dP);
-                e->jac = fmax(e->jac, rel(fabs(J[k][i + j * nc] - ref), ref));
-            }
-            const double gref = (gp[i] - cdyn_data_gap(d)[i]) / (2 * eps);
-            e->gapgrad = fmax(e->gapgrad, rel(fabs(J[0][i + j * nc] - gref), gref));
-        }
-    }
-    double *Jv = malloc(sizeof(double) * 3 * nc);
-    tm_step(m, q, v, eps, qp);
-    tm_step(m, q, v, -eps, qm);
-    for (int s = 0; s < 2; ++s) {
-        assert_int_equal(cdyn_eval(m, d, s == 0 ? qp : qm, NULL, CDYN_EVAL_CONTACTS, NULL),
-                         CDYN_OK);
-        for (int k = 0; k < 3; ++k) {
-            const double *Jk = cdyn_data_jacobian(d, (cdyn_dir)k);
-            for (int i = 0; i < nc; ++i) {
-                double a = 0;
-                for (int j = 0; j < nv; ++j)
-                    a += Jk[i + j * nc] * v[j];
-                if (s == 0) {
-                    Jv[3 * i + k] = a;
-                } else {
-                    const double ref = (Jv[3 * i + k] - a) / (2 * eps);
-                    e->jdot = fmax(e->jdot, rel(fabs(jd[k][i] - ref), ref));
-                }
-            }
-        }
-    }
-    free(Jv);
-    free(qp);
-    free(qm);
-    free(ej);
-    free(Pp);
-    free(gp);
+    int *ba = malloc(sizeof(int) * nc), *bb = malloc(sizeof(int) * nc);
+    for (int i = 0; i < nc; ++i)
+        ba[i] = pi.body_a, bb[i] = pi.body_b;
+    const tm_rows rows = {{J[0], J[1], J[2]}, {jd[0], jd[1], jd[2]}, c, ba, bb, la, lb,
+                          face ? 0 : 1};
+    assert_int_equal(
+        tm_fd_contact_rows(m, d, q, v, 3e-6, &rows, &e->jac, &e->gapgrad, &e->jdot), 0);
+    free(ba);
+    free(bb);
     for (int k = 0; k < 3; ++k) {
         free(J[k]);
         free(jd[k]);
