@@ -31,7 +31,8 @@ static void run_cdyn(const bench_problem *p, const bench_config *cfg, int lemke,
     bench_cdyn_call c = {.lcp = &p->lcp, .z = z, .w = w};
     cdyn_mcp_defaults(&c.fb);
     cdyn_lemke_defaults(&c.lemke);
-    const int st = bench_time(lemke ? bench_call_lemke : bench_call_fb, &c, &cfg->budget, &o->time);
+    const int st =
+        bench_time(lemke ? bench_call_lemke : bench_call_fb, &c, &cfg->budget, &o->time);
     o->claimed_ok = st == CDYN_OK;
     o->iterations = c.report.iterations;
     if (o->claimed_ok) {

@@ -27,7 +27,8 @@ static void run_cdyn(const bench_problem *p, const bench_config *cfg, int use_so
     bench_cdyn_call c = {.lcp = &p->lcp, .z = z, .w = w};
     cdyn_lemke_defaults(&c.lemke);
     cdyn_lcp_defaults(&c.solve);
-    int st = bench_time(use_solve ? bench_call_solve : bench_call_lemke, &c, &cfg->budget, &o->time);
+    int st = bench_time(use_solve ? bench_call_solve : bench_call_lemke, &c, &cfg->budget,
+                        &o->time);
     o->claimed_ok = st == CDYN_OK;
     o->iterations = c.report.iterations;
     snprintf(o->method, sizeof o->method, "%s", c.report.method);
