@@ -293,17 +293,10 @@ cdyn_status cdyn_ucp_solve(const cdyn_ucp_problem *problem, const cdyn_ucp_optio
 {
     cdyn_report_clear(report, "ucp-ptl");
     cdyn_ucp_options o;
-    if (opts != NULL)
-        o = *opts;
-    else
-        cdyn_ucp_defaults(&o);
-    cdyn_status s = cdyn_ucp_check_options(&o, report);
-    if (s == CDYN_OK)
-        s = cdyn_ucp_check(problem, report);
+    cdyn_status s = cdyn_ucp_prepare(problem, opts, &o, report);
     if (s != CDYN_OK)
         return s;
     const cdyn_allocator *al = o.allocator;
-    o.lp.allocator = al;
 
     cdyn_ucp_stats local;
     cdyn_ucp_stats *st = stats != NULL ? stats : &local;

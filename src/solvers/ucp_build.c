@@ -91,6 +91,20 @@ cdyn_status cdyn_ucp_check_options(const cdyn_ucp_options *o, cdyn_report *r)
     return CDYN_OK;
 }
 
+cdyn_status cdyn_ucp_prepare(const cdyn_ucp_problem *p, const cdyn_ucp_options *opts,
+                             cdyn_ucp_options *o, cdyn_report *r)
+{
+    if (opts != NULL)
+        *o = *opts;
+    else
+        cdyn_ucp_defaults(o);
+    o->lp.allocator = o->allocator;
+    cdyn_status s = cdyn_ucp_check_options(o, r);
+    if (s == CDYN_OK)
+        s = cdyn_ucp_check(p, r);
+    return s;
+}
+
 void cdyn_ucp_sys_free(cdyn_ucp_sys *s)
 {
     if (s != NULL)

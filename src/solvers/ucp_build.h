@@ -34,6 +34,11 @@ cdyn_status cdyn_ucp_check(const cdyn_ucp_problem *p, cdyn_report *r);
 /* Validate options. */
 cdyn_status cdyn_ucp_check_options(const cdyn_ucp_options *o, cdyn_report *r);
 
+/* Entry steps of cdyn_ucp_solve and cdyn_ucp_enumerate: *o := *opts (or the defaults when
+ * NULL) with the LP subproblems on o's allocator, then the options and the problem checked. */
+cdyn_status cdyn_ucp_prepare(const cdyn_ucp_problem *p, const cdyn_ucp_options *opts,
+                             cdyn_ucp_options *o, cdyn_report *r);
+
 /* Build X and Y for a validated problem. CDYN_OK, CDYN_ENOMEM, CDYN_ENUMERIC (SVD failed).
  * On failure *out is NULL. */
 cdyn_status cdyn_ucp_sys_create(const cdyn_ucp_problem *p, const cdyn_allocator *al,

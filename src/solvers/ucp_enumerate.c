@@ -75,13 +75,7 @@ cdyn_status cdyn_ucp_enumerate(const cdyn_ucp_problem *problem, const cdyn_ucp_o
 {
     cdyn_report_clear(report, "ucp-enumerate");
     cdyn_ucp_options o;
-    if (opts != NULL)
-        o = *opts;
-    else
-        cdyn_ucp_defaults(&o);
-    cdyn_status s = cdyn_ucp_check_options(&o, report);
-    if (s == CDYN_OK)
-        s = cdyn_ucp_check(problem, report);
+    cdyn_status s = cdyn_ucp_prepare(problem, opts, &o, report);
     if (s != CDYN_OK)
         return s;
     if (max_vertices < 1 || max_vertices > (1L << 30))
@@ -91,7 +85,6 @@ cdyn_status cdyn_ucp_enumerate(const cdyn_ucp_problem *problem, const cdyn_ucp_o
     cdyn_ucp_census *cen = census != NULL ? census : &local;
     memset(cen, 0, sizeof *cen);
     const cdyn_allocator *al = o.allocator;
-    o.lp.allocator = al;
 
     cdyn_ucp_sys *sys = NULL;
     cdyn_splx *X = NULL, *Y = NULL;
