@@ -3,7 +3,11 @@
 # Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libsuitesparse-dev liblapacke-dev libopenblas-dev libcmocka-dev "$@")
+# libc6-dev is only a Recommends of gcc, which --no-install-recommends skips: without it a minimal
+# Debian has no C headers. binutils (objdump, the install test's SONAME check) comes with gcc, but
+# is listed since the tests call it directly.
+packages=(cmake make gcc libc6-dev binutils pkg-config
+  libsuitesparse-dev liblapacke-dev libopenblas-dev libcmocka-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
