@@ -1,8 +1,14 @@
 #include "model_support.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 cdyn_body_desc tm_free_body(double mass, double ixx, double iyy, double izz)
 {
@@ -110,9 +116,14 @@ double tm_maxdiff(int n, const double *a, const double *b)
     return e;
 }
 
-static double dot3(const double *a, const double *b)
+double tm_dot3(const double *a, const double *b)
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+int tm_verbose(void)
+{
+    return getenv("CDYN_TEST_VERBOSE") != NULL;
 }
 
 static double rel(double err, double ref)
@@ -152,7 +163,7 @@ int tm_fd_contact_rows(const cdyn_model *m, cdyn_data *d, const double *q, const
                 dP[k] = ((Pp[i][3 + k] - Pb[k]) - (Pp[i][k] - Pa[k])) / (2 * eps);
             const double *fr[3] = {rows->c[i].n, rows->c[i].t, rows->c[i].o};
             for (int k = rows->kmin; k < 3; ++k) {
-                const double ref = dot3(fr[k], dP);
+                const double ref = tm_dot3(fr[k], dP);
                 *jac = fmax(*jac, rel(fabs(rows->J[k][i + j * nc] - ref), ref));
             }
             const double gref = (gp[i] - cdyn_data_gap(d)[i]) / (2 * eps);
@@ -189,4 +200,54 @@ done:
     free(Pp);
     free(gp);
     return status;
+}
+
+/* Add the bodies of a mount whose geometry sits near `center`; returns the body carrying the
+ * geometry (CDYN_GROUND for TM_MOUNT_GROUND). */
+int tm_add_mount(cdyn_builder *b, int dim, int mount, const double *center)
+{
+    const double z[3] = {0, 0, 1}, y[3] = {0, 1, 0}, x[3] = {1, 0, 0.2};
+    int id = CDYN_GROUND;
+    switch (mount) {
+    case TM_MOUNT_FREE: {
+        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
+        f.frame.pos[0] = center[0];
+        f.frame.pos[1] = center[1];
+        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
+        assert_int_equal(cdyn_builder_add_body(b, &f, &id, NULL), CDYN_OK);
+        break;
+    }
+    case TM_MOUNT_CHAIN: {
+        /* at q = 0 the last link's origin is base + (0.2, 0, 0) */
+        const double base[3] = {center[0] - 0.2, center[1], dim == 3 ? center[2] : 0.0};
+        const double p2[3] = {0.1, 0, 0}, p3[3] = {0.1, 0, 0};
+        double xa[3] = {x[0], x[1], dim == 3 ? x[2] : 0.0};
+        cdyn_body_desc l[3] = {
+            tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.5, NULL, 0.01, 0.01, 0.01),
+            tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, xa, 0.4, NULL, 0.01, 0.01, 0.01),
+            tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, dim == 3 ? y : z, 0.3, NULL, 0.01, 0.01, 0.01)};
+        int ids[3];
+        assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, ids, NULL), CDYN_OK);
+        id = ids[2];
+        break;
+    }
+    case TM_MOUNT_WELDED: {
+        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
+        f.frame.pos[0] = center[0] - 0.03;
+        f.frame.pos[1] = center[1];
+        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
+        int fid;
+        assert_int_equal(cdyn_builder_add_body(b, &f, &fid, NULL), CDYN_OK);
+        const double off[3] = {0.03, 0, 0};
+        cdyn_body_desc w =
+            tm_joint(CDYN_JOINT_FIXED, fid, off, NULL, 0.2, NULL, 0.001, 0.001, 0.001);
+        w.frame.quat[0] = cos(0.35);
+        w.frame.quat[3] = sin(0.35);
+        assert_int_equal(cdyn_builder_add_body(b, &w, &id, NULL), CDYN_OK);
+        break;
+    }
+    default:
+        break;
+    }
+    return id;
 }

@@ -48,5 +48,17 @@ int tm_fd_contact_rows(const cdyn_model *m, cdyn_data *d, const double *q, const
 
 /* Max |a - b| over n entries. */
 double tm_maxdiff(int n, const double *a, const double *b);
+double tm_dot3(const double *a, const double *b);
+
+/* Nonzero when CDYN_TEST_VERBOSE is set: the tests then print their measured errors. */
+int tm_verbose(void);
+
+/* How the geometry of a contact-row test is carried: by the ground, a free body, the last link
+ * of a revolute-prismatic-revolute chain, or a body welded (FIXED joint) to a free one. */
+enum { TM_MOUNT_GROUND, TM_MOUNT_FREE, TM_MOUNT_CHAIN, TM_MOUNT_WELDED, TM_NMOUNT };
+/* Add the bodies of a mount whose geometry sits near `center` (a cmocka assertion fails when
+ * the builder refuses one); returns the body carrying the geometry (CDYN_GROUND for
+ * TM_MOUNT_GROUND). */
+int tm_add_mount(cdyn_builder *b, int dim, int mount, const double *center);
 
 #endif

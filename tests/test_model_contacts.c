@@ -41,11 +41,6 @@
 
 #define PI 3.14159265358979323846
 
-static int verbose(void)
-{
-    return getenv("CDYN_TEST_VERBOSE") != NULL;
-}
-
 /* ---- the finite-difference harness -------------------------------------------------------- */
 
 typedef struct errs {
@@ -57,11 +52,6 @@ static void cross3(const double *a, const double *b, double *r)
     r[0] = a[1] * b[2] - a[2] * b[1];
     r[1] = a[2] * b[0] - a[0] * b[2];
     r[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 static void check_rows(const cdyn_model *m, const double *q, const double *v, errs *e)
@@ -104,13 +94,13 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, er
         double nt[3];
         for (int a = 0; a < 3; ++a)
             for (int b2 = 0; b2 < 3; ++b2)
-                e->frame = fmax(e->frame, fabs(dot3(fr[a], fr[b2]) - (a == b2 ? 1.0 : 0.0)));
+                e->frame = fmax(e->frame, fabs(tm_dot3(fr[a], fr[b2]) - (a == b2 ? 1.0 : 0.0)));
         cross3(c[i].n, c[i].t, nt);
         e->frame = fmax(e->frame, tm_maxdiff(3, nt, c[i].o));
         double diff[3];
         for (int k = 0; k < 3; ++k)
             diff[k] = c[i].pb[k] - c[i].pa[k];
-        e->frame = fmax(e->frame, fabs(dot3(diff, c[i].n) - c[i].gap));
+        e->frame = fmax(e->frame, fabs(tm_dot3(diff, c[i].n) - c[i].gap));
         for (int k = 0; k < 3; ++k)
             e->frame = fmax(e->frame, fabs(diff[k] - c[i].gap * c[i].n[k]));
         assert_true(c[i].active == 1); /* default margin: always active */
@@ -139,58 +129,9 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, er
 
 /* ---- mounts ---------------------------------------------------------------------------------- */
 
-enum { MOUNT_GROUND, MOUNT_FREE, MOUNT_CHAIN, MOUNT_WELDED, NMOUNT };
+enum { MOUNT_GROUND = TM_MOUNT_GROUND, MOUNT_FREE = TM_MOUNT_FREE, MOUNT_CHAIN = TM_MOUNT_CHAIN,
+       MOUNT_WELDED = TM_MOUNT_WELDED, NMOUNT = TM_NMOUNT };
 static const char *const MOUNT_NAME[] = {"ground", "free", "chain", "welded"};
-
-/* Add the bodies of a mount whose geometry sits near `center`; returns the body carrying the
- * geometry (CDYN_GROUND for MOUNT_GROUND). */
-static int add_mount(cdyn_builder *b, int dim, int mount, const double *center)
-{
-    const double z[3] = {0, 0, 1}, y[3] = {0, 1, 0}, x[3] = {1, 0, 0.2};
-    int id = CDYN_GROUND;
-    switch (mount) {
-    case MOUNT_FREE: {
-        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
-        f.frame.pos[0] = center[0];
-        f.frame.pos[1] = center[1];
-        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
-        assert_int_equal(cdyn_builder_add_body(b, &f, &id, NULL), CDYN_OK);
-        break;
-    }
-    case MOUNT_CHAIN: {
-        /* at q = 0 the last link's origin is base + (0.2, 0, 0) */
-        const double base[3] = {center[0] - 0.2, center[1], dim == 3 ? center[2] : 0.0};
-        const double p2[3] = {0.1, 0, 0}, p3[3] = {0.1, 0, 0};
-        double xa[3] = {x[0], x[1], dim == 3 ? x[2] : 0.0};
-        cdyn_body_desc l[3] = {
-            tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.5, NULL, 0.01, 0.01, 0.01),
-            tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, xa, 0.4, NULL, 0.01, 0.01, 0.01),
-            tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, dim == 3 ? y : z, 0.3, NULL, 0.01, 0.01, 0.01)};
-        int ids[3];
-        assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, ids, NULL), CDYN_OK);
-        id = ids[2];
-        break;
-    }
-    case MOUNT_WELDED: {
-        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
-        f.frame.pos[0] = center[0] - 0.03;
-        f.frame.pos[1] = center[1];
-        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
-        int fid;
-        assert_int_equal(cdyn_builder_add_body(b, &f, &fid, NULL), CDYN_OK);
-        const double off[3] = {0.03, 0, 0};
-        cdyn_body_desc w =
-            tm_joint(CDYN_JOINT_FIXED, fid, off, NULL, 0.2, NULL, 0.001, 0.001, 0.001);
-        w.frame.quat[0] = cos(0.35);
-        w.frame.quat[3] = sin(0.35);
-        assert_int_equal(cdyn_builder_add_body(b, &w, &id, NULL), CDYN_OK);
-        break;
-    }
-    default:
-        break;
-    }
-    return id;
-}
 
 /* Random state: chain joints within +-0.15, free bodies jittered by +-jit around their default
  * pose with a random orientation (planar: angle; spatial: quaternion within 0.6 rad of the
@@ -250,8 +191,8 @@ static cdyn_model *build_pair(const pair_case *pc, int ma, int mb, int swap)
     cdyn_builder *b = NULL;
     assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
     const double zero[3] = {0, 0, 0};
-    const int body_a = add_mount(b, pc->dim, ma, zero);
-    const int body_b = add_mount(b, pc->dim, mb, pc->cb);
+    const int body_a = tm_add_mount(b, pc->dim, ma, zero);
+    const int body_b = tm_add_mount(b, pc->dim, mb, pc->cb);
     cdyn_geom_desc ga = tm_geom(body_a, pc->ta, pc->sa[0], pc->sa[1], pc->sa[2]);
     cdyn_geom_desc gb = tm_geom(body_b, pc->tb, pc->sb[0], pc->sb[1], pc->sb[2]);
     /* geometry frames off the body frames (the ground one at the nominal place) */
@@ -443,7 +384,7 @@ static void test_jacobians_all_pairs(void **state)
                     random_state(m, &rng, 0.01, 1, q, v);
                     errs e = {0, 0, 0, 0};
                     check_rows(m, q, v, &e);
-                    if (verbose() || e.jac > 1e-5 || e.jdot > 1e-5 || e.gapgrad > 1e-5)
+                    if (tm_verbose() || e.jac > 1e-5 || e.jdot > 1e-5 || e.gapgrad > 1e-5)
                         print_message("%-20s %-6s %-6s swap %d: frame %.1e jac %.1e grad %.1e "
                                       "jdot %.1e\n",
                                       pc->name, MOUNT_NAME[ma], MOUNT_NAME[mb], swap, e.frame,
@@ -455,7 +396,7 @@ static void test_jacobians_all_pairs(void **state)
                 }
                 cdyn_model_free(m);
             }
-        if (verbose())
+        if (tm_verbose())
             print_message("%-20s worst: frame %.1e jac %.1e grad %.1e jdot %.1e\n", pc->name,
                           ec.frame, ec.jac, ec.gapgrad, ec.jdot);
         worst.frame = fmax(worst.frame, ec.frame);

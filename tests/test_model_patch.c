@@ -40,16 +40,6 @@
 
 #define PI 3.14159265358979323846
 
-static int verbose(void)
-{
-    return getenv("CDYN_TEST_VERBOSE") != NULL;
-}
-
-static double dot3(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* Centre of cell k of n equal cells covering [-h, h] (the element grid of the docs). */
 static double cell(int n, double h, int k)
 {
@@ -58,32 +48,9 @@ static double cell(int n, double h, int k)
 
 /* ---- models ---------------------------------------------------------------------------------- */
 
-enum { MOUNT_GROUND, MOUNT_FREE, MOUNT_CHAIN, NMOUNT };
-
-static int add_mount(cdyn_builder *b, int dim, int mount, const double *center)
-{
-    const double z[3] = {0, 0, 1}, y[3] = {0, 1, 0};
-    int id = CDYN_GROUND;
-    if (mount == MOUNT_FREE) {
-        cdyn_body_desc f = tm_free_body(1.0, 0.01, 0.02, 0.015);
-        f.frame.pos[0] = center[0];
-        f.frame.pos[1] = center[1];
-        f.frame.pos[2] = dim == 3 ? center[2] : 0.0;
-        assert_int_equal(cdyn_builder_add_body(b, &f, &id, NULL), CDYN_OK);
-    } else if (mount == MOUNT_CHAIN) {
-        const double base[3] = {center[0] - 0.2, center[1], dim == 3 ? center[2] : 0.0};
-        const double p2[3] = {0.1, 0, 0}, p3[3] = {0.1, 0, 0};
-        const double xa[3] = {1, 0, dim == 3 ? 0.2 : 0.0};
-        cdyn_body_desc l[3] = {
-            tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.5, NULL, 0.01, 0.01, 0.01),
-            tm_joint(CDYN_JOINT_PRISMATIC, 0, p2, xa, 0.4, NULL, 0.01, 0.01, 0.01),
-            tm_joint(CDYN_JOINT_REVOLUTE, 0, p3, dim == 3 ? y : z, 0.3, NULL, 0.01, 0.01, 0.01)};
-        int ids[3];
-        assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, ids, NULL), CDYN_OK);
-        id = ids[2];
-    }
-    return id;
-}
+/* The mounts of tests/model_support.h without the welded one. */
+enum { MOUNT_GROUND = TM_MOUNT_GROUND, MOUNT_FREE = TM_MOUNT_FREE, MOUNT_CHAIN = TM_MOUNT_CHAIN,
+       NMOUNT = TM_MOUNT_WELDED };
 
 typedef struct pcase {
     const char *name;
@@ -137,8 +104,8 @@ static cdyn_model *build_case(const pcase *pc, int ma, int mb, int swap, int ns)
     cdyn_builder *b = NULL;
     assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
     const double zero[3] = {0, 0, 0};
-    const int body_a = add_mount(b, pc->dim, ma, zero);
-    const int body_b = add_mount(b, pc->dim, mb, pc->cb);
+    const int body_a = tm_add_mount(b, pc->dim, ma, zero);
+    const int body_b = tm_add_mount(b, pc->dim, mb, pc->cb);
     cdyn_geom_desc ga = case_geom(pc, 0, body_a), gb = case_geom(pc, 1, body_b);
     if (pc->dim == 3) {
         ga.frame.quat[0] = cos(0.05);
@@ -241,7 +208,7 @@ static void check_rows(const cdyn_model *m, const double *q, const double *v, in
         const double *fr[3] = {c[i].n, c[i].t, c[i].o};
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b)
-                e->frame = fmax(e->frame, fabs(dot3(fr[a], fr[b]) - (a == b ? 1.0 : 0.0)));
+                e->frame = fmax(e->frame, fabs(tm_dot3(fr[a], fr[b]) - (a == b ? 1.0 : 0.0)));
         const double nt[3] = {c[i].n[1] * c[i].t[2] - c[i].n[2] * c[i].t[1],
                               c[i].n[2] * c[i].t[0] - c[i].n[0] * c[i].t[2],
                               c[i].n[0] * c[i].t[1] - c[i].n[1] * c[i].t[0]};
@@ -291,7 +258,7 @@ static void test_patch_jacobians(void **state)
                     random_state(m, &rng, q, v);
                     errs e = {0, 0, 0, 0};
                     check_rows(m, q, v, pc->w == 0.0, &e);
-                    if (verbose() || e.jac > 1e-5 || e.jdot > 1e-5 || e.gapgrad > 1e-5)
+                    if (tm_verbose() || e.jac > 1e-5 || e.jdot > 1e-5 || e.gapgrad > 1e-5)
                         print_message("%-15s ns %d mounts %d %d swap %d: frame %.1e jac %.1e "
                                       "grad %.1e jdot %.1e\n",
                                       pc->name, ns, ma, mb, swap, e.frame, e.jac, e.gapgrad,
@@ -303,7 +270,7 @@ static void test_patch_jacobians(void **state)
                     cdyn_model_free(m);
                 }
     }
-    if (verbose())
+    if (tm_verbose())
         print_message("worst: frame %.1e jac %.1e grad %.1e jdot %.1e\n", worst.frame, worst.jac,
                       worst.gapgrad, worst.jdot);
     assert_true(worst.frame < 1e-12);
@@ -535,7 +502,7 @@ static void test_patch_gaps_2d(void **state)
         cdyn_data *d = eval_at(m, q, NULL);
         for (int e = 0; e < ns; ++e) {
             assert_int_equal(cdyn_data_contact(d, e, &c), CDYN_OK);
-            if (verbose())
+            if (tm_verbose())
                 print_message("polygon element %d: gap %.17g ref %.17g\n", e, c.gap, ref);
             assert_true(fabs(c.gap - ref) < 1e-15);
         }
@@ -666,7 +633,7 @@ static void test_patch_single_point(void **state)
             cdyn_data *d = eval_at(mm[0], qq, vv), *dp = eval_at(mm[1], qq, vv);
             /* the point's position is R (0, 0, -hz) + o either way, up to rounding */
             const double e = row_diff(mm[0], d, 4, mm[1], dp, 0, 0, 2);
-            if (verbose())
+            if (tm_verbose())
                 print_message("face middle element vs point pair: %.1e\n", e);
             assert_true(e < 1e-14);
             cdyn_data_free(d);
@@ -746,7 +713,7 @@ static void test_patch_statics(void **state)
     const double Mx = -k * (cos(th) * sin(th) * hy * hy * (n2 - 1) / (3 * n2) +
                             hz * sin(th) * (z0 - hz * cos(th)));
     const double Ft[6] = {0, 0, Fz, Mx, 0, 0};
-    if (verbose())
+    if (tm_verbose())
         print_message("tilted box: Fz %.6e (ref %.6e) Mx %.6e (ref %.6e)\n", F[2], Fz, F[3], Mx);
     assert_true(tm_maxdiff(6, F, Ft) < 1e-14 * k * hz);
     cdyn_data_free(d);
