@@ -222,3 +222,24 @@ double cq_distance_bound(const cq_kkt *k, int n, double lambda_min)
     const double r2 = k->uerr * sqrt((double)n); /* ||r||_2 <= sqrt(n) ||r||_inf */
     return (r2 + sqrt(r2 * r2 + 2.0 * lambda_min * fmax(k->ugap, 0.0))) / lambda_min;
 }
+
+/* Euclidean projection onto {||y_t|| <= m y_n}; m = INFINITY: the half-space y_n >= 0. */
+void cq_proj_cone(int d, double m, const double *v, double *y)
+{
+    double vt = 0.0;
+    for (int k = 1; k < d; ++k)
+        vt += v[k] * v[k];
+    vt = sqrt(vt);
+    if (isinf(m)) {
+        memcpy(y, v, sizeof(double) * (size_t)d);
+        y[0] = fmax(v[0], 0.0);
+    } else if (vt <= m * v[0]) {
+        memcpy(y, v, sizeof(double) * (size_t)d);
+    } else if (m * vt <= -v[0]) {
+        memset(y, 0, sizeof(double) * (size_t)d);
+    } else {
+        y[0] = (v[0] + m * vt) / (1.0 + m * m);
+        for (int k = 1; k < d; ++k)
+            y[k] = m * y[0] * v[k] / vt;
+    }
+}

@@ -50,4 +50,8 @@ double cq_distance_bound(const cq_kkt *k, int n, double lambda_min);
 /* Number of variables of p computed here (independent of cdyn_coneqp_size). */
 int cq_nvars(const cdyn_coneqp *p);
 
+/* Euclidean projection of v onto the cone {||y_t|| <= m y_n} of dimension d (the textbook
+ * formula); m = INFINITY: the half-space y_n >= 0. */
+void cq_proj_cone(int d, double m, const double *v, double *y);
+
 #endif

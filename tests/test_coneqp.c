@@ -74,24 +74,6 @@ static void expect_optimal(const cdyn_coneqp *p, const double *x, const double *
     assert_true(k.ugap <= 1e-8 * fmax(1.0, fabs(k.obj)));
 }
 
-/* Euclidean projection onto {||y_t|| <= m y_n} (the textbook formula). */
-static void proj_cone(int d, double m, const double *v, double *y)
-{
-    double vt = 0.0;
-    for (int k = 1; k < d; ++k)
-        vt += v[k] * v[k];
-    vt = sqrt(vt);
-    if (vt <= m * v[0]) {
-        memcpy(y, v, sizeof(double) * (size_t)d);
-    } else if (m * vt <= -v[0]) {
-        memset(y, 0, sizeof(double) * (size_t)d);
-    } else {
-        y[0] = (v[0] + m * vt) / (1.0 + m * m);
-        for (int k = 1; k < d; ++k)
-            y[k] = m * y[0] * v[k] / vt;
-    }
-}
-
 /* ---- disk problems ---------------------------------------------------------------------- */
 
 static void test_disk_planar_clip(void **state)
@@ -331,7 +313,7 @@ static void test_cone_diagonal_h(void **state)
         v[0] = -c[o] / sqrt(hn[i]);
         for (int k = 1; k < d; ++k)
             v[k] = -c[o + k] / sqrt(ht[i]);
-        proj_cone(d, mu[i] * sqrt(ht[i] / hn[i]), v, y);
+        cq_proj_cone(d, mu[i] * sqrt(ht[i] / hn[i]), v, y);
         ref[0] = y[0] / sqrt(hn[i]);
         for (int k = 1; k < d; ++k)
             ref[k] = y[k] / sqrt(ht[i]);
@@ -396,7 +378,7 @@ static void test_cone_isotropic_random(void **state)
         double v[3], *ref = xref + 3 * i;
         for (int k = 0; k < 3; ++k)
             v[k] = -c[3 * i + k] / h[i];
-        proj_cone(3, mu[i], v, ref);
+        cq_proj_cone(3, mu[i], v, ref);
         const double rt = hypot(ref[1], ref[2]);
         counts[ref[0] == 0.0 ? 2 : rt < mu[i] * ref[0] * (1 - 1e-9) ? 0 : 1]++;
         hmin = fmin(hmin, h[i]);

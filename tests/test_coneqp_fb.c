@@ -215,27 +215,6 @@ static cdyn_status fb_solve(const cdyn_coneqp *p, double *x, cdyn_report *rep)
 
 /* ---- certified pairs -------------------------------------------------------------------- */
 
-/* Euclidean projection onto {||y_t|| <= m y_n}; m = INFINITY: the half-space y_n >= 0. */
-static void proj_cone(int d, double m, const double *v, double *y)
-{
-    double vt = 0.0;
-    for (int k = 1; k < d; ++k)
-        vt += v[k] * v[k];
-    vt = sqrt(vt);
-    if (isinf(m)) {
-        memcpy(y, v, sizeof(double) * (size_t)d);
-        y[0] = fmax(v[0], 0.0);
-    } else if (vt <= m * v[0]) {
-        memcpy(y, v, sizeof(double) * (size_t)d);
-    } else if (m * vt <= -v[0]) {
-        memset(y, 0, sizeof(double) * (size_t)d);
-    } else {
-        y[0] = (v[0] + m * vt) / (1.0 + m * m);
-        for (int k = 1; k < d; ++k)
-            y[k] = m * y[0] * v[k] / vt;
-    }
-}
-
 /* (xh, uh): x projected onto K (disks: scaled into the disk; fixed entries 0), then
  * u = H xh + c projected onto K* (K* of mu = 0 is the half-space u_n >= 0; disks: u free). */
 static void certified_pair(const cdyn_coneqp *p, const double *x, double *xh, double *uh)
@@ -244,7 +223,7 @@ static void certified_pair(const cdyn_coneqp *p, const double *x, double *xh, do
     for (int i = 0, o = 0; i < p->ncontacts; ++i) {
         const int d = cdim(p, i);
         if (p->normal == NULL) {
-            proj_cone(d, p->mu[i], x + o, xh + o);
+            cq_proj_cone(d, p->mu[i], x + o, xh + o);
             o += d;
         } else {
             const double r = p->mu[i] * p->normal[i];
@@ -268,7 +247,7 @@ static void certified_pair(const cdyn_coneqp *p, const double *x, double *xh, do
             const int d = cdim(p, i);
             double v[3];
             memcpy(v, uh + o, sizeof(double) * (size_t)d);
-            proj_cone(d, p->mu[i] > 0.0 ? 1.0 / p->mu[i] : INFINITY, v, uh + o);
+            cq_proj_cone(d, p->mu[i] > 0.0 ? 1.0 / p->mu[i] : INFINITY, v, uh + o);
             o += d;
         }
 }
