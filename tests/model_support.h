@@ -6,6 +6,9 @@
 
 #include "cdyn/model.h"
 
+/* A convex pentagon (counter-clockwise x, y pairs, about 4 cm across) for the polygon pairs. */
+extern const double TM_PENTAGON[10];
+
 /* Body descriptions. inertia: (Ixx, Iyy, Izz) diagonal. */
 cdyn_body_desc tm_free_body(double mass, double ixx, double iyy, double izz);
 cdyn_body_desc tm_joint(cdyn_joint_type joint, int parent, const double pos[3],

@@ -181,9 +181,6 @@ typedef struct pair_case {
     int plane_a;  /* a is a plane: only ground / free / chain mounts matter the same */
 } pair_case;
 
-static const double PENTAGON[10] = {0.04,  0,      0.012,  0.038, -0.032,
-                                    0.024, -0.032, -0.024, 0.012, -0.038};
-
 static cdyn_model *build_pair(const pair_case *pc, int ma, int mb, int swap)
 {
     cdyn_builder_options o;
@@ -220,11 +217,11 @@ static cdyn_model *build_pair(const pair_case *pc, int ma, int mb, int swap)
     }
     if (pc->tb == CDYN_GEOM_POLYGON) {
         gb.n_vertices = 5;
-        gb.vertices = PENTAGON;
+        gb.vertices = TM_PENTAGON;
     }
     if (pc->ta == CDYN_GEOM_POLYGON) {
         ga.n_vertices = 5;
-        ga.vertices = PENTAGON;
+        ga.vertices = TM_PENTAGON;
     }
     int ia, ib;
     assert_int_equal(cdyn_builder_add_geom(b, &ga, &ia, NULL), CDYN_OK);
@@ -601,14 +598,14 @@ static void test_gaps_2d(void **state)
     /* polygon and rectangle over the line: vertex heights */
     cdyn_geom_desc pg = tm_geom(0, CDYN_GEOM_POLYGON, 0, 0, 0);
     pg.n_vertices = 5;
-    pg.vertices = PENTAGON;
+    pg.vertices = TM_PENTAGON;
     m = ground_and_free(2, line, pg, INFINITY);
     assert_int_equal(cdyn_model_ncontact(m), 5);
     const double qp[3] = {0.2, 0.03, 0.9};
     gaps_at(m, qp, g);
     for (int i = 0; i < 5; ++i)
-        assert_true(fabs(g[i] - (qp[1] + sin(qp[2]) * PENTAGON[2 * i] +
-                                 cos(qp[2]) * PENTAGON[2 * i + 1])) < 1e-15);
+        assert_true(fabs(g[i] - (qp[1] + sin(qp[2]) * TM_PENTAGON[2 * i] +
+                                 cos(qp[2]) * TM_PENTAGON[2 * i + 1])) < 1e-15);
     cdyn_model_free(m);
     m = ground_and_free(2, line, tm_geom(0, CDYN_GEOM_RECTANGLE, 0.05, 0.03, 0), INFINITY);
     gaps_at(m, qp, g);
@@ -688,7 +685,7 @@ static void test_gaps_2d(void **state)
     cdyn_model_free(m);
     cdyn_geom_desc pol = tm_geom(CDYN_GROUND, CDYN_GEOM_POLYGON, 0, 0, 0);
     pol.n_vertices = 5;
-    pol.vertices = PENTAGON;
+    pol.vertices = TM_PENTAGON;
     m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_CIRCLE, 0.02, 0, 0), INFINITY);
     const double qpv[3] = {0.1, 0, 0}; /* nearest feature: vertex (0.04, 0) */
     gaps_at(m, qpv, g);
@@ -699,7 +696,7 @@ static void test_gaps_2d(void **state)
     const double qpi[3] = {0.005, 0.002, 0};
     double dmin = INFINITY;
     for (int k = 0; k < 5; ++k) {
-        const double *v0 = PENTAGON + 2 * k, *v1 = PENTAGON + 2 * ((k + 1) % 5);
+        const double *v0 = TM_PENTAGON + 2 * k, *v1 = TM_PENTAGON + 2 * ((k + 1) % 5);
         const double dx = v1[0] - v0[0], dy = v1[1] - v0[1];
         const double dist = (dx * (qpi[1] - v0[1]) - dy * (qpi[0] - v0[0])) / hypot(dx, dy);
         dmin = fmin(dmin, dist);
@@ -722,7 +719,7 @@ static void test_solid_inside_branches(void **state)
     cdyn_model_free(m);
     cdyn_geom_desc pol = tm_geom(CDYN_GROUND, CDYN_GEOM_POLYGON, 0, 0, 0);
     pol.n_vertices = 5;
-    pol.vertices = PENTAGON;
+    pol.vertices = TM_PENTAGON;
     pol.frame = cdyn_pose_planar(0.01, 0.02, 0.3);
     m = ground_and_free(2, pol, tm_geom(0, CDYN_GEOM_CIRCLE, 0.01, 0, 0), INFINITY);
     const double q2[3] = {0.015, 0.022, 0.4};

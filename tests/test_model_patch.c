@@ -63,9 +63,6 @@ typedef struct pcase {
     double w;     /* patch half-width (0: face patch) */
 } pcase;
 
-static const double PENTAGON[10] = {0.04,  0,      0.012,  0.038, -0.032,
-                                    0.024, -0.032, -0.024, 0.012, -0.038};
-
 static const pcase CASES[] = {
     {"plane-sphere", 3, CDYN_GEOM_PLANE, 0, CDYN_GEOM_SPHERE, {0.05}, {0.02, 0.01, 0.05}, 0.02},
     {"sphere-sphere",
@@ -90,7 +87,7 @@ static cdyn_geom_desc case_geom(const pcase *pc, int which, int body)
                                   : tm_geom(body, pc->tb, pc->sb[0], pc->sb[1], pc->sb[2]);
     if (g.type == CDYN_GEOM_POLYGON) {
         g.n_vertices = 5;
-        g.vertices = PENTAGON;
+        g.vertices = TM_PENTAGON;
     }
     return g;
 }
@@ -492,7 +489,7 @@ static void test_patch_gaps_2d(void **state)
     {
         cdyn_geom_desc pg = tm_geom(0, CDYN_GEOM_POLYGON, 0, 0, 0);
         pg.n_vertices = 5;
-        pg.vertices = PENTAGON;
+        pg.vertices = TM_PENTAGON;
         const int ns = 4;
         cdyn_model *m = ground_and_free(2, line, pg, ns, 0.0);
         const double ex = 0.012 + 0.032, ey = -0.038 + 0.024;
