@@ -10,7 +10,8 @@
 
 #include <cmocka.h>
 
-const double TM_PENTAGON[10] = {0.04, 0, 0.012, 0.038, -0.032, 0.024, -0.032, -0.024, 0.012, -0.038};
+const double TM_PENTAGON[10] = {0.04,   0,      0.012, 0.038, -0.032,
+                                0.024, -0.032, -0.024, 0.012, -0.038};
 
 cdyn_body_desc tm_free_body(double mass, double ixx, double iyy, double izz)
 {
