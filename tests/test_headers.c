@@ -1,5 +1,6 @@
-/* Every public header compiles on its own as strict C11 (this file) and as C++ (the .cpp twin):
- * each include below comes first in its own translation unit check via -include in CMake. */
+/* Every public header compiles on its own as strict C11 and the umbrella as C++ (the .cpp twin):
+ * tests/CMakeLists.txt generates one standalone_*.c per header, which includes it first (twice,
+ * for the include guard) and is linked into this program. */
 #include <string.h>
 
 #include <cdyn/cdyn.h>

@@ -1,5 +1,5 @@
-/* Every public header compiles as C++ too (the C11 twin is test_headers.c):
- * each include below comes first in its own translation unit check via -include in CMake. */
+/* Every public header compiles as C++ too, through the umbrella cdyn.h that includes them all
+ * (the C11 twin is test_headers.c). */
 #include <cstring>
 
 #include <cdyn/cdyn.h>
