@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <lapacke.h>
-
 #include "cdyn/lcp.h"
 #include "core/memory.h"
 #include "core/report.h"
@@ -66,18 +64,9 @@ cdyn_status cdyn_lcp_enumerate_ex(const cdyn_lcp *lcp, double *solutions, int ma
         memset(z, 0, sizeof(double) * (size_t)n);
         if (k > 0) {
             principal_block(n, lcp->M, S, k, A);
-            double anorm = 0.0;
-            for (int b = 0; b < k; ++b) {
-                double c = 0.0;
-                for (int a = 0; a < k; ++a)
-                    c += fabs(A[a + (size_t)b * k]);
-                anorm = fmax(anorm, c);
-            }
-            double rcond = 0.0;
+            const double anorm = cdyn_dense_norm1(k, k, A, k);
             if (cdyn_dense_lu(k, A, k, ipiv) != CDYN_OK ||
-                LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', k, A, k, anorm, &rcond, work,
-                                    iwork) != 0 ||
-                !(rcond >= ENUM_RCOND_MIN)) {
+                !(cdyn_dense_lu_rcond(k, A, k, anorm, work, iwork) >= ENUM_RCOND_MIN)) {
                 ++nsingular;
                 continue;
             }

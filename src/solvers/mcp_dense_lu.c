@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/memory.h"
+#include "linalg/dense.h"
 #include "solvers/mcp_internal.h"
 
 /* Below this reciprocal 1-norm condition number H counts as singular. */
@@ -68,36 +69,15 @@ static cdyn_status estimate(mcp_dense_lu *s)
             X[k] = 0.0;
         for (int j = 0; j < n; ++j)
             X[j + (size_t)j * n] = 1.0;
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, n, s->H, n, s->ipiv, X, n);
-        double xnorm = 0.0;
-        for (int j = 0; j < n; ++j) {
-            double colsum = 0.0;
-            for (int i = 0; i < n; ++i)
-                colsum += fabs(X[i + (size_t)j * n]);
-            if (colsum > xnorm || isnan(colsum))
-                xnorm = colsum;
-        }
-        rcond = 1.0 / (anorm * xnorm);
-    } else if (LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, s->H, n, anorm, &rcond, s->work,
-                                   s->iwork) != 0) {
-        return CDYN_ESINGULAR;
+        cdyn_dense_lu_solve(0, n, s->H, n, s->ipiv, n, X, n);
+        rcond = 1.0 / (anorm * cdyn_dense_norm1(n, n, X, n));
+    } else {
+        rcond = cdyn_dense_lu_rcond(n, s->H, n, anorm, s->work, s->iwork); /* NaN on failure */
     }
     if (!(rcond >= MCP_DENSE_RCOND_MIN))
         return CDYN_ESINGULAR;
     s->estimated = 1;
     return CDYN_OK;
-}
-
-/* max over i of |v_i|, NaN-propagating (a NaN makes the result NaN). */
-static double max_abs_nan(int n, const double *v)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) {
-        const double a = fabs(v[i]);
-        if (a > m || isnan(a))
-            m = a;
-    }
-    return m;
 }
 
 static cdyn_status dense_factor(void *self, const mcp_jac *J, double jabsmax, const double *da,
@@ -120,7 +100,7 @@ static cdyn_status dense_factor(void *self, const mcp_jac *J, double jabsmax, co
     /* OpenBLAS's getrf reports success on NaN input. |H_ij| <= max|db| max|J| + max|da| + mu,
        and rounding is monotone, so a finite bound proves H finite without reading it;
        otherwise (huge or unknown entries) H is scanned. */
-    const double bound = max_abs_nan(n, db) * jabsmax + (max_abs_nan(n, da) + mu);
+    const double bound = cdyn_dense_norm_inf(n, db) * jabsmax + (cdyn_dense_norm_inf(n, da) + mu);
     if (!(bound <= DBL_MAX) && isnan(cdyn_mcp_finite_max_abs((size_t)n * (size_t)n, s->H)))
         return CDYN_ESINGULAR;
     if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, s->H, n, s->ipiv) != 0)
@@ -143,10 +123,10 @@ static cdyn_status dense_solve(void *self, double *b)
 {
     mcp_dense_lu *s = self;
     const int n = s->n;
-    const double bnorm = max_abs_nan(n, b);
-    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, s->H, n, s->ipiv, b, n);
+    const double bnorm = cdyn_dense_norm_inf(n, b);
+    cdyn_dense_lu_solve(0, n, s->H, n, s->ipiv, 1, b, n);
     /* A large ||d|| / ||b|| shows a large ||H^-1||; a non-finite d is suspect too. */
-    if (!s->estimated && !(max_abs_nan(n, b) * s->umax <= MCP_DENSE_SUSPECT * bnorm))
+    if (!s->estimated && !(cdyn_dense_norm_inf(n, b) * s->umax <= MCP_DENSE_SUSPECT * bnorm))
         return estimate(s);
     return CDYN_OK;
 }
