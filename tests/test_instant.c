@@ -494,6 +494,9 @@ static void test_bad_input(void **state)
     o.friction = CDYN_INSTANT_CONE;
     o.box_merit.tol = -1;
     expect_fail(&s, q, v, tau, &o, CDYN_EINVAL, NULL);
+    cdyn_instant_defaults(&o);
+    o.lcp.lemke.max_pivots = -1; /* pyramid: reported as the LCP's message */
+    expect_fail(&s, q, v, tau, &o, CDYN_EINVAL, "max_pivots");
 
     /* data without dense matrices, data of another model */
     scene sparse = planar(CDYN_GEOM_POINT, 0, 0, 0, 2.0, 0.1, 0.3, 0);

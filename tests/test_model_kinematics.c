@@ -358,6 +358,16 @@ static void test_quaternion_policy(void **state)
     const double n = sqrt(qs[3] * qs[3] + qs[4] * qs[4] + qs[5] * qs[5] + qs[6] * qs[6]);
     assert_true(fabs(n - 1.0) < 1e-15);
     assert_true(tm_maxdiff(7, qs, qu) < 1e-15);
+    /* a finite nonzero block far from unit norm (|e|^2 overflows or underflows) still has a
+     * direction: the unit quaternion qu */
+    const double scales[2] = {1e300, 1e-200};
+    for (int k = 0; k < 2; ++k) {
+        memcpy(qs, qu, sizeof(qu));
+        for (int i = 3; i < 7; ++i)
+            qs[i] *= scales[k];
+        assert_int_equal(cdyn_model_normalize_q(m, qs, NULL), CDYN_OK);
+        assert_true(tm_maxdiff(7, qs, qu) < 1e-15);
+    }
     double qz[7] = {0, 0, 0, 0, 0, 0, 0};
     assert_int_equal(cdyn_model_normalize_q(m, qz, &r), CDYN_EINVAL);
     double qnan[7] = {0, 0, 0, NAN, 0, 0, 1};

@@ -32,10 +32,11 @@
  *   FREE joints attach to CDYN_GROUND only.
  *
  * Quaternions in a state
- *   cdyn_eval, cdyn_model_G and friends use e/|e| for the orientation: the quaternion of a state
- *   need not be exactly unit (an implicit step's Newton iterates are not). A quaternion whose
- *   norm lies outside [1 - CDYN_QUAT_NORM_TOL, 1 + CDYN_QUAT_NORM_TOL] is CDYN_EINVAL (it is a
- *   wrong state, not rounding). G(q) itself uses e as given (the paper's matrix).
+ *   cdyn_eval (and what calls it, e.g. cdyn_instant_solve) uses e/|e| for the orientation: the
+ *   quaternion of a state need not be exactly unit (an implicit step's Newton iterates are not).
+ *   There a quaternion whose norm lies outside [1 - CDYN_QUAT_NORM_TOL, 1 + CDYN_QUAT_NORM_TOL]
+ *   is CDYN_EINVAL (it is a wrong state, not rounding). cdyn_model_G and cdyn_model_qdot use e
+ *   as given (the paper's matrix) and check only finiteness; cdyn_model_G_pinv needs e != 0.
  *   cdyn_model_normalize_q restores unit norms, e.g. after each time step.
  *
  * Contacts

@@ -151,8 +151,7 @@ static cdyn_status check_pose(int dim, const cdyn_pose *p, const char *what, dou
 {
     if (!all_finite(p->pos, 3) || !all_finite(p->quat, 4))
         return cdyn_fail(report, CDYN_EINVAL, "%s is not finite", what);
-    const double nq = sqrt(p->quat[0] * p->quat[0] + p->quat[1] * p->quat[1] +
-                           p->quat[2] * p->quat[2] + p->quat[3] * p->quat[3]);
+    const double nq = sqrt(quat_norm2(p->quat));
     if (fabs(nq - 1.0) > DESC_QUAT_TOL)
         return cdyn_fail(report, CDYN_EINVAL,
                          "%s.quat has norm %.17g, must be a unit quaternion (within %g; use "

@@ -6,6 +6,7 @@
 #include "core/memory.h"
 #include "core/report.h"
 #include "model/model_internal.h"
+#include "model/spatial.h"
 
 void cdyn_data_defaults(cdyn_data_options *opts)
 {
@@ -176,14 +177,9 @@ cdyn_status cdyn_data_body_velocity(const cdyn_data *d, int body, double vel[3],
     if (d == NULL || body < 0 || body >= d->model->nbody || !(d->valid & CDYN_VALID_KIN))
         return CDYN_EINVAL;
     const dbody *b = &d->bodies[body];
-    /* velocity of the origin point o: v_O + w x o */
-    const double *om = b->V, *vo = b->V + 3, *o = b->o;
-    if (vel != NULL) {
-        vel[0] = vo[0] + om[1] * o[2] - om[2] * o[1];
-        vel[1] = vo[1] + om[2] * o[0] - om[0] * o[2];
-        vel[2] = vo[2] + om[0] * o[1] - om[1] * o[0];
-    }
+    if (vel != NULL)
+        sp_point_vel(vel, b->V, b->o); /* velocity of the body point at the frame origin */
     if (w != NULL)
-        memcpy(w, om, 3 * sizeof(double));
+        memcpy(w, b->V, 3 * sizeof(double));
     return CDYN_OK;
 }

@@ -4,6 +4,7 @@
 
 #include "core/report.h"
 #include "model/model_internal.h"
+#include "model/vec3.h"
 
 cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const double *v,
                       unsigned flags, cdyn_report *report)
@@ -34,7 +35,7 @@ cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const 
             if (b->joint != CDYN_JOINT_FREE)
                 continue;
             const double *e = q + b->qadr + 3;
-            const double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3]);
+            const double ne = sqrt(quat_norm2(e));
             if (!(fabs(ne - 1.0) <= CDYN_QUAT_NORM_TOL))
                 return cdyn_fail(report, CDYN_EINVAL,
                                  "quaternion of body %d (q[%d..%d]) has norm %g, outside 1 +- "

@@ -36,8 +36,7 @@ void cdyn_model_forward_kinematics(const cdyn_model *m, cdyn_data *d, const doub
             /* Parent is the ground. S maps (odot, w) to (w; odot + o x w). */
             if (m->dim == 3) {
                 double e[4];
-                const double ne =
-                    sqrt(qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] + qb[6] * qb[6]);
+                const double ne = sqrt(quat_norm2(qb + 3));
                 for (int i = 0; i < 4; ++i)
                     e[i] = qb[3 + i] / ne;
                 quat_to_mat(db->R, e);

@@ -5,6 +5,7 @@
 
 #include "core/report.h"
 #include "model/model_internal.h"
+#include "model/vec3.h"
 
 const char *cdyn_model_joint_name(int joint)
 {
@@ -114,6 +115,18 @@ static int has_quat(const cdyn_model *m, const mbody *b)
     return b->joint == CDYN_JOINT_FREE && m->dim == 3;
 }
 
+/* max |e_i|; NaN when e is not finite. */
+static double quat_scale(const double *e)
+{
+    double s = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        if (!isfinite(e[i]))
+            return NAN;
+        s = fmax(s, fabs(e[i]));
+    }
+    return s;
+}
+
 void cdyn_model_default_q(const cdyn_model *m, double *q)
 {
     if (m == NULL || q == NULL)
@@ -144,9 +157,7 @@ cdyn_status cdyn_model_normalize_q(const cdyn_model *m, double *q, cdyn_report *
         const mbody *b = &m->bodies[k];
         if (!has_quat(m, b))
             continue;
-        const double *e = q + b->qadr + 3;
-        const double n2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3];
-        if (!isfinite(n2) || !(n2 > 0.0))
+        if (!(quat_scale(q + b->qadr + 3) > 0.0))
             return cdyn_fail(report, CDYN_EINVAL,
                              "quaternion of body %d (q[%d..%d]) is zero or not finite", k,
                              b->qadr + 3, b->qadr + 6);
@@ -155,8 +166,12 @@ cdyn_status cdyn_model_normalize_q(const cdyn_model *m, double *q, cdyn_report *
         const mbody *b = &m->bodies[k];
         if (!has_quat(m, b))
             continue;
+        /* divide by the largest entry first: |e|^2 of a finite e may overflow or underflow */
         double *e = q + b->qadr + 3;
-        const double n = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3]);
+        const double s = quat_scale(e);
+        for (int i = 0; i < 4; ++i)
+            e[i] /= s;
+        const double n = sqrt(quat_norm2(e));
         for (int i = 0; i < 4; ++i)
             e[i] /= n;
     }
@@ -218,17 +233,17 @@ cdyn_status cdyn_model_G_pinv(const cdyn_model *m, const double *q, double *H, c
         const mbody *b = &m->bodies[k];
         if (!has_quat(m, b))
             continue;
-        const double *e = q + b->qadr + 3;
-        const double n2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3];
-        if (!(n2 > 0.0))
-            return cdyn_fail(report, CDYN_EINVAL, "quaternion of body %d is zero", k);
+        const double n2 = quat_norm2(q + b->qadr + 3);
+        if (!(n2 > 0.0) || !isfinite(n2))
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "quaternion of body %d is zero or its squared norm overflows", k);
     }
     memset(H, 0, sizeof(double) * (size_t)m->nq * (size_t)m->nv);
     for (int k = 0; k < m->nbody; ++k) {
         const mbody *b = &m->bodies[k];
         if (has_quat(m, b)) {
             const double *e = q + b->qadr + 3;
-            const double n2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3];
+            const double n2 = quat_norm2(e);
             for (int i = 0; i < 3; ++i)
                 H[(b->vadr + i) + (size_t)(b->qadr + i) * m->nv] = 1.0;
             /* H block = (4/|e|^2) E^T, written transposed: E^T(j, i) = E(i, j). Since E has

@@ -94,6 +94,12 @@ static inline void m3_congruence(double *C, const double *A, const double *S)
             C[i + 3 * j] = AS[i] * A[j] + AS[i + 3] * A[j + 3] + AS[i + 6] * A[j + 6];
 }
 
+/* |e|^2 of the quaternion e. */
+static inline double quat_norm2(const double *e)
+{
+    return e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3];
+}
+
 /* Rotation matrix of the unit quaternion e (e0 scalar). */
 static inline void quat_to_mat(double *R, const double *e)
 {

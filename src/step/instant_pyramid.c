@@ -120,7 +120,9 @@ cdyn_status cdyn_inst_pyramid(const inst_problem *p, const cdyn_instant_options 
         cdyn_report lr;
         const cdyn_status st = cdyn_lcp_solve(&lcp, &lo, wk->z, wk->w, &lr);
         pivots += lr.iterations;
-        if (st == CDYN_ENOMEM)
+        /* ENOMEM, and EINVAL (bad o->lcp options or a non-finite D, g0), would repeat in every
+         * combination */
+        if (st == CDYN_ENOMEM || st == CDYN_EINVAL)
             return cdyn_fail(r, st, "sign combination %lu: %s", s, lr.message);
         if (st != CDYN_OK) {
             if (st != CDYN_ERAY && st != CDYN_ENOSOLUTION && failure == CDYN_OK) {
