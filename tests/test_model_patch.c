@@ -1,4 +1,4 @@
-/* Distributed contact patches of src/model/ (docs/theory.md, Sec. 9).
+/* Distributed contact patches of src/model/ (docs/theory.md, model Sec. 9).
  *
  * 1. Every pair that takes a patch (round: plane-sphere, sphere-sphere, line-circle,
  *    circle-circle; face: plane-box, line-rectangle, line-polygon), n_s = 2 and 3, each geometry

@@ -454,7 +454,7 @@ static int body_root(const cdyn_builder *b, int body)
     return body < 0 ? -1 : b->bodies[body].root;
 }
 
-/* Patch parameters (docs/theory.md, Sec. 9): n_s in 1..CDYN_PATCH_MAX; for n_s > 1 a pair
+/* Patch parameters (docs/theory.md, model Sec. 9): n_s in 1..CDYN_PATCH_MAX; for n_s > 1 a pair
  * that takes a patch; a round patch needs 0 < w and the patch square inside the silhouette of
  * every ball (sqrt(2) w <= r; planar w <= r); a face patch covers the face (w = 0). */
 static cdyn_status check_patch(const cdyn_builder *b, const cdyn_contact_pair_desc *d,

@@ -1,4 +1,4 @@
-/* Contact building blocks shared by the pair functions (docs/theory.md, Sec. 8): a
+/* Contact building blocks shared by the pair functions (docs/theory.md, model Sec. 8): a
  * geometry seen as swept material points, and the plane, point, segment and ellipse pieces, each
  * returning points, normal and their time derivatives. */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Contact functions of the supported geometry pairs and the table that maps a pair of
- * geometry types to one of them (docs/theory.md, Sec. 8). Every function returns points
+ * geometry types to one of them (docs/theory.md, model Sec. 8). Every function returns points
  * pa, pb, the normal n (from a to b, pb - pa = gap n) and their time derivatives, built from the
  * pieces of contact_blocks.c; see contacts.h. */
 #include <math.h>

@@ -32,7 +32,7 @@ void cdyn_gs_point(const gstate *s, const double *loc, double *p, double *pd);
 /* Velocity of the material point of s's body at world point p. */
 void cdyn_gs_vel(const gstate *s, const double *p, double *v);
 
-/* contact_blocks.c (docs/theory.md, Sec. 8). */
+/* contact_blocks.c (docs/theory.md, model Sec. 8). */
 
 /* Feature `index` of a geometry as a material point (local coordinates loc) swept by the
  * returned radius: sphere/circle centre, capsule end 0/1, box/rectangle/polygon vertex, point. */
@@ -58,7 +58,7 @@ void cdyn_cf_ellipse_support_world(const gstate *s, const double *u, const doubl
 /* contacts.c: the table. */
 cdyn_pair_fn cdyn_model_pair_fn(int kind);
 
-/* patches.c (docs/theory.md, Sec. 9). */
+/* patches.c (docs/theory.md, model Sec. 9). */
 
 /* Element e of a face patch with n cells per face axis: plane a against the material point of
  * solid b (box, rectangle, polygon) at the centre of cell e of the face (edge) of b that faces

@@ -32,7 +32,7 @@ typedef struct mgeom {
     int nvert, vert0; /* POLYGON: vertices (x, y) at verts[2*vert0 ...] */
 } mgeom;
 
-/* Distributed patch kinds (patches.c, docs/theory.md Sec. 9). */
+/* Distributed patch kinds (patches.c, docs/theory.md, model Sec. 9). */
 enum { PATCH_NONE = 0, PATCH_ROUND = 1, PATCH_FACE = 2 };
 
 typedef struct mpair {

@@ -1,4 +1,4 @@
-/* Distributed contact patches (docs/theory.md, Sec. 9): the n_s x n_s lumped elements of
+/* Distributed contact patches (docs/theory.md, model Sec. 9): the n_s x n_s lumped elements of
  * Song, Kumar & Pang replace a pair's contact point(s) by element rows.
  *
  * Round patches (plane or ball against a ball): the elements sit at the cell centres of a square

@@ -29,7 +29,8 @@ void cdyn_instant_defaults(cdyn_instant_options *o)
     o->ncp_retry = 1;
     cdyn_box_merit_defaults(&o->box_merit);
     cdyn_mcp_defaults(&o->fb_newton);
-    o->fb_newton.nonmonotone_memory = 10; /* see docs/theory.md, Sec. 5 */
+    /* docs/theory.md (instantaneous contact problem), Sec. 5 */
+    o->fb_newton.nonmonotone_memory = 10;
     o->allocator = NULL;
 }
 

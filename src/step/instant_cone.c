@@ -1,6 +1,6 @@
 /* The Buffo–Maciel formulation: the circular friction cone at rolling contacts as a mixed
  * nonlinear complementarity problem in x = (lam_n, lam_T, beta), solved by box-constrained merit
- * minimization or FB-Newton. docs/theory.md, Sec. 5:
+ * minimization or FB-Newton. docs/theory.md (instantaneous contact problem), Sec. 5:
  *
  *   lam_n,c >= 0   _|_  a_n,c                                          >= 0
  *   lam_d,c free:       mu_c lam_n,c a_d,c + (beta_c + a_n,c) lam_d,c   = 0   (d = t, o)

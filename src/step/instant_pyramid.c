@@ -1,8 +1,8 @@
 /* The Yashima–Yamaguchi formulation: for each sign combination of the rolling contacts'
  * tangential forces, the LCP (their eqs. 22, 26-28) in z = (lam_n, Delta), solved by Lemke;
  * a combination is feasible when its solution has Delta <= mu lam_n (eq. 23). The P-matrix test
- * of the chosen combination's matrix decides uniqueness (Sec. III.C). docs/theory.md,
- * Sec. 4. */
+ * of the chosen combination's matrix decides uniqueness (Sec. III.C). docs/theory.md
+ * (instantaneous contact problem), Sec. 4. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

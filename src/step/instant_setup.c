@@ -1,6 +1,6 @@
 /* The instantaneous problem in contact space: which rows touch, roll or slide, and the reduced
  * quantities Y = M^-1 G^T, D = G M^-1 G^T, y0 = M^-1 (tau - h), g0 = G y0 + (dG/dt) v
- * (docs/theory.md, Sec. 3). Only the public model API is used. */
+ * (docs/theory.md (instantaneous contact problem), Sec. 3). Only the public model API is used. */
 #include <math.h>
 #include <string.h>
 
