@@ -15,6 +15,7 @@
 #include "cdyn/model.h"
 #include "cdyn/sparse.h"
 #include "cdyn/status.h"
+#include "cdyn/step.h"
 #include "cdyn/ucp.h"
 #include "cdyn/version.h"
 

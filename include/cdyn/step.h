@@ -1,0 +1,207 @@
+/* cdyn — time stepping: a stepper advances a state (t, q, v, delta, lambda, contact modes) of a
+ * model by one time step h with one of four schemes (docs/theory.md, "Time stepping"):
+ *
+ *   CDYN_SCHEME_IMPLICIT_NCP  fully implicit backward Euler with compliant contacts (stiffness K,
+ *                             damping C per row, smoothed friction cone; Song-Kumar-Pang eq. 10),
+ *                             a mixed complementarity problem solved by FB-Newton (dense or KLU).
+ *   CDYN_SCHEME_PYRAMID_LCP   semi-implicit rigid contact with a friction pyramid of n_d
+ *                             directions (Stewart-Trinkle / Anitescu-Potra), an LCP solved by
+ *                             warm-started Lemke; the "diamond" or the per-axis "box" bound.
+ *   CDYN_SCHEME_CONE_STEP     the convex relaxation with the exact friction cone: one friction-
+ *                             cone QP per step (interior point).
+ *   CDYN_SCHEME_BAUMGARTE     Baumgarte-stabilized frictionless contact with Bortoff's contact
+ *                             state machine FREE / CONTACT / BALLISTIC, events located inside the
+ *                             step by bisection.
+ *
+ * Objects (the MuJoCo split)
+ *   cdyn_state    what a step changes; created for a model, owned by the caller, copyable.
+ *   cdyn_stepper  created once from a const model and options; owns every workspace, so that
+ *                 after its first step cdyn_step allocates nothing (the SuiteSparse factorizations
+ *                 of the sparse backends aside: docs/api.md). One stepper per thread; any number
+ *                 of steppers may share one model.
+ *
+ * Contact rows are the model's rows (cdyn_model_ncontact = n_c); delta and lambda hold three
+ * entries per row in the order (n, t, o) of the row's frame (o entries are 0 in planar models).
+ * lambda is a force (N): the rigid schemes report impulse / h.
+ *
+ * Generalized forces: the model's gravity and bias h(q, v) are always applied; tau (n_v values,
+ * or NULL for none) adds joint torques / external forces, held constant over the step.
+ *
+ * A failed step returns its status and leaves the state bit-identical. With
+ * options.max_halvings = k > 0 a step whose solver does not converge is retried as 2, 4, ... 2^k
+ * substeps of h / 2, h / 4, ...; the report says how many were used.
+ *
+ * Thread safety: a model may be shared; a stepper, a state or a recorder belongs to one thread at
+ * a time. */
+#ifndef CDYN_STEP_H
+#define CDYN_STEP_H
+
+#include "cdyn/alloc.h"
+#include "cdyn/coneqp.h"
+#include "cdyn/export.h"
+#include "cdyn/lcp.h"
+#include "cdyn/mcp.h"
+#include "cdyn/model.h"
+#include "cdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- state ------------------------------------------------------------------------------ */
+
+/* The mode of one contact row after a step. */
+typedef enum cdyn_contact_mode {
+    CDYN_MODE_FREE = 0,     /* not touching: no force */
+    CDYN_MODE_STICK = 1,    /* touching, no tangential slip (rolling) */
+    CDYN_MODE_SLIP = 2,     /* touching and sliding: the friction force is on the cone's boundary */
+    CDYN_MODE_CONTACT = 3,  /* touching without a friction law (Baumgarte CONTACT, or mu = 0) */
+    CDYN_MODE_BALLISTIC = 4 /* Baumgarte: the multiplier went negative, the body has not yet left */
+} cdyn_contact_mode;
+
+/* "free", "stick", "slip", "contact", "ballistic"; never NULL. */
+CDYN_API const char *cdyn_contact_mode_str(cdyn_contact_mode mode);
+
+typedef struct cdyn_state {
+    int nq, nv, nc;  /* sizes (read only): cdyn_model_nq, _nv, _ncontact */
+    double t;        /* time */
+    double *q;       /* nq */
+    double *v;       /* nv */
+    double *delta;   /* 3 nc: contact deformations (n, t, o) per row (compliant scheme) */
+    double *lambda;  /* 3 nc: contact forces (n, t, o) per row */
+    int *mode;       /* nc: cdyn_contact_mode per row */
+} cdyn_state;
+
+/* A state for model: t = 0, q = cdyn_model_default_q, v = delta = lambda = 0, modes FREE. One
+ * allocation (allocator NULL: malloc), released by cdyn_state_free. */
+CDYN_API cdyn_status cdyn_state_create(const cdyn_model *model, const cdyn_allocator *allocator,
+                                       cdyn_state **out, cdyn_report *report);
+CDYN_API void cdyn_state_free(cdyn_state *state); /* accepts NULL */
+
+/* Copy src into dst (same sizes; CDYN_EINVAL otherwise, dst unchanged). */
+CDYN_API cdyn_status cdyn_state_copy(cdyn_state *dst, const cdyn_state *src, cdyn_report *report);
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+typedef enum cdyn_scheme {
+    CDYN_SCHEME_IMPLICIT_NCP = 0,
+    CDYN_SCHEME_PYRAMID_LCP = 1,
+    CDYN_SCHEME_CONE_STEP = 2,
+    CDYN_SCHEME_BAUMGARTE = 3
+} cdyn_scheme;
+
+/* "implicit-ncp", "pyramid-lcp", "cone-step", "baumgarte"; never NULL. */
+CDYN_API const char *cdyn_scheme_str(cdyn_scheme scheme);
+
+/* The solver of the one-step problem. Which fit which scheme (the first is the default):
+ *   IMPLICIT_NCP  FB_DENSE (n_v + 8 n_c unknowns <= options.sparse_above), FB_SPARSE otherwise
+ *   PYRAMID_LCP   LEMKE, FB_DENSE
+ *   CONE_STEP     CONEQP
+ *   BAUMGARTE     DIRECT (a dense linear solve per step and per event)
+ * Any other combination is refused by cdyn_stepper_create. */
+typedef enum cdyn_step_backend {
+    CDYN_BACKEND_AUTO = 0,      /* the scheme's default */
+    CDYN_BACKEND_LEMKE = 1,     /* cdyn_lcp_solve (Lemke with fallbacks), warm-started */
+    CDYN_BACKEND_FB_DENSE = 2,  /* cdyn_mcp_solve / cdyn_lcp_fb_newton, dense LU */
+    CDYN_BACKEND_FB_SPARSE = 3, /* cdyn_mcp_solve with the KLU path */
+    CDYN_BACKEND_CONEQP = 4,    /* cdyn_coneqp_run */
+    CDYN_BACKEND_DIRECT = 5     /* LAPACK linear solve, no complementarity solver */
+} cdyn_step_backend;
+
+/* "auto", "lemke", "fb-dense", "fb-sparse", "coneqp", "direct"; never NULL. */
+CDYN_API const char *cdyn_step_backend_str(cdyn_step_backend backend);
+
+typedef enum cdyn_pyramid_bound {
+    CDYN_PYRAMID_DIAMOND = 0, /* sum of the n_d direction impulses <= mu p_n (classical) */
+    CDYN_PYRAMID_BOX = 1      /* n_d = 4 only: |p_t| <= mu p_n and |p_o| <= mu p_n per axis */
+} cdyn_pyramid_bound;
+
+typedef struct cdyn_step_options {
+    cdyn_scheme scheme;
+    cdyn_step_backend backend; /* CDYN_BACKEND_AUTO */
+    double h;                  /* time step, > 0 (0.01) */
+    int max_halvings;          /* retries with 2^k substeps after a solver failure (0) */
+
+    /* implicit NCP */
+    double gamma;       /* smoothing of the friction cone, >= 0 (1e-4) */
+    int friction_qp;    /* nonzero: tangential forces from the friction QP (Proposition 1) given
+                           lambda_n, inside the Newton iteration (0) */
+    int sparse_above;   /* AUTO backend: FB_SPARSE above this many unknowns (200) */
+    cdyn_mcp_options mcp;  /* FB-Newton settings (cdyn_mcp_defaults; tol 1e-10) */
+
+    /* pyramid LCP */
+    int directions;           /* n_d >= 3 friction directions per contact in 3D (4); planar
+                                 models always use 2 (+t, -t) */
+    cdyn_pyramid_bound bound; /* CDYN_PYRAMID_DIAMOND */
+    int restitution;          /* nonzero: Newton restitution with each pair's coefficient (0) */
+    cdyn_lcp_options lcp;     /* Lemke settings (cdyn_lcp_defaults) */
+
+    /* cone step */
+    cdyn_coneqp_options coneqp; /* interior-point settings (cdyn_coneqp_defaults) */
+
+    /* Baumgarte */
+    double event_tol;  /* events (gap or multiplier sign change) located to this time (1e-9 s) */
+
+    /* all schemes */
+    double contact_tol; /* a row takes part when active and its gap <= contact_tol for the rigid
+                           schemes' classification of modes (1e-8); see docs/api.md */
+    const cdyn_allocator *allocator; /* NULL: malloc/free; also the backends' allocator at
+                                        creation */
+} cdyn_step_options;
+
+/* Defaults for a scheme, as listed above. */
+CDYN_API void cdyn_step_defaults(cdyn_step_options *opts, cdyn_scheme scheme);
+
+/* ---- stepper ----------------------------------------------------------------------------- */
+
+typedef struct cdyn_stepper cdyn_stepper;
+
+/* What one cdyn_step did. */
+typedef struct cdyn_step_report {
+    cdyn_report solver; /* the backend's report of the last solve: status, iterations (summed
+                           over the step's solves), residual, method, message */
+    double h;           /* the step length advanced (options.h) */
+    int substeps;       /* 1, or 2^k after k halvings */
+    int halvings;       /* k */
+    int solves;         /* one-step problems solved (substeps, events) */
+    int events;         /* Baumgarte: mode changes located inside the step */
+    int nactive;        /* contact rows in the problem of the last solve */
+} cdyn_step_report;
+
+/* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the
+ * stepper. CDYN_EINVAL with a message for bad options or a combination that makes no sense (a
+ * backend the scheme cannot use, the box bound with n_d != 4, ...); CDYN_ENOMEM. */
+CDYN_API cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options *opts,
+                                         cdyn_stepper **out, cdyn_report *report);
+CDYN_API void cdyn_stepper_free(cdyn_stepper *stepper); /* accepts NULL */
+
+/* The options the stepper runs with (the backend resolved). */
+CDYN_API const cdyn_step_options *cdyn_stepper_options(const cdyn_stepper *stepper);
+
+/* Advance state by one step of options.h with generalized forces tau (n_v, or NULL). On
+ * CDYN_OK the state holds t + h and the new q, v, delta, lambda, modes. Otherwise the state is
+ * unchanged and report->solver.message says what failed. Statuses: CDYN_EINVAL (NULL, a state of
+ * other sizes, non-finite values, a quaternion far from unit norm, non-finite tau), the backend's
+ * status (CDYN_ENOCONV, CDYN_ERAY, ...) after the allowed halvings, CDYN_ESINGULAR (M not
+ * positive definite), CDYN_ENOMEM. report may be NULL. */
+CDYN_API cdyn_status cdyn_step(cdyn_stepper *stepper, const double *tau, cdyn_state *state,
+                               cdyn_step_report *report);
+
+/* ---- recorder ---------------------------------------------------------------------------- */
+
+/* CSV writer of states: a header "t,q0..,v0..,delta_n0,delta_t0,delta_o0,..,lambda_n0,..,mode0.."
+ * and one line per cdyn_recorder_write, full precision (%.17g). */
+typedef struct cdyn_recorder cdyn_recorder;
+
+/* Open path for writing (truncates). CDYN_EIO with the system's reason when it cannot. */
+CDYN_API cdyn_status cdyn_recorder_open(const cdyn_model *model, const char *path,
+                                        cdyn_recorder **out, cdyn_report *report);
+CDYN_API cdyn_status cdyn_recorder_write(cdyn_recorder *rec, const cdyn_state *state,
+                                         cdyn_report *report);
+/* Flush and close; CDYN_EIO when a write failed at any point. Accepts NULL (CDYN_OK). */
+CDYN_API cdyn_status cdyn_recorder_close(cdyn_recorder *rec, cdyn_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* The implicit-ncp scheme (placeholder until its implementation lands: every step is refused). */
+#include "step/step_internal.h"
+
+#include "core/report.h"
+
+static cdyn_step_backend implicit_ncp_pick(const cdyn_stepper *s)
+{
+    (void)s;
+    return CDYN_BACKEND_DIRECT;
+}
+
+static cdyn_status implicit_ncp_create(cdyn_stepper *s, cdyn_report *r)
+{
+    (void)s;
+    return cdyn_fail(r, CDYN_EINVAL, "the implicit-ncp scheme is not implemented yet");
+}
+
+static void implicit_ncp_destroy(cdyn_stepper *s)
+{
+    (void)s;
+}
+
+static cdyn_status implicit_ncp_advance(cdyn_stepper *s, const double *tau, double h,
+                                   const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
+{
+    (void)s, (void)tau, (void)h, (void)x0, (void)x1;
+    return cdyn_fail(&rep->solver, CDYN_EINVAL, "the implicit-ncp scheme is not implemented yet");
+}
+
+const step_scheme cdyn_scheme_implicit_ncp = {
+    "implicit-ncp", 1u << CDYN_BACKEND_DIRECT, implicit_ncp_pick, implicit_ncp_create, implicit_ncp_destroy,
+    implicit_ncp_advance,
+};

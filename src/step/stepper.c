@@ -1,0 +1,268 @@
+/* The stepper: options, the scheme/backend table, and the driver that validates a state, halves
+ * failing steps and commits a step only when it succeeded. */
+#include "step/step_internal.h"
+
+#include "core/memory.h"
+#include "core/report.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BIT(b) (1u << (b))
+
+/* The backend table: one row per scheme, in cdyn_scheme order. */
+static const step_scheme *const schemes[] = {
+    [CDYN_SCHEME_IMPLICIT_NCP] = &cdyn_scheme_implicit_ncp,
+    [CDYN_SCHEME_PYRAMID_LCP] = &cdyn_scheme_pyramid_lcp,
+    [CDYN_SCHEME_CONE_STEP] = &cdyn_scheme_cone_step,
+    [CDYN_SCHEME_BAUMGARTE] = &cdyn_scheme_baumgarte,
+};
+#define NSCHEMES ((int)(sizeof schemes / sizeof schemes[0]))
+
+const char *cdyn_scheme_str(cdyn_scheme scheme)
+{
+    if ((int)scheme >= 0 && (int)scheme < NSCHEMES)
+        return schemes[scheme]->name;
+    return "unknown scheme";
+}
+
+const char *cdyn_step_backend_str(cdyn_step_backend backend)
+{
+    switch (backend) {
+    case CDYN_BACKEND_AUTO: return "auto";
+    case CDYN_BACKEND_LEMKE: return "lemke";
+    case CDYN_BACKEND_FB_DENSE: return "fb-dense";
+    case CDYN_BACKEND_FB_SPARSE: return "fb-sparse";
+    case CDYN_BACKEND_CONEQP: return "coneqp";
+    case CDYN_BACKEND_DIRECT: return "direct";
+    }
+    return "unknown backend";
+}
+
+void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
+{
+    if (o == NULL)
+        return;
+    memset(o, 0, sizeof *o);
+    o->scheme = scheme;
+    o->backend = CDYN_BACKEND_AUTO;
+    o->h = 0.01;
+    o->max_halvings = 0;
+    o->gamma = 1e-4;
+    o->friction_qp = 0;
+    o->sparse_above = 200;
+    cdyn_mcp_defaults(&o->mcp);
+    o->directions = 4;
+    o->bound = CDYN_PYRAMID_DIAMOND;
+    o->restitution = 0;
+    cdyn_lcp_defaults(&o->lcp);
+    cdyn_coneqp_defaults(&o->coneqp);
+    o->event_tol = 1e-9;
+    o->contact_tol = 1e-8;
+    o->allocator = NULL;
+}
+
+static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
+{
+    if ((int)o->scheme < 0 || (int)o->scheme >= NSCHEMES)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: unknown scheme %d", (int)o->scheme);
+    if ((int)o->backend < 0 || (int)o->backend > CDYN_BACKEND_DIRECT)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: unknown backend %d",
+                         (int)o->backend);
+    if (!(o->h > 0) || !isfinite(o->h))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: h = %g must be finite and > 0",
+                         o->h);
+    if (o->max_halvings < 0 || o->max_halvings > 20)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: max_halvings = %d not in 0..20",
+                         o->max_halvings);
+    if (!(o->gamma >= 0) || !isfinite(o->gamma))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: gamma = %g must be finite, >= 0",
+                         o->gamma);
+    if (!(o->event_tol > 0) || !isfinite(o->event_tol))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: event_tol = %g must be > 0",
+                         o->event_tol);
+    if (!(o->contact_tol >= 0) || !isfinite(o->contact_tol))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: contact_tol = %g must be >= 0",
+                         o->contact_tol);
+    if (o->sparse_above < 0)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: sparse_above = %d < 0",
+                         o->sparse_above);
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options *opts,
+                                cdyn_stepper **out, cdyn_report *report)
+{
+    cdyn_report_clear(report, "stepper");
+    if (out == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_stepper_create: out is NULL");
+    *out = NULL;
+    if (model == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_stepper_create: model is NULL");
+    cdyn_step_options o;
+    if (opts != NULL)
+        o = *opts;
+    else
+        cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    cdyn_status st = check_options(&o, report);
+    if (st != CDYN_OK)
+        return st;
+    const step_scheme *sc = schemes[o.scheme];
+
+    cdyn_stepper *s = cdyn_mem_alloc(o.allocator, sizeof *s);
+    if (s == NULL)
+        return cdyn_fail(report, CDYN_ENOMEM, "cdyn_stepper_create: out of memory");
+    memset(s, 0, sizeof *s);
+    s->model = model;
+    s->scheme = sc;
+    s->nq = cdyn_model_nq(model);
+    s->nv = cdyn_model_nv(model);
+    s->nc = cdyn_model_ncontact(model);
+    s->dim = cdyn_model_dim(model);
+    s->opts = o;
+    if (o.backend == CDYN_BACKEND_AUTO)
+        s->opts.backend = sc->pick(s);
+    if (!(sc->backends & BIT(s->opts.backend))) {
+        cdyn_fail(report, CDYN_EINVAL, "cdyn_stepper_create: the %s scheme cannot use the %s backend",
+                  sc->name, cdyn_step_backend_str(s->opts.backend));
+        cdyn_mem_free(o.allocator, s);
+        return CDYN_EINVAL;
+    }
+    /* The backends allocate per solve from the arena, which stops allocating after warm-up. */
+    cdyn_arena_init(&s->arena, o.allocator);
+    s->opts.mcp.allocator = &s->arena.as;
+    s->opts.lcp.lemke.allocator = &s->arena.as;
+    s->opts.coneqp.allocator = &s->arena.as;
+
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.dense = 1;
+    dopt.allocator = o.allocator;
+    st = cdyn_data_create(model, &dopt, &s->data, report);
+    if (st == CDYN_OK)
+        st = cdyn_state_create(model, o.allocator, &s->a, report);
+    if (st == CDYN_OK)
+        st = cdyn_state_create(model, o.allocator, &s->b, report);
+    if (st == CDYN_OK)
+        st = sc->create(s, report);
+    if (st != CDYN_OK) {
+        s->ws = NULL; /* create frees its own workspace on failure */
+        cdyn_stepper_free(s);
+        return st;
+    }
+    cdyn_report_clear(report, "stepper");
+    *out = s;
+    return CDYN_OK;
+}
+
+void cdyn_stepper_free(cdyn_stepper *s)
+{
+    if (s == NULL)
+        return;
+    if (s->ws != NULL)
+        s->scheme->destroy(s);
+    cdyn_state_free(s->a);
+    cdyn_state_free(s->b);
+    cdyn_data_free(s->data);
+    cdyn_arena_destroy(&s->arena);
+    const cdyn_allocator *a = s->opts.allocator;
+    cdyn_mem_free(a, s);
+}
+
+const cdyn_step_options *cdyn_stepper_options(const cdyn_stepper *s)
+{
+    return s != NULL ? &s->opts : NULL;
+}
+
+static int all_finite(int n, const double *x)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+static cdyn_status check_state(const cdyn_stepper *s, const double *tau, const cdyn_state *x,
+                               cdyn_report *r)
+{
+    if (x == NULL || x->q == NULL || x->v == NULL || x->delta == NULL || x->lambda == NULL ||
+        x->mode == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: NULL state or state array");
+    if (x->nq != s->nq || x->nv != s->nv || x->nc != s->nc)
+        return cdyn_fail(r, CDYN_EINVAL,
+                         "cdyn_step: the state's sizes (nq %d, nv %d, nc %d) are not the model's "
+                         "(%d, %d, %d)", x->nq, x->nv, x->nc, s->nq, s->nv, s->nc);
+    if (!isfinite(x->t) || !all_finite(s->nq, x->q) || !all_finite(s->nv, x->v) ||
+        !all_finite(3 * s->nc, x->delta) || !all_finite(3 * s->nc, x->lambda))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: the state holds NaN or Inf");
+    for (int i = 0; i < s->nc; i++)
+        if (x->mode[i] < CDYN_MODE_FREE || x->mode[i] > CDYN_MODE_BALLISTIC)
+            return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: mode[%d] = %d is not a contact mode", i,
+                             x->mode[i]);
+    if (tau != NULL && !all_finite(s->nv, tau))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: tau holds NaN or Inf");
+    /* A quaternion far from unit norm is a wrong state; cdyn_eval says which. */
+    cdyn_status st = cdyn_eval(s->model, s->data, x->q, x->v, 0u, r);
+    if (st != CDYN_OK)
+        return st;
+    return CDYN_OK;
+}
+
+/* Failures a smaller step may cure. */
+static int retryable(cdyn_status st)
+{
+    return st == CDYN_ENOCONV || st == CDYN_ENUMERIC || st == CDYN_ERAY ||
+           st == CDYN_ENOSOLUTION;
+}
+
+/* 2^k substeps of h / 2^k from x0; the result in *res (one of s->a, s->b). */
+static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state *x0, int k,
+                            cdyn_state **res, cdyn_step_report *rep)
+{
+    const int n = 1 << k;
+    const double h = s->opts.h / n;
+    const cdyn_state *cur = x0;
+    cdyn_state *next = s->a;
+    for (int i = 0; i < n; i++) {
+        if (cdyn_arena_reset(&s->arena) != 0)
+            return cdyn_fail(&rep->solver, CDYN_ENOMEM, "cdyn_step: out of memory (arena)");
+        cdyn_status st = s->scheme->advance(s, tau, h, cur, next, rep);
+        rep->solves++;
+        if (st != CDYN_OK)
+            return st;
+        /* The time of substep i from the start, not accumulated, so 2^k steps land on t + h. */
+        next->t = x0->t + s->opts.h * (double)(i + 1) / n;
+        cur = next;
+        next = next == s->a ? s->b : s->a;
+    }
+    *res = (cdyn_state *)cur;
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_step(cdyn_stepper *s, const double *tau, cdyn_state *state,
+                      cdyn_step_report *report)
+{
+    cdyn_step_report local;
+    cdyn_step_report *rep = report != NULL ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    cdyn_report_clear(&rep->solver, "step");
+    if (s == NULL)
+        return cdyn_fail(&rep->solver, CDYN_EINVAL, "cdyn_step: stepper is NULL");
+    rep->h = s->opts.h;
+    cdyn_status st = check_state(s, tau, state, &rep->solver);
+    if (st != CDYN_OK)
+        return st;
+    cdyn_state *res = NULL;
+    for (int k = 0;; k++) {
+        rep->substeps = 1 << k;
+        rep->halvings = k;
+        st = substeps(s, tau, state, k, &res, rep);
+        if (st == CDYN_OK || !retryable(st) || k >= s->opts.max_halvings)
+            break;
+    }
+    rep->solver.status = st;
+    if (st != CDYN_OK)
+        return st;
+    cdyn_state_copy(state, res, NULL);
+    return CDYN_OK;
+}
