@@ -57,6 +57,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->restitution = 0;
     cdyn_lcp_defaults(&o->lcp);
     cdyn_coneqp_defaults(&o->coneqp);
+    o->coneqp.check_psd = 0; /* W = J M^-1 J' is positive semidefinite by construction */
     o->event_tol = 1e-9;
     o->contact_tol = 1e-8;
     o->allocator = NULL;

@@ -1,0 +1,523 @@
+/* The stepper driver and the cone step: options, state handling, failure semantics, the
+ * recorder, allocation after warm-up, threads, and the cone step's physics against analytic
+ * values. */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/step.h"
+#include "support.h"
+
+#define G_ACC 9.81
+
+/* A solid sphere (radius r, mass m) free above the plane z = 0, friction mu. */
+static cdyn_model *sphere_model(double r, double m, double mu)
+{
+    cdyn_report rep;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
+    cdyn_body_desc ball;
+    cdyn_body_desc_defaults(&ball);
+    ball.mass = m;
+    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
+    int body, gp, gs, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &ball, &body, &rep), CDYN_OK);
+    cdyn_geom_desc plane, sphere;
+    cdyn_geom_desc_defaults(&plane);
+    cdyn_geom_desc_defaults(&sphere);
+    sphere.body = body;
+    sphere.type = CDYN_GEOM_SPHERE;
+    sphere.size[0] = r;
+    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gp;
+    pd.geom_b = gs;
+    pd.mu = mu;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, &rep), CDYN_OK);
+    cdyn_builder_free(b);
+    return model;
+}
+
+static cdyn_stepper *make_stepper(const cdyn_model *m, cdyn_scheme scheme, double h)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, scheme);
+    o.h = h;
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    cdyn_status st = cdyn_stepper_create(m, &o, &s, &rep);
+    if (st != CDYN_OK)
+        fail_msg("cdyn_stepper_create: %s", rep.message);
+    return s;
+}
+
+static void test_strings_and_defaults(void **unused)
+{
+    (void)unused;
+    assert_string_equal(cdyn_scheme_str(CDYN_SCHEME_CONE_STEP), "cone-step");
+    assert_string_equal(cdyn_scheme_str((cdyn_scheme)99), "unknown scheme");
+    assert_string_equal(cdyn_step_backend_str(CDYN_BACKEND_LEMKE), "lemke");
+    assert_string_equal(cdyn_contact_mode_str(CDYN_MODE_BALLISTIC), "ballistic");
+    assert_string_equal(cdyn_contact_mode_str((cdyn_contact_mode)-3), "unknown mode");
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+    assert_int_equal(o.scheme, CDYN_SCHEME_PYRAMID_LCP);
+    assert_int_equal(o.backend, CDYN_BACKEND_AUTO);
+    assert_true(o.h > 0);
+    cdyn_step_defaults(NULL, CDYN_SCHEME_CONE_STEP); /* accepted, does nothing */
+}
+
+static void test_create_refusals(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_stepper *s = (cdyn_stepper *)&s; /* must be reset to NULL on failure */
+    cdyn_report rep;
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
+
+    assert_int_equal(cdyn_stepper_create(NULL, &o, &s, &rep), CDYN_EINVAL);
+    assert_null(s);
+    assert_int_equal(cdyn_stepper_create(m, &o, NULL, &rep), CDYN_EINVAL);
+
+    const double bad_h[] = {0.0, -1e-3, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad_h / sizeof bad_h[0]; i++) {
+        cdyn_step_options b = o;
+        b.h = bad_h[i];
+        assert_int_equal(cdyn_stepper_create(m, &b, &s, &rep), CDYN_EINVAL);
+        assert_non_null(strstr(rep.message, "h ="));
+        assert_null(s);
+    }
+    cdyn_step_options b = o;
+    b.scheme = (cdyn_scheme)17;
+    assert_int_equal(cdyn_stepper_create(m, &b, &s, &rep), CDYN_EINVAL);
+    b = o;
+    b.backend = CDYN_BACKEND_LEMKE; /* the cone step needs the cone QP */
+    assert_int_equal(cdyn_stepper_create(m, &b, &s, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.message, "cone-step scheme cannot use the lemke backend"));
+    b = o;
+    b.max_halvings = -1;
+    assert_int_equal(cdyn_stepper_create(m, &b, &s, &rep), CDYN_EINVAL);
+    b = o;
+    b.gamma = NAN;
+    assert_int_equal(cdyn_stepper_create(m, &b, &s, &rep), CDYN_EINVAL);
+
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    assert_int_equal(cdyn_stepper_options(s)->backend, CDYN_BACKEND_CONEQP);
+    cdyn_stepper_free(s);
+    cdyn_stepper_free(NULL);
+    cdyn_model_free(m);
+}
+
+static void test_state(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_report rep;
+    cdyn_state *a = NULL, *b = NULL;
+    assert_int_equal(cdyn_state_create(NULL, NULL, &a, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_state_create(m, NULL, NULL, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_state_create(m, NULL, &a, &rep), CDYN_OK);
+    assert_int_equal(a->nq, 7);
+    assert_int_equal(a->nv, 6);
+    assert_int_equal(a->nc, 1);
+    assert_true(a->q[3] == 1.0 && a->q[4] == 0.0); /* the default pose: unit quaternion */
+    assert_int_equal(a->mode[0], CDYN_MODE_FREE);
+
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, 0);
+    assert_int_equal(cdyn_state_create(m, &fa.allocator, &b, &rep), CDYN_ENOMEM);
+    assert_null(b);
+    test_failing_alloc_init(&fa, -1);
+    assert_int_equal(cdyn_state_create(m, &fa.allocator, &b, &rep), CDYN_OK);
+    a->t = 1.5;
+    a->v[2] = -3;
+    a->lambda[0] = 2;
+    a->mode[0] = CDYN_MODE_SLIP;
+    assert_int_equal(cdyn_state_copy(b, a, &rep), CDYN_OK);
+    assert_true(b->t == 1.5 && b->v[2] == -3 && b->lambda[0] == 2 && b->mode[0] == CDYN_MODE_SLIP);
+    cdyn_state_free(b);
+    assert_int_equal(fa.live, 0);
+
+    /* A state of another model is refused by copy and by the stepper. */
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *bld = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &bld, &rep), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 1;
+    d.inertia[2] = 1;
+    int id;
+    assert_int_equal(cdyn_builder_add_body(bld, &d, &id, &rep), CDYN_OK);
+    cdyn_model *m2 = NULL;
+    assert_int_equal(cdyn_builder_build(bld, &m2, &rep), CDYN_OK);
+    cdyn_builder_free(bld);
+    cdyn_state *c = NULL;
+    assert_int_equal(cdyn_state_create(m2, NULL, &c, &rep), CDYN_OK);
+    assert_int_equal(cdyn_state_copy(c, a, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.message, "sizes differ"));
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, c, &sr), CDYN_EINVAL);
+    assert_non_null(strstr(sr.solver.message, "sizes"));
+    cdyn_stepper_free(s);
+    cdyn_state_free(c);
+    cdyn_model_free(m2);
+    cdyn_state_free(a);
+    cdyn_model_free(m);
+}
+
+/* Bad states and forces are refused and leave the state as it was. */
+static void test_step_bad_input(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_state *x = NULL;
+    cdyn_report rep;
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->q[2] = 0.3;
+    assert_int_equal(cdyn_step(NULL, NULL, x, &sr), CDYN_EINVAL);
+    assert_int_equal(cdyn_step(s, NULL, NULL, &sr), CDYN_EINVAL);
+
+    x->v[1] = NAN;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_EINVAL);
+    assert_non_null(strstr(sr.solver.message, "NaN"));
+    assert_true(isnan(x->v[1]) && x->t == 0.0);
+    x->v[1] = 0;
+
+    double tau[6] = {0, 0, INFINITY, 0, 0, 0};
+    assert_int_equal(cdyn_step(s, tau, x, &sr), CDYN_EINVAL);
+    x->mode[0] = 42;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_EINVAL);
+    x->mode[0] = CDYN_MODE_FREE;
+    x->q[3] = 5.0; /* |e| = 5: a wrong state, not rounding */
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_EINVAL);
+    assert_true(x->q[3] == 5.0);
+    x->q[3] = 1.0;
+    assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK); /* report may be NULL */
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* Free flight: the scheme is v+ = v + h g, z+ = z + h v+ (symplectic Euler), so after n steps
+ * z_n = z_0 + n h v_0 - g h^2 n (n + 1) / 2 exactly; the contact stays FREE. */
+static void test_cone_free_flight(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    const double h = 0.01, z0 = 2.0, vz0 = 3.0;
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_state *x = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->q[2] = z0;
+    x->v[2] = vz0;
+    x->v[0] = 0.5;
+    x->v[5] = 2.0; /* spin about z: the quaternion turns at 2 rad/s */
+    const int n = 50;
+    for (int i = 0; i < n; i++)
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    const double z_exact = z0 + n * h * vz0 - G_ACC * h * h * n * (n + 1) / 2.0;
+    assert_true(fabs(x->q[2] - z_exact) < 1e-12);
+    assert_true(fabs(x->q[0] - 0.5 * n * h) < 1e-12);
+    assert_true(fabs(x->t - n * h) < 1e-12);
+    assert_int_equal(x->mode[0], CDYN_MODE_FREE);
+    assert_true(fabs(x->lambda[0]) < 1e-9 * 0.2 * G_ACC);
+    const double qn = sqrt(x->q[3] * x->q[3] + x->q[4] * x->q[4] + x->q[5] * x->q[5] +
+                           x->q[6] * x->q[6]);
+    assert_true(fabs(qn - 1.0) < 1e-14);
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* A sphere resting on the plane stays at rest and carries its weight: lambda_n = m g
+ * (equilibrium), no tangential force, mode STICK. */
+static void test_cone_resting(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, mass = 0.2;
+    cdyn_model *m = sphere_model(r, mass, 0.2);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_state *x = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->q[2] = r;
+    cdyn_step_report sr;
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+        assert_int_equal(sr.nactive, 1);
+    }
+    assert_true(fabs(x->q[2] - r) < 1e-8);
+    assert_true(fabs(x->lambda[0] - mass * G_ACC) < 1e-6 * mass * G_ACC);
+    assert_true(fabs(x->lambda[1]) < 1e-8 && fabs(x->lambda[2]) < 1e-8);
+    assert_int_equal(x->mode[0], CDYN_MODE_STICK);
+    assert_string_equal(sr.solver.method, "coneqp-ipm-dense");
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* A solid sphere sliding on the plane with slip s0 (contact-point velocity v - r w x n) stops
+ * slipping at t* = |s0| / (3.5 mu g): friction mu m g decelerates the centre at mu g and spins
+ * the ball up at 5 mu g / (2 r), so the slip falls at 3.5 mu g (textbook rigid-body result).
+ * The cone step keeps the exact cone, so the slip direction stays fixed (checked) and the end of
+ * slip lands within h of t*. */
+static void test_cone_sphere_slip_end(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, mass = 0.2, mu = 0.2, h = 1e-3;
+    cdyn_model *m = sphere_model(r, mass, mu);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_state *x = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->q[2] = r;
+    x->v[0] = 1.0;
+    x->v[1] = 0.5;
+    x->v[3] = 4.0; /* w_x: slip_y = v_y - r w_x... */
+    /* slip of the contact point (velocity of the ball's material point at the bottom):
+     * v + w x (0, 0, -r) = (v_x - r w_y, v_y + r w_x, 0). */
+    const double s0x = x->v[0] - r * x->v[4], s0y = x->v[1] + r * x->v[3];
+    const double s0 = hypot(s0x, s0y), t_star = s0 / (3.5 * mu * G_ACC);
+    double t_end = -1;
+    for (int i = 0; i < 400 && t_end < 0; i++) {
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+        const double sx = x->v[0] - r * x->v[4], sy = x->v[1] + r * x->v[3];
+        if (hypot(sx, sy) > 1e-6) {
+            /* the slip keeps its direction (exact cone) */
+            assert_true(fabs(sx * s0y - sy * s0x) < 1e-6 * hypot(sx, sy) * s0);
+        } else {
+            t_end = x->t;
+            assert_int_equal(x->mode[0], CDYN_MODE_STICK);
+        }
+    }
+    assert_true(t_end > 0);
+    assert_true(fabs(t_end - t_star) <= h);
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* A failing solve leaves the caller's state bit-identical: the cone QP limited to one
+ * interior-point iteration cannot converge. */
+static void test_failed_step_untouched(void **unused)
+{
+    (void)unused;
+    const double r = 0.05;
+    cdyn_model *m = sphere_model(r, 0.2, 0.2);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
+    o.coneqp.max_iter = 1;
+    o.max_halvings = 2; /* halving cannot help either: reported after 1 + 2 + 4 substeps' tries */
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    cdyn_state *x = NULL, *copy = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &copy, &rep), CDYN_OK);
+    x->t = 0.25;
+    x->q[2] = r;
+    x->v[0] = 1;
+    x->v[3] = 40;
+    x->lambda[0] = 7;
+    x->mode[0] = CDYN_MODE_SLIP;
+    assert_int_equal(cdyn_state_copy(copy, x, &rep), CDYN_OK);
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_ENOCONV);
+    assert_int_equal(sr.solver.status, CDYN_ENOCONV);
+    assert_int_equal(sr.halvings, 2);
+    assert_int_equal(sr.substeps, 4);
+    assert_true(strlen(sr.solver.message) > 0);
+    assert_memory_equal(x->q, copy->q, sizeof(double) * 7);
+    assert_memory_equal(x->v, copy->v, sizeof(double) * 6);
+    assert_memory_equal(x->lambda, copy->lambda, sizeof(double) * 3);
+    assert_memory_equal(x->delta, copy->delta, sizeof(double) * 3);
+    assert_memory_equal(x->mode, copy->mode, sizeof(int));
+    assert_memory_equal(&x->t, &copy->t, sizeof(double));
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_state_free(copy);
+    cdyn_model_free(m);
+}
+
+/* After warm-up a step allocates nothing (the arena keeps the backends' memory); every failed
+ * allocation at creation is a clean CDYN_ENOMEM with nothing leaked. */
+static void test_allocation(void **unused)
+{
+    (void)unused;
+    const double r = 0.05;
+    cdyn_model *m = sphere_model(r, 0.2, 0.2);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    o.allocator = &fa.allocator;
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    const int at_create = fa.allocations;
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->q[2] = r;
+    x->v[0] = 1;
+    x->v[3] = 40;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    const int warm = fa.allocations;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    assert_int_equal(fa.allocations, warm);
+    assert_true(warm > at_create); /* the arena did grow during warm-up */
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+
+    for (int k = 0; k < at_create; k++) {
+        test_failing_alloc_init(&fa, k);
+        s = (cdyn_stepper *)&s;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_ENOMEM);
+        assert_null(s);
+        assert_int_equal(fa.live, 0);
+    }
+    /* The arena's first growth failing inside a step: CDYN_ENOMEM, state untouched. */
+    test_failing_alloc_init(&fa, at_create);
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    const double v0 = x->v[0];
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_ENOMEM);
+    assert_true(x->v[0] == v0);
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* The recorder writes a header and full-precision lines that read back exactly. */
+static void test_recorder(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_report rep;
+    cdyn_recorder *rec = NULL;
+    assert_int_equal(cdyn_recorder_open(m, "/nonexistent-dir/x.csv", &rec, &rep), CDYN_EIO);
+    assert_null(rec);
+    assert_non_null(strstr(rep.message, "cannot write"));
+    assert_int_equal(cdyn_recorder_open(NULL, "x.csv", &rec, &rep), CDYN_EINVAL);
+
+    const char *path = CDYN_TEST_OUT_DIR "/test_step_recorder.csv";
+    assert_int_equal(cdyn_recorder_open(m, path, &rec, &rep), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->t = 0.1;
+    x->q[2] = 1.0 / 3.0;
+    x->lambda[0] = 1e-300;
+    x->mode[0] = CDYN_MODE_STICK;
+    assert_int_equal(cdyn_recorder_write(rec, x, &rep), CDYN_OK);
+    assert_int_equal(cdyn_recorder_write(rec, NULL, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_recorder_close(rec, &rep), CDYN_OK);
+    assert_int_equal(cdyn_recorder_close(NULL, &rep), CDYN_OK);
+
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_true(strncmp(line, "t,q0,q1,q2,q3,q4,q5,q6,v0,", 26) == 0);
+    assert_non_null(strstr(line, ",delta_n0,delta_t0,delta_o0,lambda_n0,lambda_t0,lambda_o0,mode0\n"));
+    assert_non_null(fgets(line, sizeof line, f));
+    double vals[1 + 7 + 6 + 3 + 3 + 1];
+    char *p = line;
+    for (int k = 0; k < 21; k++) {
+        vals[k] = strtod(p, &p);
+        if (*p == ',')
+            p++;
+    }
+    assert_true(vals[0] == 0.1 && vals[3] == 1.0 / 3.0 && vals[17] == 1e-300);
+    assert_true(vals[20] == CDYN_MODE_STICK);
+    fclose(f);
+    remove(path);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* Steppers on one shared model in two threads give the serial run's results bit for bit. */
+typedef struct run_arg {
+    const cdyn_model *m;
+    double out[7];
+    int status;
+} run_arg;
+
+static void *run_billiard(void *p)
+{
+    run_arg *a = p;
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
+    cdyn_stepper *s = NULL;
+    cdyn_state *x = NULL;
+    a->status = cdyn_stepper_create(a->m, &o, &s, NULL);
+    if (a->status == CDYN_OK)
+        a->status = cdyn_state_create(a->m, NULL, &x, NULL);
+    if (a->status == CDYN_OK) {
+        x->q[2] = 0.05;
+        const double v0[6] = {1, 0.5, 0, 40, -20, -10};
+        memcpy(x->v, v0, sizeof v0);
+        for (int i = 0; i < 60 && a->status == CDYN_OK; i++)
+            a->status = cdyn_step(s, NULL, x, NULL);
+        memcpy(a->out, x->q, sizeof a->out);
+    }
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    return NULL;
+}
+
+static void test_threads(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    run_arg serial = {m, {0}, 0}, t[2] = {{m, {0}, 0}, {m, {0}, 0}};
+    run_billiard(&serial);
+    assert_int_equal(serial.status, CDYN_OK);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, run_billiard, &t[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(t[i].status, CDYN_OK);
+        assert_memory_equal(t[i].out, serial.out, sizeof serial.out);
+    }
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strings_and_defaults),
+        cmocka_unit_test(test_create_refusals),
+        cmocka_unit_test(test_state),
+        cmocka_unit_test(test_step_bad_input),
+        cmocka_unit_test(test_cone_free_flight),
+        cmocka_unit_test(test_cone_resting),
+        cmocka_unit_test(test_cone_sphere_slip_end),
+        cmocka_unit_test(test_failed_step_untouched),
+        cmocka_unit_test(test_allocation),
+        cmocka_unit_test(test_recorder),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
