@@ -4,9 +4,13 @@
 
 #include <stdint.h>
 
-/* Every overflow block carries its size in front, so that release can keep the count right. */
+/* Every overflow block carries its size and list links in front: release keeps the count right,
+ * and reset frees the blocks nobody released (per-step arrays of the schemes). */
 typedef union arena_header {
-    size_t size;
+    struct {
+        size_t size;
+        union arena_header *prev, *next;
+    } h;
     max_align_t align;
 } arena_header;
 
@@ -29,7 +33,12 @@ static void *arena_alloc(void *ctx, size_t size)
     arena_header *hd = cdyn_mem_alloc(a->parent, sizeof(arena_header) + rounded);
     if (hd == NULL)
         return NULL;
-    hd->size = rounded;
+    hd->h.size = rounded;
+    hd->h.prev = NULL;
+    hd->h.next = a->list;
+    if (a->list != NULL)
+        ((arena_header *)a->list)->h.prev = hd;
+    a->list = hd;
     a->overflow += rounded;
     if (a->used + a->overflow > a->peak)
         a->peak = a->used + a->overflow;
@@ -45,7 +54,13 @@ static void arena_release(void *ctx, void *ptr)
     if (a->block != NULL && p >= a->block && p < a->block + a->size)
         return; /* bump memory: freed all at once by the next reset */
     arena_header *hd = (arena_header *)ptr - 1;
-    a->overflow -= hd->size;
+    if (hd->h.prev != NULL)
+        hd->h.prev->h.next = hd->h.next;
+    else
+        a->list = hd->h.next;
+    if (hd->h.next != NULL)
+        hd->h.next->h.prev = hd->h.prev;
+    a->overflow -= hd->h.size;
     cdyn_mem_free(a->parent, hd);
 }
 
@@ -53,14 +68,26 @@ void cdyn_arena_init(cdyn_arena *a, const cdyn_allocator *parent)
 {
     a->parent = parent;
     a->block = NULL;
+    a->list = NULL;
     a->size = a->used = a->peak = a->overflow = 0;
     a->as.alloc = arena_alloc;
     a->as.release = arena_release;
     a->as.ctx = a;
 }
 
+static void free_overflow(cdyn_arena *a)
+{
+    while (a->list != NULL) {
+        arena_header *hd = a->list;
+        a->list = hd->h.next;
+        cdyn_mem_free(a->parent, hd);
+    }
+    a->overflow = 0;
+}
+
 int cdyn_arena_reset(cdyn_arena *a)
 {
+    free_overflow(a);
     a->used = 0;
     if (a->peak <= a->size)
         return 0;
@@ -78,6 +105,7 @@ int cdyn_arena_reset(cdyn_arena *a)
 
 void cdyn_arena_destroy(cdyn_arena *a)
 {
+    free_overflow(a);
     cdyn_mem_free(a->parent, a->block);
     a->block = NULL;
     a->size = a->used = a->peak = 0;

@@ -7,40 +7,29 @@
  * cone's impulses with the normal velocity condition relaxed to u_n >= mu |u_T| (a sliding body
  * lifts off by mu |u_T| h per step; docs/theory.md). One friction-cone QP per step (cdyn_coneqp,
  * interior point); planar models use two-dimensional cones (p_n, p_t). */
-#include "step/step_internal.h"
+#include "step/contact_space.h"
 
-#include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/dense.h"
+#include "linalg/csc.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct cone_ws {
-    int nd;       /* directions per row: 2 (planar) or 3 */
-    int *rows;    /* n_c: the model rows in the problem */
-    double *mu;   /* n_c */
-    double *L;    /* nv x nv: Cholesky factor of M */
-    double *JT;   /* nv x (nd n_c): J' of the rows, then L^-1 J' */
-    double *W;    /* (nd n_c)^2 */
-    double *r;    /* nd n_c */
-    double *p;    /* nd n_c */
-    double *vf;   /* nv */
-} cone_ws;
+/* Up to this many unknowns the QP runs dense (LAPACK); above, sparse (CHOLMOD). */
+#define CONE_DENSE_MAX 96
 
-static void cone_layout(cdyn_carve *cv, void *base, cone_ws *w, int nv, int nc, int nd)
-{
-    const size_t m = (size_t)nd * (size_t)nc;
-    w->rows = cdyn_carve_ints(cv, base, (size_t)nc);
-    w->mu = cdyn_carve_doubles(cv, base, (size_t)nc);
-    w->L = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, (size_t)nv, (size_t)nv));
-    w->JT = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, (size_t)nv, m));
-    w->W = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, m, m));
-    w->r = cdyn_carve_doubles(cv, base, m);
-    w->p = cdyn_carve_doubles(cv, base, m);
-    w->vf = cdyn_carve_doubles(cv, base, (size_t)nv);
-}
+/* The QP solver is kept from step to step while the problem's structure (number of rows, and
+ * W's sparsity pattern on the sparse path) stays the same, so that CHOLMOD's symbolic analysis
+ * and the solver's workspace are reused; a new structure (contacts made or broken) re-creates
+ * it, the only allocation of a step after warm-up. */
+typedef struct cone_ws {
+    cs_trees trees;
+    cdyn_coneqp_solver *qp;
+    int qp_k, qp_dense;      /* the structure qp was made for */
+    int *pattern;            /* its CSC pattern: colptr (m + 1) then rowind (nnz) */
+    size_t pattern_len, pattern_cap;
+} cone_ws;
 
 static cdyn_step_backend cone_pick(const cdyn_stepper *s)
 {
@@ -50,80 +39,137 @@ static cdyn_step_backend cone_pick(const cdyn_stepper *s)
 
 static cdyn_status cone_create(cdyn_stepper *s, cdyn_report *r)
 {
-    cone_ws shape;
-    const int nd = s->dim == 2 ? 2 : 3;
-    cdyn_carve cv = {0, 0};
-    (void)cdyn_carve_ptr(&cv, NULL, 1, sizeof(cone_ws));
-    cone_layout(&cv, NULL, &shape, s->nv, s->nc, nd);
-    if (cv.overflow || (size_t)nd * (size_t)s->nc > 46340)
-        return cdyn_fail(r, CDYN_ETOOBIG, "cone step: %d contact rows are too many for the dense "
-                         "cone QP", s->nc);
-    void *blk = cdyn_mem_alloc(s->opts.allocator, cv.off);
-    if (blk == NULL)
+    const size_t nints = cs_trees_ints(s->nv, cdyn_model_nbody(s->model));
+    if (nints > ((size_t)-1 - sizeof(cone_ws)) / sizeof(int))
+        return cdyn_fail(r, CDYN_ENOMEM, "cone step: size overflow");
+    cone_ws *w = cdyn_mem_alloc(s->opts.allocator, sizeof(cone_ws) + nints * sizeof(int));
+    if (w == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
-    cone_ws *w = blk;
-    cdyn_carve cv2 = {0, 0};
-    (void)cdyn_carve_ptr(&cv2, blk, 1, sizeof(cone_ws));
-    cone_layout(&cv2, blk, w, s->nv, s->nc, nd);
-    w->nd = nd;
+    memset(w, 0, sizeof *w);
+    cs_trees_init(&w->trees, s->model, (int *)(w + 1));
     s->ws = w;
     return CDYN_OK;
 }
 
 static void cone_destroy(cdyn_stepper *s)
 {
+    cone_ws *w = s->ws;
+    cdyn_coneqp_free(w->qp);
+    cdyn_mem_free(s->opts.allocator, w->pattern);
     cdyn_mem_free(s->opts.allocator, s->ws);
     s->ws = NULL;
 }
 
-/* The rows in the problem (active in the model's sense) and their friction coefficients. */
-static int cone_rows(const cdyn_stepper *s, cone_ws *w)
+/* Make sure ws->qp fits q's structure: keep it, or re-create it (and remember the pattern). */
+static cdyn_status cone_solver_for(cdyn_stepper *s, const cdyn_coneqp *q, cdyn_report *r)
 {
-    const int *active = cdyn_data_active(s->data);
-    int k = 0;
-    for (int i = 0; i < s->nc; i++) {
-        if (!active[i])
-            continue;
-        cdyn_contact c;
-        cdyn_pair_info pi;
-        cdyn_data_contact(s->data, i, &c);
-        cdyn_model_pair_info(s->model, c.pair, &pi);
-        w->rows[k] = i;
-        w->mu[k] = pi.mu;
-        k++;
+    cone_ws *w = s->ws;
+    const int dense = q->H != NULL;
+    size_t len = 0;
+    if (!dense)
+        len = (size_t)q->Hs->ncols + 1 + (size_t)q->Hs->colptr[q->Hs->ncols];
+    if (w->qp != NULL && w->qp_k == q->ncontacts && w->qp_dense == dense &&
+        (dense || (len == w->pattern_len &&
+                   memcmp(w->pattern, q->Hs->colptr, ((size_t)q->Hs->ncols + 1) * sizeof(int)) ==
+                       0 &&
+                   memcmp(w->pattern + q->Hs->ncols + 1, q->Hs->rowind,
+                          (len - q->Hs->ncols - 1) * sizeof(int)) == 0)))
+        return CDYN_OK;
+    cdyn_coneqp_free(w->qp);
+    w->qp = NULL;
+    if (len > w->pattern_cap) {
+        int *grown = cdyn_mem_array(s->opts.allocator, len + len / 4, sizeof(int));
+        if (grown == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+        cdyn_mem_free(s->opts.allocator, w->pattern);
+        w->pattern = grown;
+        w->pattern_cap = len + len / 4;
     }
-    return k;
+    if (!dense) {
+        memcpy(w->pattern, q->Hs->colptr, ((size_t)q->Hs->ncols + 1) * sizeof(int));
+        memcpy(w->pattern + q->Hs->ncols + 1, q->Hs->rowind,
+               (len - q->Hs->ncols - 1) * sizeof(int));
+    }
+    w->pattern_len = len;
+    /* The solver outlives this step: it must not take memory from the per-step arena. */
+    cdyn_coneqp_options o = s->opts.coneqp;
+    o.allocator = s->opts.allocator;
+    cdyn_status st = cdyn_coneqp_create(q, &o, &w->qp, r);
+    w->qp_k = q->ncontacts;
+    w->qp_dense = dense;
+    return st;
 }
 
-/* Forces (impulse / h) per row and modes: FREE when the normal velocity condition u_n (a
- * velocity) exceeds what the normal impulse contributes to it, W_nn p_n (the interior point
- * leaves p_n u_n small, not zero); SLIP when the relative tangential velocity at the end of the
- * step is not zero (above 1e-6 of the velocity scale: the interior point's accuracy), STICK
- * otherwise. */
-static void cone_outputs(const cdyn_stepper *s, const cone_ws *w, int k, double h, cdyn_state *x1)
+/* Solve the QP of p into imp (m values): dense H for small problems, CSC otherwise. */
+static cdyn_status cone_solve(cdyn_stepper *s, const cs_problem *p, double *imp, cdyn_report *r)
 {
-    const int nv = s->nv, nc = s->nc, nd = w->nd;
-    const double *Jt = cdyn_data_jacobian(s->data, CDYN_DIR_T);
-    const double *Jo = cdyn_data_jacobian(s->data, CDYN_DIR_O);
-    const int m = nd * k;
+    cdyn_coneqp q = {0};
+    q.ncontacts = p->k;
+    q.dim = p->nd;
+    q.mu = p->mu;
+    q.c = p->r;
+    cdyn_csc H = {0};
+    const size_t m = (size_t)p->m;
+    if (p->m <= CONE_DENSE_MAX) {
+        double *D = cdyn_mem_array(&s->arena.as, m * m, sizeof(double));
+        if (D == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+        memset(D, 0, m * m * sizeof(double));
+        for (int e = 0; e < p->ntrip; e++) {
+            D[p->ti[e] + p->tj[e] * m] += p->tx[e];
+            if (p->ti[e] != p->tj[e])
+                D[p->tj[e] + p->ti[e] * m] += p->tx[e];
+        }
+        q.H = D;
+    } else {
+        int *colptr = cdyn_mem_array(&s->arena.as, m + 1, sizeof(int));
+        int *rowind = cdyn_mem_array(&s->arena.as, (size_t)p->ntrip, sizeof(int));
+        int *map = cdyn_mem_array(&s->arena.as, (size_t)p->ntrip, sizeof(int));
+        double *val = cdyn_mem_array(&s->arena.as, (size_t)p->ntrip, sizeof(double));
+        if (colptr == NULL || rowind == NULL || map == NULL || val == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+        cdyn_status st = cdyn_csc_pattern_from_triplets(p->m, p->m, p->ntrip, p->ti, p->tj, colptr,
+                                                        rowind, map, &s->arena.as, r);
+        if (st != CDYN_OK)
+            return st;
+        cdyn_csc_values_from_triplets(p->ntrip, map, p->tx, colptr[p->m], val);
+        H.nrows = H.ncols = p->m;
+        H.colptr = colptr;
+        H.rowind = rowind;
+        H.values = val;
+        q.Hs = &H;
+    }
+    cdyn_report qr;
+    cdyn_status st = cone_solver_for(s, &q, &qr);
+    if (st == CDYN_OK)
+        st = cdyn_coneqp_run(((cone_ws *)s->ws)->qp, &q, imp, NULL, NULL, &qr);
+    r->iterations += qr.iterations;
+    r->residual = qr.residual;
+    cdyn_report_method(r, qr.method);
+    return st == CDYN_OK ? CDYN_OK : cdyn_fail(r, st, "cone step: %s", qr.message);
+}
+
+/* Forces (impulse / h) per row and modes. With u = J v+ + (Psi_n / h, 0, 0): FREE when the
+ * normal condition u_n exceeds what the row's own impulse contributes, W_nn p_n (the interior
+ * point leaves p_n u_n small, not zero); else SLIP when the tangential velocity u_T exceeds
+ * 1e-6 of the velocity scale max(1, |v+|_inf) (the interior point's accuracy), else STICK. */
+static void cone_outputs(const cdyn_stepper *s, const cs_problem *p, const double *imp,
+                         const double *u, double h, cdyn_state *x1)
+{
+    const int nd = p->nd;
     double vscale = 1;
-    for (int j = 0; j < nv; j++)
+    for (int j = 0; j < s->nv; j++)
         vscale = fmax(vscale, fabs(x1->v[j]));
-    for (int c = 0; c < k; c++) {
-        const int i = w->rows[c];
+    for (int c = 0; c < p->k; c++) {
+        const int i = p->rows[c];
         for (int d = 0; d < nd; d++)
-            x1->lambda[3 * i + d] = w->p[c * nd + d] / h;
-        const double un = w->r[c * nd], wnn = w->W[(size_t)c * nd * (m + 1)];
-        if (wnn * w->p[c * nd] <= un) {
+            x1->lambda[3 * i + d] = imp[c * nd + d] / h;
+        if (p->wdiag[c * nd] * imp[c * nd] <= u[c * nd])
             x1->mode[i] = CDYN_MODE_FREE;
-            continue;
-        }
-        double ut = 0, uo = 0;
-        for (int j = 0; j < nv; j++) {
-            ut += Jt[i + (size_t)j * nc] * x1->v[j];
-            uo += Jo[i + (size_t)j * nc] * x1->v[j];
-        }
-        x1->mode[i] = hypot(ut, uo) > 1e-6 * vscale ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
+        else
+            x1->mode[i] = hypot(u[c * nd + 1], nd == 3 ? u[c * nd + 2] : 0.0) > 1e-6 * vscale
+                              ? CDYN_MODE_SLIP
+                              : CDYN_MODE_STICK;
     }
 }
 
@@ -131,88 +177,46 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
                                 cdyn_state *x1, cdyn_step_report *rep)
 {
     cone_ws *w = s->ws;
-    const int nv = s->nv, nc = s->nc, nd = w->nd;
     cdyn_report *r = &rep->solver;
     cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v,
                                CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, r);
     if (st != CDYN_OK)
         return st;
-    const double *M = cdyn_data_mass(s->data), *bias = cdyn_data_bias(s->data);
-    const double *gap = cdyn_data_gap(s->data);
-    const double *J[3] = {cdyn_data_jacobian(s->data, CDYN_DIR_N),
-                          cdyn_data_jacobian(s->data, CDYN_DIR_T),
-                          cdyn_data_jacobian(s->data, CDYN_DIR_O)};
-    memcpy(w->L, M, (size_t)nv * nv * sizeof(double));
-    if ((st = cdyn_dense_chol(nv, w->L, nv)) != CDYN_OK)
-        return cdyn_fail(r, CDYN_ESINGULAR, "cone step: M(q) is not positive definite");
-
-    /* v_free = v + h M^-1 (tau - bias). */
-    for (int j = 0; j < nv; j++)
-        w->vf[j] = h * ((tau != NULL ? tau[j] : 0.0) - bias[j]);
-    cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vf, nv);
-    for (int j = 0; j < nv; j++)
-        w->vf[j] += x0->v[j];
-
-    const int k = cone_rows(s, w), m = nd * k;
-    rep->nactive = k;
-    memset(x1->delta, 0, 3 * (size_t)nc * sizeof(double));
-    memset(x1->lambda, 0, 3 * (size_t)nc * sizeof(double));
-    for (int i = 0; i < nc; i++)
+    cdyn_report_method(r, "cone-step");
+    cs_problem p;
+    if ((st = cs_build(s, &w->trees, x0->v, tau, h, &p, r)) != CDYN_OK)
+        return st;
+    rep->nactive = p.k;
+    memset(x1->delta, 0, 3 * (size_t)s->nc * sizeof(double));
+    memset(x1->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
+    for (int i = 0; i < s->nc; i++)
         x1->mode[i] = CDYN_MODE_FREE;
-    memcpy(x1->v, w->vf, (size_t)nv * sizeof(double));
-    if (k > 0) {
-        /* J' column c*nd + d is row rows[c] of Gamma_d. */
-        for (int c = 0; c < k; c++)
-            for (int d = 0; d < nd; d++)
-                for (int j = 0; j < nv; j++)
-                    w->JT[j + (size_t)(c * nd + d) * nv] = J[d][w->rows[c] + (size_t)j * nc];
-        for (int c = 0; c < m; c++) {
-            double acc = 0;
-            for (int j = 0; j < nv; j++)
-                acc += w->JT[j + (size_t)c * nv] * w->vf[j];
-            w->r[c] = acc;
-        }
-        for (int c = 0; c < k; c++)
-            w->r[c * nd] += gap[w->rows[c]] / h;
-        cdyn_dense_chol_lsolve(nv, w->L, nv, m, w->JT, nv); /* Y = L^-1 J' */
-        cdyn_dense_gemm(1, 0, m, m, nv, 1.0, w->JT, nv, w->JT, nv, 0.0, w->W, m);
-
-        cdyn_coneqp p = {0};
-        p.ncontacts = k;
-        p.dim = nd;
-        p.mu = w->mu;
-        p.H = w->W;
-        p.c = w->r;
-        cdyn_report qr;
-        st = cdyn_coneqp_solve(&p, &s->opts.coneqp, w->p, NULL, NULL, &qr);
-        r->iterations += qr.iterations;
-        r->residual = qr.residual;
-        cdyn_report_method(r, qr.method);
-        if (st != CDYN_OK)
-            return cdyn_fail(r, st, "cone step: %s", qr.message);
-        /* v+ = v_free + M^-1 J' p (J from the data: JT now holds L^-1 J'). */
-        for (int j = 0; j < nv; j++) {
-            double acc = 0;
-            for (int c = 0; c < k; c++)
-                for (int d = 0; d < nd; d++)
-                    acc += J[d][w->rows[c] + (size_t)j * nc] * w->p[c * nd + d];
-            w->vf[j] = acc;
-        }
-        cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vf, nv);
-        for (int j = 0; j < nv; j++)
-            x1->v[j] += w->vf[j];
-        for (int c = 0; c < k; c++) /* u_n = (W p + r)_n */
-            for (int e = 0; e < m; e++)
-                w->r[c * nd] += w->W[c * nd + (size_t)e * m] * w->p[e];
-        cone_outputs(s, w, k, h, x1);
+    memcpy(x1->v, p.vfree, (size_t)s->nv * sizeof(double));
+    if (p.k > 0) {
+        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+        double *u = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+        if (imp == NULL || u == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+        if ((st = cone_solve(s, &p, imp, r)) != CDYN_OK)
+            return st;
+        if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
+            return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+        cs_contact_velocity(s, &p, x1->v, u);
+        const double *gap = cdyn_data_gap(s->data);
+        for (int c = 0; c < p.k; c++)
+            u[c * p.nd] += gap[p.rows[c]] / h;
+        cone_outputs(s, &p, imp, u, h, x1);
     }
-    /* q+ = q + h G(q) v+; the checks of these calls passed in cdyn_eval above. */
+    /* q+ = q + h G(q) v+; these calls' checks passed in cdyn_eval above. */
+    double *qdot = cdyn_mem_array(&s->arena.as, (size_t)s->nq, sizeof(double));
+    if (qdot == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
     cdyn_report mr;
-    st = cdyn_model_qdot(s->model, x0->q, x1->v, w->vf, &mr);
+    st = cdyn_model_qdot(s->model, x0->q, x1->v, qdot, &mr);
     if (st != CDYN_OK)
         return cdyn_fail(r, st, "cone step: %s", mr.message);
     for (int j = 0; j < s->nq; j++)
-        x1->q[j] = x0->q[j] + h * w->vf[j];
+        x1->q[j] = x0->q[j] + h * qdot[j];
     st = cdyn_model_normalize_q(s->model, x1->q, &mr);
     return st == CDYN_OK ? CDYN_OK : cdyn_fail(r, st, "cone step: %s", mr.message);
 }

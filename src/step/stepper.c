@@ -137,7 +137,9 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
 
     cdyn_data_options dopt;
     cdyn_data_defaults(&dopt);
-    dopt.dense = 1;
+    /* The cone step works on the sparse matrices (src/step/contact_space.c): dense copies of M
+     * and the Jacobians would cost n_v^2 and 3 n_c n_v doubles on large scenes. */
+    dopt.dense = o.scheme != CDYN_SCHEME_CONE_STEP;
     dopt.allocator = o.allocator;
     st = cdyn_data_create(model, &dopt, &s->data, report);
     if (st == CDYN_OK)

@@ -1,0 +1,724 @@
+#define _GNU_SOURCE /* mkstemps, fdopen, M_PI */
+/* Time stepping against MuJoCo (Debian libmujoco-dev), the simulator users would pick instead:
+ * the same scenes built in both, time per step and accuracy side by side.
+ *
+ *   billiard   Song-Kumar-Pang's ball (h = 0.01, 101 steps): time per step of every cdyn scheme
+ *              and of MuJoCo (elliptic cones), and the distance to the rigid analytic solution
+ *   incline    a box on a 20 degree incline with mu = 0.5 (tan 20 deg = 0.36 < mu: it must
+ *              stick): drift after 1 s
+ *   resting    1000 spheres resting on a plane, time per step
+ *   pile       100 spheres dropped into a box, time per step over 1 s and the deepest
+ *              interpenetration at the end
+ *   sweep      N spheres resting on a plane, N = 10 ... 10^4 contacts: time per step and the
+ *              exponent of a least-squares fit time ~ N^p
+ *
+ * Usage: bench_step [--max-contacts N] [--csv FILE]. Prints the Markdown tables of
+ * docs/benchmarks.md. A cdyn scheme whose step takes longer than STEP_BUDGET seconds is not run
+ * on larger scenes (reported as "—"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+#include "bench_timer.h"
+#include "cdyn/cdyn.h"
+
+#define STEP_BUDGET 1.0 /* s per step: beyond this a scheme leaves the larger scenes */
+#define RADIUS 0.05
+#define MASS 0.2
+#define GRAV 9.8
+
+/* ---- cdyn scenes ------------------------------------------------------------------------- */
+
+typedef struct scene {
+    cdyn_model *model;
+    int nbody;
+} scene;
+
+static int add_sphere_body(cdyn_builder *b, double r, double m, int *geom)
+{
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = m;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * m * r * r;
+    int body;
+    if (cdyn_builder_add_body(b, &d, &body, NULL) != CDYN_OK)
+        return -1;
+    cdyn_geom_desc g;
+    cdyn_geom_desc_defaults(&g);
+    g.body = body;
+    g.type = CDYN_GEOM_SPHERE;
+    g.size[0] = r;
+    return cdyn_builder_add_geom(b, &g, geom, NULL) == CDYN_OK ? body : -1;
+}
+
+static int add_pair(cdyn_builder *b, int ga, int gb, double mu, double margin)
+{
+    cdyn_contact_pair_desc p;
+    cdyn_contact_pair_desc_defaults(&p);
+    p.geom_a = ga;
+    p.geom_b = gb;
+    p.mu = mu;
+    p.margin = margin;
+    p.stiffness[0] = p.stiffness[4] = p.stiffness[8] = 1e4;
+    int id;
+    return cdyn_builder_add_contact_pair(b, &p, &id, NULL) == CDYN_OK ? 0 : -1;
+}
+
+/* A plane z = 0 rotated by `tilt` about y (a wall or an incline), through `point`. */
+static int add_plane(cdyn_builder *b, double nx, double ny, double nz, const double point[3])
+{
+    cdyn_geom_desc g;
+    cdyn_geom_desc_defaults(&g);
+    /* quaternion taking +z to n */
+    const double c = nz, ax = -ny, ay = nx; /* axis z x n */
+    const double s = sqrt(ax * ax + ay * ay);
+    if (s > 1e-12) {
+        const double ang = atan2(s, c);
+        g.frame.quat[0] = cos(ang / 2);
+        g.frame.quat[1] = sin(ang / 2) * ax / s;
+        g.frame.quat[2] = sin(ang / 2) * ay / s;
+        g.frame.quat[3] = 0;
+    } else if (c < 0) {
+        g.frame.quat[0] = 0;
+        g.frame.quat[1] = 1;
+    }
+    memcpy(g.frame.pos, point, 3 * sizeof(double));
+    int id;
+    return cdyn_builder_add_geom(b, &g, &id, NULL) == CDYN_OK ? id : -1;
+}
+
+static cdyn_builder *new_builder(const double gravity[3])
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    memcpy(bo.gravity, gravity, 3 * sizeof(double));
+    cdyn_builder *b = NULL;
+    return cdyn_builder_create(&bo, &b, NULL) == CDYN_OK ? b : NULL;
+}
+
+static cdyn_model *finish(cdyn_builder *b)
+{
+    cdyn_model *m = NULL;
+    if (b != NULL)
+        cdyn_builder_build(b, &m, NULL);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* n spheres on a square grid, spacing 3 r, each with its own contact row with the floor. */
+static cdyn_model *cdyn_resting(int n)
+{
+    const double g[3] = {0, 0, -GRAV};
+    cdyn_builder *b = new_builder(g);
+    const double o[3] = {0, 0, 0};
+    int floor = add_plane(b, 0, 0, 1, o);
+    for (int i = 0; i < n; i++) {
+        int gs;
+        if (add_sphere_body(b, RADIUS, MASS, &gs) < 0 || add_pair(b, floor, gs, 0.5, INFINITY))
+            break;
+    }
+    return finish(b);
+}
+
+static void resting_q(int n, double *q)
+{
+    const int side = (int)ceil(sqrt((double)n));
+    for (int i = 0; i < n; i++) {
+        double *qi = q + 7 * i;
+        qi[0] = 3 * RADIUS * (i % side);
+        qi[1] = 3 * RADIUS * (i / side);
+        qi[2] = RADIUS;
+        qi[3] = 1;
+        qi[4] = qi[5] = qi[6] = 0;
+    }
+}
+
+#define PILE_N 100
+#define PILE_HALF 0.3 /* half width of the box (m) */
+
+/* 100 spheres in a 0.5 m x 0.5 m box: floor and four walls; every sphere-sphere pair and every
+ * sphere-wall pair is a contact pair with a margin of one radius (the broad phase). */
+static cdyn_model *cdyn_pile(void)
+{
+    const double g[3] = {0, 0, -GRAV};
+    cdyn_builder *b = new_builder(g);
+    const double o[3] = {0, 0, 0};
+    const double px[3] = {-PILE_HALF, 0, 0}, mx[3] = {PILE_HALF, 0, 0};
+    const double py[3] = {0, -PILE_HALF, 0}, my[3] = {0, PILE_HALF, 0};
+    int walls[5] = {add_plane(b, 0, 0, 1, o), add_plane(b, 1, 0, 0, px), add_plane(b, -1, 0, 0, mx),
+                    add_plane(b, 0, 1, 0, py), add_plane(b, 0, -1, 0, my)};
+    int gs[PILE_N];
+    for (int i = 0; i < PILE_N; i++)
+        add_sphere_body(b, RADIUS, MASS, &gs[i]);
+    for (int i = 0; i < PILE_N; i++) {
+        for (int w = 0; w < 5; w++)
+            add_pair(b, walls[w], gs[i], 0.5, RADIUS);
+        for (int j = i + 1; j < PILE_N; j++)
+            add_pair(b, gs[i], gs[j], 0.5, RADIUS);
+    }
+    return finish(b);
+}
+
+/* A 5 x 5 x 5 lattice, spacing 2.2 r, jittered deterministically, starting 0.1 m up. */
+static void pile_q(double *q)
+{
+    for (int i = 0; i < PILE_N; i++) {
+        double *qi = q + 7 * i;
+        const int a = i % 5, bb = (i / 5) % 5, c = i / 25;
+        qi[0] = (a - 2) * 2.2 * RADIUS + 0.003 * ((i * 7) % 5 - 2);
+        qi[1] = (bb - 2) * 2.2 * RADIUS + 0.003 * ((i * 11) % 5 - 2);
+        qi[2] = 0.1 + c * 2.2 * RADIUS;
+        qi[3] = 1;
+        qi[4] = qi[5] = qi[6] = 0;
+    }
+}
+
+/* ---- MuJoCo scenes ----------------------------------------------------------------------- */
+
+static mjModel *mj_from_xml(const char *xml)
+{
+    char path[] = "/tmp/cdyn_bench_step_XXXXXX.xml";
+    int fd = mkstemps(path, 4);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    fputs(xml, f);
+    fclose(f);
+    char err[1000] = "";
+    mjModel *m = mj_loadXML(path, NULL, err, sizeof err);
+    remove(path);
+    if (m == NULL)
+        fprintf(stderr, "bench_step: MuJoCo: %s\n", err);
+    return m;
+}
+
+/* XML text grows in a malloc'd buffer. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void put(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = t->cap * 2 + (size_t)n + 1024;
+        t->s = realloc(t->s, t->cap);
+    }
+}
+
+/* nconmax: room for this many contacts (MuJoCo 2.2 preallocates; an overflow drops contacts). */
+static void mj_header(text *t, double h, const char *gravity, int nconmax)
+{
+    put(t, "<mujoco><option timestep=\"%g\" gravity=\"%s\" cone=\"elliptic\" integrator=\"Euler\"/>"
+           "<size nconmax=\"%d\" njmax=\"%d\"/><worldbody>", h, gravity, nconmax, 6 * nconmax);
+}
+
+static void mj_ball(text *t, double x, double y, double z, double mu)
+{
+    put(t, "<body pos=\"%.6f %.6f %.6f\"><freejoint/><geom type=\"sphere\" size=\"%g\" mass=\"%g\" "
+           "friction=\"%g 0 0\" condim=\"3\"/></body>", x, y, z, RADIUS, MASS, mu);
+}
+
+/* ---- timing ------------------------------------------------------------------------------ */
+
+typedef struct cdyn_run {
+    const cdyn_model *m;
+    cdyn_stepper *s;
+    cdyn_state *x, *x0;
+    int steps;
+    int status;
+} cdyn_run;
+
+static int cdyn_steps(void *ctx)
+{
+    cdyn_run *r = ctx;
+    cdyn_state_copy(r->x, r->x0, NULL);
+    for (int k = 0; k < r->steps; k++) {
+        cdyn_step_report sr;
+        int st = cdyn_step(r->s, NULL, r->x, &sr);
+        if (st != CDYN_OK) {
+            r->status = st;
+            return st;
+        }
+    }
+    return 0;
+}
+
+typedef struct mj_run {
+    const mjModel *m;
+    mjData *d;
+    const double *qpos, *qvel;
+    int steps;
+} mj_run;
+
+static int mj_steps(void *ctx)
+{
+    mj_run *r = ctx;
+    mj_resetData(r->m, r->d);
+    memcpy(r->d->qpos, r->qpos, sizeof(double) * (size_t)r->m->nq);
+    memcpy(r->d->qvel, r->qvel, sizeof(double) * (size_t)r->m->nv);
+    for (int k = 0; k < r->steps; k++)
+        mj_step(r->m, r->d);
+    return 0;
+}
+
+static const bench_budget BUDGET = {0.3, 3, 20};
+
+typedef struct scheme_spec {
+    const char *name;
+    cdyn_scheme scheme;
+    cdyn_pyramid_bound bound;
+} scheme_spec;
+
+static const scheme_spec SCHEMES[] = {
+    {"implicit NCP", CDYN_SCHEME_IMPLICIT_NCP, CDYN_PYRAMID_DIAMOND},
+    {"pyramid LCP (box)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_BOX},
+    {"pyramid LCP (diamond)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_DIAMOND},
+    {"cone step", CDYN_SCHEME_CONE_STEP, CDYN_PYRAMID_DIAMOND},
+};
+#define NSCHEMES ((int)(sizeof SCHEMES / sizeof SCHEMES[0]))
+
+/* Time `steps` steps of scheme from x0 (set by the caller through init); on success *per_step
+ * (s) and the final state in r->x. Returns the status. */
+static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int steps,
+                     void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
+                     cdyn_state **final)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, sp->scheme);
+    o.h = h;
+    o.bound = sp->bound;
+    cdyn_run r = {m, NULL, NULL, NULL, steps, 0};
+    int st = cdyn_stepper_create(m, &o, &r.s, NULL);
+    if (st == CDYN_OK)
+        st = cdyn_state_create(m, NULL, &r.x, NULL);
+    if (st == CDYN_OK)
+        st = cdyn_state_create(m, NULL, &r.x0, NULL);
+    if (st == CDYN_OK) {
+        init(r.x0, arg);
+        /* One untimed run first: warms the arena and shows whether the scheme copes. */
+        const double t0 = bench_now();
+        st = cdyn_steps(&r);
+        const double once = (bench_now() - t0) / steps;
+        if (st == CDYN_OK) {
+            bench_timing tm = {0, 0, 0};
+            if (once * steps > 2.0) {
+                tm.median = once * steps; /* too slow to repeat */
+            } else {
+                st = bench_time(cdyn_steps, &r, &BUDGET, &tm);
+            }
+            *per_step = tm.median / steps;
+        }
+    }
+    if (st == CDYN_OK && final != NULL) {
+        *final = r.x;
+        r.x = NULL;
+    }
+    cdyn_state_free(r.x);
+    cdyn_state_free(r.x0);
+    cdyn_stepper_free(r.s);
+    return st;
+}
+
+static double time_mj(const mjModel *m, const double *qpos, const double *qvel, int steps,
+                      mjData **final)
+{
+    mj_run r = {m, mj_makeData(m), qpos, qvel, steps};
+    bench_timing tm;
+    bench_time(mj_steps, &r, &BUDGET, &tm);
+    mj_steps(&r);
+    *final = r.d;
+    return tm.median / steps;
+}
+
+static void fmt_us(char *buf, size_t n, double s)
+{
+    if (s < 1e-3)
+        snprintf(buf, n, "%.3g µs", s * 1e6);
+    else
+        snprintf(buf, n, "%.3g ms", s * 1e3);
+}
+
+/* ---- billiard ---------------------------------------------------------------------------- */
+
+static const double V0[6] = {1, 0.5, 0, 40, -20, -10};
+
+static void rigid_billiard(double t, double *x, double *y)
+{
+    const double sx = V0[0] - RADIUS * V0[4], sy = V0[1] + RADIUS * V0[3];
+    const double s0 = hypot(sx, sy), ux = sx / s0, uy = sy / s0;
+    const double ts_ = s0 / (3.5 * 0.2 * GRAV), a = 0.2 * GRAV, ts = fmin(t, ts_);
+    *x = V0[0] * ts - 0.5 * a * ux * ts * ts;
+    *y = V0[1] * ts - 0.5 * a * uy * ts * ts;
+    if (t > ts_) {
+        *x += (V0[0] - a * ux * ts_) * (t - ts_);
+        *y += (V0[1] - a * uy * ts_) * (t - ts_);
+    }
+}
+
+static void billiard_init(cdyn_state *x, void *arg)
+{
+    (void)arg;
+    x->q[2] = RADIUS;
+    memcpy(x->v, V0, sizeof V0);
+}
+
+static void bench_billiard(FILE *csv)
+{
+    const double g[3] = {0, 0, -GRAV}, o[3] = {0, 0, 0};
+    cdyn_builder *b = new_builder(g);
+    int floor = add_plane(b, 0, 0, 1, o), gs;
+    add_sphere_body(b, RADIUS, MASS, &gs);
+    add_pair(b, floor, gs, 0.2, INFINITY);
+    cdyn_model *m = finish(b);
+    double rx, ry;
+    rigid_billiard(1.01, &rx, &ry);
+
+    text t = {NULL, 0, 0};
+    mj_header(&t, 0.01, "0 0 -9.8", 10);
+    put(&t, "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"0.2 0 0\"/>");
+    mj_ball(&t, 0, 0, RADIUS, 0.2);
+    put(&t, "</worldbody></mujoco>");
+    mjModel *mm = mj_from_xml(t.s);
+    free(t.s);
+    const double qpos[7] = {0, 0, RADIUS, 1, 0, 0, 0};
+    mjData *md = NULL;
+    const double t_mj = time_mj(mm, qpos, V0, 101, &md);
+    const double err_mj = hypot(md->qpos[0] - rx, md->qpos[1] - ry);
+
+    printf("### Billiard ball (h = 0.01 s, 101 steps)\n\n");
+    printf("Distance to the rigid analytic solution (%.4f, %.4f) at t = 1.01 s beside the time "
+           "per step.\n\n", rx, ry);
+    printf("| simulator | time per step | ratio to MuJoCo | x(1.01) | y(1.01) | error |\n"
+           "|---|---|---|---|---|---|\n");
+    char buf[32];
+    for (int k = 0; k < NSCHEMES; k++) {
+        double per = 0;
+        cdyn_state *fin = NULL;
+        int st = time_cdyn(m, &SCHEMES[k], 0.01, 101, billiard_init, NULL, &per, &fin);
+        if (st != CDYN_OK) {
+            printf("| cdyn %s | failed: %s | | | | |\n", SCHEMES[k].name,
+                   cdyn_status_str((cdyn_status)st));
+            continue;
+        }
+        fmt_us(buf, sizeof buf, per);
+        const double err = hypot(fin->q[0] - rx, fin->q[1] - ry);
+        printf("| cdyn %s | %s | %.2f | %.4f | %.4f | %.1e |\n", SCHEMES[k].name, buf,
+               per / t_mj, fin->q[0], fin->q[1], err);
+        if (csv)
+            fprintf(csv, "billiard,cdyn %s,1,%.6e,%.3e\n", SCHEMES[k].name, per, err);
+        cdyn_state_free(fin);
+    }
+    fmt_us(buf, sizeof buf, t_mj);
+    printf("| MuJoCo %s (elliptic, Euler) | %s | 1 | %.4f | %.4f | %.1e |\n\n", mj_versionString(),
+           buf, md->qpos[0], md->qpos[1], err_mj);
+    if (csv)
+        fprintf(csv, "billiard,mujoco,1,%.6e,%.3e\n", t_mj, err_mj);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    cdyn_model_free(m);
+}
+
+/* ---- incline ----------------------------------------------------------------------------- */
+
+#define INCLINE_DEG 20.0
+#define INCLINE_MU 0.5
+
+static void incline_init(cdyn_state *x, void *arg)
+{
+    (void)arg;
+    x->q[2] = 0.05; /* box half-height */
+}
+
+static void bench_incline(FILE *csv)
+{
+    /* Tilted gravity instead of a tilted plane: the same physics in the plane's frame. */
+    const double th = INCLINE_DEG * M_PI / 180;
+    const double g[3] = {GRAV * sin(th), 0, -GRAV * cos(th)}, o[3] = {0, 0, 0};
+    cdyn_builder *b = new_builder(g);
+    int floor = add_plane(b, 0, 0, 1, o);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 1;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 1.0 / 6 * 0.01;
+    int body, gbox;
+    cdyn_builder_add_body(b, &d, &body, NULL);
+    cdyn_geom_desc box;
+    cdyn_geom_desc_defaults(&box);
+    box.body = body;
+    box.type = CDYN_GEOM_BOX;
+    box.size[0] = box.size[1] = box.size[2] = 0.05;
+    cdyn_builder_add_geom(b, &box, &gbox, NULL);
+    add_pair(b, floor, gbox, INCLINE_MU, INFINITY);
+    cdyn_model *m = finish(b);
+
+    text t = {NULL, 0, 0};
+    char gs[96];
+    snprintf(gs, sizeof gs, "%.17g 0 %.17g", g[0], g[2]);
+    mj_header(&t, 0.01, gs, 20);
+    put(&t, "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"%g 0 0\"/>", INCLINE_MU);
+    put(&t, "<body pos=\"0 0 0.05\"><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\" "
+            "mass=\"1\" friction=\"%g 0 0\" condim=\"3\"/></body></worldbody></mujoco>",
+        INCLINE_MU);
+    mjModel *mm = mj_from_xml(t.s);
+    free(t.s);
+    const double qpos[7] = {0, 0, 0.05, 1, 0, 0, 0}, qvel[6] = {0};
+    mjData *md = NULL;
+    const double t_mj = time_mj(mm, qpos, qvel, 100, &md);
+
+    printf("### Box on a %.0f° incline, μ = %.1f (sticks: tan θ = %.3f < μ), h = 0.01 s, 1 s\n\n",
+           INCLINE_DEG, INCLINE_MU, tan(th));
+    printf("| simulator | time per step | drift along the slope after 1 s |\n|---|---|---|\n");
+    char buf[32];
+    for (int k = 1; k < NSCHEMES; k++) {
+        double per = 0;
+        cdyn_state *fin = NULL;
+        int st = time_cdyn(m, &SCHEMES[k], 0.01, 100, incline_init, NULL, &per, &fin);
+        if (st != CDYN_OK) {
+            printf("| cdyn %s | failed: %s | |\n", SCHEMES[k].name, cdyn_status_str((cdyn_status)st));
+            continue;
+        }
+        fmt_us(buf, sizeof buf, per);
+        printf("| cdyn %s | %s | %.1e m |\n", SCHEMES[k].name, buf, fin->q[0]);
+        if (csv)
+            fprintf(csv, "incline,cdyn %s,1,%.6e,%.3e\n", SCHEMES[k].name, per, fin->q[0]);
+        cdyn_state_free(fin);
+    }
+    fmt_us(buf, sizeof buf, t_mj);
+    printf("| MuJoCo | %s | %.1e m |\n\n", buf, md->qpos[0]);
+    if (csv)
+        fprintf(csv, "incline,mujoco,1,%.6e,%.3e\n", t_mj, md->qpos[0]);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    cdyn_model_free(m);
+}
+
+/* ---- resting spheres and the sweep ------------------------------------------------------- */
+
+static void resting_init(cdyn_state *x, void *arg)
+{
+    resting_q(*(int *)arg, x->q);
+}
+
+static mjModel *mj_resting(int n, double **qpos, double **qvel)
+{
+    text t = {NULL, 0, 0};
+    mj_header(&t, 0.01, "0 0 -9.8", 2 * n + 10);
+    put(&t, "<geom type=\"plane\" size=\"100 100 0.1\" friction=\"0.5 0 0\"/>");
+    double *q = calloc((size_t)7 * n, sizeof(double));
+    resting_q(n, q);
+    for (int i = 0; i < n; i++)
+        mj_ball(&t, q[7 * i], q[7 * i + 1], q[7 * i + 2], 0.5);
+    put(&t, "</worldbody></mujoco>");
+    mjModel *m = mj_from_xml(t.s);
+    free(t.s);
+    /* MuJoCo's qpos for free joints is the body's position and quaternion: the same layout. */
+    *qpos = q;
+    *qvel = calloc((size_t)6 * n, sizeof(double));
+    return m;
+}
+
+static void bench_sweep(FILE *csv, int max_contacts)
+{
+    static const int sizes[] = {10, 30, 100, 300, 1000, 3000, 10000};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
+    int alive[NSCHEMES];
+    for (int k = 0; k < NSCHEMES; k++)
+        alive[k] = 1;
+    double lx[NSCHEMES + 1][8], ly[NSCHEMES + 1][8];
+    int np[NSCHEMES + 1] = {0};
+    printf("### Spheres resting on a plane: time per step against contacts (h = 0.01 s, 10 "
+           "steps)\n\n| contacts |");
+    for (int k = 0; k < NSCHEMES; k++)
+        printf(" cdyn %s |", SCHEMES[k].name);
+    printf(" MuJoCo | best cdyn / MuJoCo |\n|---|");
+    for (int k = 0; k <= NSCHEMES + 1; k++)
+        printf("---|");
+    printf("\n");
+    char buf[32];
+    for (int s = 0; s < nsizes && sizes[s] <= max_contacts; s++) {
+        int n = sizes[s];
+        cdyn_model *m = cdyn_resting(n);
+        printf("| %d |", n);
+        double best = INFINITY;
+        for (int k = 0; k < NSCHEMES; k++) {
+            double per = 0;
+            int st = alive[k] ? time_cdyn(m, &SCHEMES[k], 0.01, 10, resting_init, &n, &per, NULL)
+                              : -1;
+            if (st != CDYN_OK) {
+                printf(" %s |", alive[k] ? cdyn_status_str((cdyn_status)st) : "—");
+                alive[k] = 0;
+                continue;
+            }
+            fmt_us(buf, sizeof buf, per);
+            printf(" %s |", buf);
+            best = fmin(best, per);
+            lx[k][np[k]] = log((double)n);
+            ly[k][np[k]++] = log(per);
+            if (per > STEP_BUDGET)
+                alive[k] = 0;
+            if (csv)
+                fprintf(csv, "resting,cdyn %s,%d,%.6e,\n", SCHEMES[k].name, n, per);
+        }
+        double *qpos, *qvel;
+        mjModel *mm = mj_resting(n, &qpos, &qvel);
+        mjData *md = NULL;
+        const double t_mj = time_mj(mm, qpos, qvel, 10, &md);
+        fmt_us(buf, sizeof buf, t_mj);
+        printf(" %s | %.2f |\n", buf, best / t_mj);
+        lx[NSCHEMES][np[NSCHEMES]] = log((double)n);
+        ly[NSCHEMES][np[NSCHEMES]++] = log(t_mj);
+        if (csv)
+            fprintf(csv, "resting,mujoco,%d,%.6e,\n", n, t_mj);
+        mj_deleteData(md);
+        mj_deleteModel(mm);
+        free(qpos);
+        free(qvel);
+        cdyn_model_free(m);
+    }
+    printf("\nLeast-squares exponent p of time ∝ contacts^p over the sizes measured:");
+    for (int k = 0; k <= NSCHEMES; k++) {
+        if (np[k] < 2)
+            continue;
+        double mx = 0, my = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < np[k]; i++)
+            mx += lx[k][i] / np[k], my += ly[k][i] / np[k];
+        for (int i = 0; i < np[k]; i++)
+            sxx += (lx[k][i] - mx) * (lx[k][i] - mx), sxy += (lx[k][i] - mx) * (ly[k][i] - my);
+        printf(" %s %.2f (%d sizes);", k < NSCHEMES ? SCHEMES[k].name : "MuJoCo", sxy / sxx,
+               np[k]);
+    }
+    printf("\n\n");
+}
+
+/* ---- pile -------------------------------------------------------------------------------- */
+
+static void pile_init(cdyn_state *x, void *arg)
+{
+    (void)arg;
+    pile_q(x->q);
+}
+
+/* Deepest interpenetration of the pile's spheres (with each other, the floor and the walls). */
+static double pile_depth(const double *q, int stride)
+{
+    double worst = 0;
+    for (int i = 0; i < PILE_N; i++) {
+        const double *a = q + stride * i;
+        worst = fmax(worst, RADIUS - a[2]);
+        worst = fmax(worst, RADIUS - (PILE_HALF - fabs(a[0])));
+        worst = fmax(worst, RADIUS - (PILE_HALF - fabs(a[1])));
+        for (int j = i + 1; j < PILE_N; j++) {
+            const double *c = q + stride * j;
+            const double d = sqrt((a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]) +
+                                  (a[2] - c[2]) * (a[2] - c[2]));
+            worst = fmax(worst, 2 * RADIUS - d);
+        }
+    }
+    return worst;
+}
+
+static void bench_pile(FILE *csv)
+{
+    cdyn_model *m = cdyn_pile();
+    text t = {NULL, 0, 0};
+    mj_header(&t, 0.005, "0 0 -9.8", 2000);
+    put(&t, "<geom type=\"plane\" size=\"1 1 0.1\" friction=\"0.5 0 0\"/>");
+    put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"1 0 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
+    put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"-1 0 0\" size=\"1 1 0.1\"/>", PILE_HALF);
+    put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 1 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
+    put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 -1 0\" size=\"1 1 0.1\"/>", PILE_HALF);
+    double q[7 * PILE_N], v[6 * PILE_N] = {0};
+    pile_q(q);
+    for (int i = 0; i < PILE_N; i++)
+        mj_ball(&t, q[7 * i], q[7 * i + 1], q[7 * i + 2], 0.5);
+    put(&t, "</worldbody></mujoco>");
+    mjModel *mm = mj_from_xml(t.s);
+    free(t.s);
+    mjData *md = NULL;
+    const double t_mj = time_mj(mm, q, v, 200, &md);
+
+    printf("### 100 spheres dropped into a box (h = 0.005 s, 1 s)\n\n");
+    printf("cdyn's model holds all %d sphere-sphere and sphere-wall pairs (margin one radius); "
+           "MuJoCo runs its own collision detection.\n\n",
+           PILE_N * (PILE_N - 1) / 2 + 5 * PILE_N);
+    printf("| simulator | time per step | ratio to MuJoCo | deepest interpenetration at 1 s |\n"
+           "|---|---|---|---|\n");
+    char buf[32];
+    for (int k = 1; k < NSCHEMES; k++) {
+        double per = 0;
+        cdyn_state *fin = NULL;
+        int st = time_cdyn(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin);
+        if (st != CDYN_OK) {
+            printf("| cdyn %s | failed: %s | | |\n", SCHEMES[k].name,
+                   cdyn_status_str((cdyn_status)st));
+            continue;
+        }
+        fmt_us(buf, sizeof buf, per);
+        const double depth = pile_depth(fin->q, 7);
+        printf("| cdyn %s | %s | %.2f | %.1e m |\n", SCHEMES[k].name, buf, per / t_mj, depth);
+        if (csv)
+            fprintf(csv, "pile,cdyn %s,%d,%.6e,%.3e\n", SCHEMES[k].name, PILE_N, per, depth);
+        cdyn_state_free(fin);
+    }
+    fmt_us(buf, sizeof buf, t_mj);
+    const double depth_mj = pile_depth(md->qpos, 7);
+    printf("| MuJoCo (elliptic) | %s | 1 | %.1e m |\n\n", buf, depth_mj);
+    if (csv)
+        fprintf(csv, "pile,mujoco,%d,%.6e,%.3e\n", PILE_N, t_mj, depth_mj);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    cdyn_model_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    int max_contacts = 10000;
+    const char *csv_path = NULL;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--max-contacts") == 0 && i + 1 < argc)
+            max_contacts = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+            csv_path = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_step [--max-contacts N] [--csv FILE] [--only SCENE]\n");
+            return 2;
+        }
+    }
+    FILE *csv = NULL;
+    if (csv_path != NULL) {
+        csv = fopen(csv_path, "w");
+        if (csv == NULL) {
+            fprintf(stderr, "bench_step: cannot write %s\n", csv_path);
+            return 1;
+        }
+        fprintf(csv, "scene,simulator,size,seconds_per_step,accuracy\n");
+    }
+    if (only == NULL || strcmp(only, "billiard") == 0)
+        bench_billiard(csv);
+    if (only == NULL || strcmp(only, "incline") == 0)
+        bench_incline(csv);
+    if (only == NULL || strcmp(only, "pile") == 0)
+        bench_pile(csv);
+    if (only == NULL || strcmp(only, "sweep") == 0)
+        bench_sweep(csv, max_contacts);
+    if (csv != NULL)
+        fclose(csv);
+    return 0;
+}
