@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* Up to this many unknowns the QP runs dense (LAPACK); above, sparse (CHOLMOD). */
-#define CONE_DENSE_MAX 96
+#define CONE_DENSE_MAX 30
 
 /* The QP solver is kept from step to step while the problem's structure (number of rows, and
  * W's sparsity pattern on the sparse path) stays the same, so that CHOLMOD's symbolic analysis
