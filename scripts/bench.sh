@@ -2,13 +2,14 @@
 # The benchmark command: cdyn against Siconos Numerics, one section of docs/benchmarks.md each:
 #   lcp  bench_lcp: "## LCP: cdyn Lemke vs Siconos lexicographic Lemke" (bench-lcp markers)
 #   fb   bench_fb:  "## LCP: cdyn FB-Newton vs Siconos Newton–FB (and cdyn Lemke)" (bench-fb)
+#   step bench_step: "## Time stepping: cdyn vs MuJoCo" (bench-step; peer libmujoco-dev)
 # It
 #   1. installs missing Debian packages, including the peer libsiconos-numerics-dev,
 #   2. configures and builds a Release build with -DCDYN_BUILD_BENCH=ON in build-bench/,
 #   3. runs the benchmarks (single-threaded BLAS) and regenerates each chosen section of
 #      docs/benchmarks.md between its markers, with the command, date, machine and library
 #      versions.
-# Usage: scripts/bench.sh [--print] [lcp|fb|all] [benchmark options...]
+# Usage: scripts/bench.sh [--print] [lcp|fb|step|all] [benchmark options...]
 #   --print   print the sections to stdout instead of writing docs/benchmarks.md
 #   lcp|fb    regenerate only that section; all (the default) regenerates both in one run
 #   other options go to every benchmark run (e.g. --max-n 300 for a quick run; see
@@ -24,13 +25,13 @@ if [ "${1:-}" = "--print" ]; then
 fi
 which=all
 case "${1:-}" in
-  lcp | fb | all)
+  lcp | fb | step | all)
     which=$1
     shift
     ;;
 esac
 case "$which" in
-  all) sections=(lcp fb) ;;
+  all) sections=(lcp fb step) ;;
   *) sections=("$which") ;;
 esac
 
@@ -38,7 +39,7 @@ esac
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 
-scripts/deps.sh libsiconos-numerics-dev
+scripts/deps.sh libsiconos-numerics-dev libmujoco-dev
 
 jobs=$(nproc 2>/dev/null || echo 2)
 export OPENBLAS_NUM_THREADS=1
@@ -116,7 +117,8 @@ run_section() {
     echo "- cdyn $cdyn_version (git $cdyn_commit), $cc_version, CMAKE_BUILD_TYPE=Release ($cflags)"
     echo "- Siconos Numerics: libsiconos-numerics-dev $(pkg_version libsiconos-numerics-dev);" \
          "OpenBLAS $(pkg-config --modversion openblas 2>/dev/null || echo '?') ($blas);" \
-         "LAPACKE $(pkg-config --modversion lapacke 2>/dev/null || echo '?')"
+         "LAPACKE $(pkg-config --modversion lapacke 2>/dev/null || echo '?');" \
+         "MuJoCo: libmujoco-dev $(pkg_version libmujoco-dev)"
     if [ "$noisy" = 1 ]; then
       echo
       echo "**Noisy run:** other work was running on the machine (see the load averages above);"
@@ -134,6 +136,7 @@ for s in "${sections[@]}"; do
   case "$s" in
     lcp) run_section lcp "LCP: cdyn Lemke vs Siconos lexicographic Lemke" ;;
     fb) run_section fb "LCP: cdyn FB-Newton vs Siconos Newton–FB (and cdyn Lemke)" ;;
+    step) run_section step "Time stepping: cdyn vs MuJoCo" ;;
   esac
 done
 

@@ -15,6 +15,10 @@
  * Entry points
  *   cdyn_mcp_defaults    fill the options with their defaults.
  *   cdyn_mcp_solve       solve an MCP given by callbacks.
+ *   cdyn_mcp_solver_create / _run / _free
+ *                        the same with a reusable solver for many problems of one structure
+ *                        (n, sparsity pattern, options): run allocates nothing of cdyn's and
+ *                        keeps KLU's symbolic analysis (time steppers, boundary-value problems).
  *   cdyn_mcp_residual    ||x - mid(l, u, x - F)||_inf, the residual every MCP solver reports.
  *   cdyn_lcp_fb_newton   the same method on an LCP (cdyn/lcp.h) as the NCP F(z) = M z + q.
  *
@@ -106,6 +110,26 @@ CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
  * iterate; method = "fb-newton" or "fb-newton-penalized". */
 CDYN_API cdyn_status cdyn_mcp_solve(const cdyn_mcp *mcp, const cdyn_mcp_options *opts, double *x,
                                     cdyn_report *report);
+
+typedef struct cdyn_mcp_solver cdyn_mcp_solver;
+
+/* Allocate a solver for the structure of mcp: n, dense or sparse and the pattern (copied), and
+ * the options (copied; opts NULL: defaults). On the sparse path KLU's symbolic analysis runs
+ * here. F, the Jacobian callbacks, bounds and ctx of mcp are not used yet. *out is NULL on
+ * failure. Statuses: CDYN_EINVAL (as cdyn_mcp_solve's problem and option checks), CDYN_ETOOBIG,
+ * CDYN_ENOMEM. */
+CDYN_API cdyn_status cdyn_mcp_solver_create(const cdyn_mcp *mcp, const cdyn_mcp_options *opts,
+                                            cdyn_mcp_solver **out, cdyn_report *report);
+
+/* Solve mcp, which must have the size and sparsity pattern given to create (CDYN_EINVAL
+ * otherwise); its callbacks, bounds and ctx may differ from run to run. x, statuses and report
+ * as for cdyn_mcp_solve. Allocates nothing of cdyn's (KLU allocates its numeric factors on the
+ * first run, and again only when a refactorization is rejected). Not for concurrent use. */
+CDYN_API cdyn_status cdyn_mcp_solver_run(cdyn_mcp_solver *solver, const cdyn_mcp *mcp, double *x,
+                                         cdyn_report *report);
+
+/* Free a solver; accepts NULL. */
+CDYN_API void cdyn_mcp_solver_free(cdyn_mcp_solver *solver);
 
 /* Natural-map residual ||x - mid(l, u, x - F)||_inf for given x and F = F(x) (n values each),
  * with the bounds of mcp (mcp->F and the Jacobian fields are not used). It is zero exactly at

@@ -175,6 +175,13 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r);
 
 /* ---- Entry (mcp_solve.c) ----------------------------------------------------------------- */
 
+/* Point the arrays of w into block, or with block NULL only measure the layout into cv. Expects
+ * n, o, J (but its values) and jac_fixed set; the sparse fd coloring scratch goes to *color and
+ * *mark. Shared by cdyn_mcp_solve and the reusable solver (mcp_solver.c). */
+struct cdyn_carve;
+void cdyn_mcp_carve_work(mcp_work *w, struct cdyn_carve *cv, void *block, int **color,
+                         int **mark);
+
 /* cdyn_mcp_solve with an optional fixed dense Jacobian Jfixed (n*n column-major, finite, with
  * max |J_ij| = Jabsmax; NULL: none): p->jac is then never called and J is neither copied nor
  * checked again (lcp_fb.c passes the LCP's M). */

@@ -9,10 +9,7 @@
 #include "core/report.h"
 #include "solvers/mcp_internal.h"
 
-/* Point the arrays of w into block, or with block NULL only measure the layout into cv. Expects
- * n, o, J (but its values) and jac_fixed set; the sparse fd coloring scratch goes to *color and
- * *mark. */
-static void carve_work(mcp_work *w, cdyn_carve *cv, void *block, int **color, int **mark)
+void cdyn_mcp_carve_work(mcp_work *w, cdyn_carve *cv, void *block, int **color, int **mark)
 {
     const size_t nn = (size_t)w->n;
     w->l = cdyn_carve_doubles(cv, block, nn);
@@ -58,12 +55,12 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
 
     int *color = NULL, *mark = NULL;
     cdyn_carve cv = {0, 0};
-    carve_work(&w, &cv, NULL, &color, &mark);
+    cdyn_mcp_carve_work(&w, &cv, NULL, &color, &mark);
     void *block = cv.overflow ? NULL : cdyn_mem_alloc(o->allocator, cv.off);
     if (block == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu bytes)", cv.off);
     cv = (cdyn_carve){0, 0};
-    carve_work(&w, &cv, block, &color, &mark);
+    cdyn_mcp_carve_work(&w, &cv, block, &color, &mark);
     if (Jfixed != NULL) {
         /* Read-only use: jac_fixed keeps every writer of J.values away. */
         w.J.values = (double *)Jfixed;
