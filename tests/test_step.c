@@ -16,6 +16,9 @@
 #include "support.h"
 
 #define G_ACC 9.81
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 /* A solid sphere (radius r, mass m) free above the plane z = 0, friction mu. */
 static cdyn_model *sphere_model(double r, double m, double mu)
@@ -316,6 +319,169 @@ static void test_cone_sphere_slip_end(void **unused)
     cdyn_model_free(m);
 }
 
+/* A unit cube (half-size 0.05, m = 1) on the plane z = 0 under gravity tilted by theta about y,
+ * which is a block on an incline of angle theta in the plane's frame. */
+static cdyn_model *incline_model(double theta, double mu)
+{
+    cdyn_report rep;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[0] = G_ACC * sin(theta);
+    bo.gravity[2] = -G_ACC * cos(theta);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 1;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.01 / 6;
+    int body, gp, gb, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, &rep), CDYN_OK);
+    cdyn_geom_desc plane, box;
+    cdyn_geom_desc_defaults(&plane);
+    cdyn_geom_desc_defaults(&box);
+    box.body = body;
+    box.type = CDYN_GEOM_BOX;
+    box.size[0] = box.size[1] = box.size[2] = 0.05;
+    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &box, &gb, &rep), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gp;
+    pd.geom_b = gb;
+    pd.mu = mu;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, &rep), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* Coulomb's law on an incline: with tan(theta) < mu the block sticks (the exact cone leaves no
+ * creep: drift below 1e-9 m in 1 s); with tan(theta) > mu it slides with
+ * a = g (sin(theta) - mu cos(theta)). The cone step's relaxation lifts the sliding block by
+ * mu |v_T| h (docs/theory.md), so friction acts in most but not all steps: its speed after 1 s is
+ * within 1 % of a t, and the lift equals mu v h within 5 %. */
+static void test_cone_incline(void **unused)
+{
+    (void)unused;
+    const double mu = 0.5, h = 0.01;
+    const double thetas[2] = {20 * M_PI / 180, 35 * M_PI / 180};
+    for (int k = 0; k < 2; k++) {
+        const double th = thetas[k];
+        cdyn_model *m = incline_model(th, mu);
+        cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+        cdyn_state *x = NULL;
+        cdyn_report rep;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+        x->q[2] = 0.05;
+        for (int i = 0; i < 100; i++)
+            assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+        if (tan(th) < mu) {
+            assert_true(fabs(x->q[0]) < 1e-9 && fabs(x->v[0]) < 1e-9);
+            for (int i = 0; i < 8; i++)
+                assert_true(x->mode[i] == CDYN_MODE_STICK || x->mode[i] == CDYN_MODE_FREE);
+        } else {
+            const double v_exact = G_ACC * (sin(th) - mu * cos(th)) * 1.0;
+            assert_true(fabs(x->v[0] - v_exact) < 0.01 * v_exact);
+            assert_true(fabs((x->q[2] - 0.05) - mu * x->v[0] * h) < 0.05 * mu * x->v[0] * h);
+        }
+        cdyn_stepper_free(s);
+        cdyn_state_free(x);
+        cdyn_model_free(m);
+    }
+}
+
+/* Three spheres stacked on the plane (sphere-sphere contacts, all rows in one problem) stay put:
+ * the Psi/h term holds every gap at 0, so nothing drifts in 1000 steps, and the contact forces
+ * are the weights above each contact (3, 2, 1 m g from the bottom up). */
+static void test_cone_stack(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, mass = 0.2;
+    cdyn_report rep;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
+    cdyn_geom_desc plane;
+    cdyn_geom_desc_defaults(&plane);
+    int gp, gs[3], pair;
+    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
+    for (int i = 0; i < 3; i++) {
+        cdyn_body_desc d;
+        cdyn_body_desc_defaults(&d);
+        d.mass = mass;
+        d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * mass * r * r;
+        int body;
+        assert_int_equal(cdyn_builder_add_body(b, &d, &body, &rep), CDYN_OK);
+        cdyn_geom_desc g;
+        cdyn_geom_desc_defaults(&g);
+        g.body = body;
+        g.type = CDYN_GEOM_SPHERE;
+        g.size[0] = r;
+        assert_int_equal(cdyn_builder_add_geom(b, &g, &gs[i], &rep), CDYN_OK);
+    }
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.mu = 0.5;
+    const int a[3] = {gp, gs[0], gs[1]}, c[3] = {gs[0], gs[1], gs[2]};
+    for (int i = 0; i < 3; i++) {
+        pd.geom_a = a[i];
+        pd.geom_b = c[i];
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    }
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, &rep), CDYN_OK);
+    cdyn_builder_free(b);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    for (int i = 0; i < 3; i++)
+        x->q[7 * i + 2] = r + 2 * r * i;
+    for (int k = 0; k < 1000; k++)
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_true(fabs(x->q[7 * i + 2] - (r + 2 * r * i)) < 1e-9);
+        assert_true(fabs(x->q[7 * i]) < 1e-12 && fabs(x->q[7 * i + 1]) < 1e-12);
+        const double weight = (3 - i) * mass * G_ACC;
+        assert_true(fabs(x->lambda[3 * i] - weight) < 1e-6 * weight);
+    }
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* Energy never grows: a ball dropped with spin and sideways speed onto the plane bounces
+ * inelastically, slides and rolls; kinetic plus potential energy m g z + 1/2 v'Mv is
+ * non-increasing from step to step (to rounding, 1e-12 J). In free flight the scheme (symplectic
+ * Euler in z) loses exactly m g^2 h^2 / 2 per step; contacts only dissipate. */
+static void test_cone_energy(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, mass = 0.2, I = 0.4 * mass * r * r, h = 0.01;
+    cdyn_model *m = sphere_model(r, mass, 0.3);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_state *x = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
+    x->q[2] = 0.5;
+    x->v[0] = 1.5;
+    x->v[4] = 30;
+    double e_prev = INFINITY;
+    for (int k = 0; k < 300; k++) {
+        const double *v = x->v;
+        const double e = mass * G_ACC * x->q[2] +
+                         0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                         0.5 * I * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        assert_true(e <= e_prev + 1e-12);
+        e_prev = e;
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    }
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
 /* A failing solve leaves the caller's state bit-identical: the cone QP limited to one
  * interior-point iteration cannot converge. */
 static void test_failed_step_untouched(void **unused)
@@ -514,6 +680,9 @@ int main(void)
         cmocka_unit_test(test_cone_free_flight),
         cmocka_unit_test(test_cone_resting),
         cmocka_unit_test(test_cone_sphere_slip_end),
+        cmocka_unit_test(test_cone_incline),
+        cmocka_unit_test(test_cone_stack),
+        cmocka_unit_test(test_cone_energy),
         cmocka_unit_test(test_failed_step_untouched),
         cmocka_unit_test(test_allocation),
         cmocka_unit_test(test_recorder),
