@@ -170,6 +170,53 @@ static void test_refusals(void **unused)
     cdyn_mcp_solver_free(NULL);
 }
 
+/* The progress callback sees every iteration with the residual the report ends with, and a
+ * nonzero return stops the solve cleanly (x untouched). */
+typedef struct progress_log {
+    int calls, last_it, stop_at;
+    double last_res;
+} progress_log;
+
+static int on_progress(void *ctx, int it, double res)
+{
+    progress_log *l = ctx;
+    l->calls++;
+    assert_int_equal(it, l->last_it + 1);
+    l->last_it = it;
+    l->last_res = res;
+    return l->stop_at > 0 && it >= l->stop_at;
+}
+
+static void test_progress(void **unused)
+{
+    (void)unused;
+    tri_pattern();
+    tri t = {{0}, 0.5};
+    for (int i = 0; i < N; i++)
+        t.q[i] = (i % 3) - 1.0;
+    cdyn_mcp p = tri_problem(&t, 1);
+    progress_log log = {0, 0, 0, 0};
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    o.progress = on_progress;
+    o.progress_ctx = &log;
+    double x[N] = {0};
+    cdyn_report rep;
+    assert_int_equal(cdyn_mcp_solve(&p, &o, x, &rep), CDYN_OK);
+    assert_true(rep.iterations >= 2);
+    assert_int_equal(log.calls, rep.iterations);
+    assert_true(log.last_res == rep.residual);
+
+    progress_log stop = {0, 0, 1, 0};
+    o.progress_ctx = &stop;
+    double y[N] = {0};
+    assert_int_equal(cdyn_mcp_solve(&p, &o, y, &rep), CDYN_ENOCONV);
+    assert_non_null(strstr(rep.message, "stopped by the progress callback"));
+    assert_int_equal(stop.calls, 1);
+    for (int i = 0; i < N; i++)
+        assert_true(y[i] == 0.0);
+}
+
 /* Every allocation of create failing in turn: CDYN_ENOMEM and nothing leaked. */
 static void test_create_enomem(void **unused)
 {
@@ -204,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_dense_runs),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_create_enomem),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

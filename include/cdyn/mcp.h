@@ -87,6 +87,11 @@ typedef struct cdyn_mcp_options {
     int jacobian_fd;        /* nonzero: finite differences instead of jac / jac_sparse (0) */
     double fd_step;         /* relative difference step; 0: sqrt(DBL_EPSILON) (0) */
     const cdyn_allocator *allocator; /* NULL: malloc/free */
+    /* Called after every Newton iteration with its number (1, 2, ...) and the natural residual
+     * reached, for progress lines of long solves; NULL: none (NULL). A nonzero return stops the
+     * solve with CDYN_ENOCONV ("stopped by the progress callback"). */
+    int (*progress)(void *ctx, int iteration, double residual);
+    void *progress_ctx; /* passed to progress unchanged (NULL) */
 } cdyn_mcp_options;
 
 CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);

@@ -226,5 +226,12 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
         psi = psit;
         w->hist[(it + 1) % o->nonmonotone_memory] = psi;
         nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F);
+        if (o->progress != NULL && o->progress(o->progress_ctx, it + 1, nat) != 0 && nat > o->tol) {
+            finish(w, r, it + 1, nat);
+            return cdyn_fail(r, CDYN_ENOCONV,
+                             "stopped by the progress callback after %d iterations (natural "
+                             "residual %.3g)",
+                             it + 1, nat);
+        }
     }
 }

@@ -21,6 +21,8 @@ void cdyn_mcp_defaults(cdyn_mcp_options *o)
     o->jacobian_fd = 0;
     o->fd_step = 0.0;
     o->allocator = NULL;
+    o->progress = NULL;
+    o->progress_ctx = NULL;
 }
 
 cdyn_status cdyn_mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r)
