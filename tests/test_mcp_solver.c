@@ -217,6 +217,57 @@ static void test_progress(void **unused)
         assert_true(y[i] == 0.0);
 }
 
+/* A compliant impact step (regression): backward Euler for a unit mass hitting a floor of
+ * stiffness k = 1e4 N/m at 3.3 m/s, h = 2 ms, unknowns (z, v, lambda) with
+ * 0 <= lambda ⊥ z + lambda / k >= 0. Eliminating z and v leaves a one-dimensional LCP with the
+ * solution lambda = max(0, -(z0 + h v0 - h^2 g) / (1/k + h^2/m)). The force (about 47 N) and the
+ * residuals (1e-3 m) differ by five orders of magnitude: the old, unit-dependent descent test
+ * rejected every Newton direction and the solver crawled to its iteration limit. */
+typedef struct impact {
+    double z0, v0, h, m, k;
+} impact;
+
+static int impact_F(void *ctx, const double *y, double *F)
+{
+    const impact *c = ctx;
+    F[0] = y[0] - c->z0 - c->h * y[1];
+    F[1] = y[1] - c->v0 - c->h * (-9.81 + y[2] / c->m);
+    F[2] = y[0] + y[2] / c->k;
+    return 0;
+}
+
+static int impact_J(void *ctx, const double *y, double *J)
+{
+    const impact *c = ctx;
+    (void)y;
+    memset(J, 0, 9 * sizeof(double));
+    J[0] = 1, J[3] = -c->h;
+    J[4] = 1, J[7] = -c->h / c->m;
+    J[2] = 1, J[8] = 1 / c->k;
+    return 0;
+}
+
+static void test_impact_scaling(void **unused)
+{
+    (void)unused;
+    impact c = {0.0017173599999995067, -3.2759200000000113, 0.002, 1.0, 1e4};
+    const double lo[3] = {-INFINITY, -INFINITY, 0}, up[3] = {INFINITY, INFINITY, INFINITY};
+    cdyn_mcp p = {0};
+    p.n = 3;
+    p.lower = lo;
+    p.upper = up;
+    p.F = impact_F;
+    p.jac = impact_J;
+    p.ctx = &c;
+    double y[3] = {c.z0, c.v0, 0};
+    cdyn_report rep;
+    assert_int_equal(cdyn_mcp_solve(&p, NULL, y, &rep), CDYN_OK);
+    assert_true(rep.iterations <= 10);
+    const double lam = fmax(0, -(c.z0 + c.h * c.v0 - c.h * c.h * 9.81) / (1 / c.k + c.h * c.h / c.m));
+    assert_true(lam > 40);
+    assert_true(fabs(y[2] - lam) <= 1e-9 * lam);
+}
+
 /* Every allocation of create failing in turn: CDYN_ENOMEM and nothing leaked. */
 static void test_create_enomem(void **unused)
 {
@@ -252,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_create_enomem),
         cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_impact_scaling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
  *      kink of the plain FB function, the B-subdifferential element of De Luca–Facchinei–Kanzow);
  *      g = H^T Phi = grad psi (psi is C^1 although Phi is not);
  *   3. d solves H d = -Phi; if H is (numerically) singular, (H + mu I) d = -Phi with growing
- *      mu; if d is not a sufficient descent direction, d = -g;
+ *      mu; if d is not a sufficient descent direction (g'd <= -rho |d|^p, or for the unshifted
+ *      direction g'd <= -|Phi|^2/2, a scale-invariant form), d = -g;
  *   4. backtrack t = 1, beta, beta^2, ... until psi(x + t d) <= ref + sigma t g^T d, where ref is
  *      the largest of the last m merit values (m = 1: plain Armijo). Trial points where F
  *      cannot be evaluated are treated like points of no decrease. If the Newton direction
@@ -73,6 +74,14 @@ static int newton_direction(mcp_work *w, double *gd)
             /* As 2 <= P <= 3, ||d||^P lies below ||d||^2 for ||d|| <= 1 and below ||d||^3
                above: passing with that bound passes the test, usually without pow. */
             if (*gd <= -MCP_DESCENT_RHO * (dd <= 1.0 ? dd : dd * sqrt(dd)))
+                return 1;
+            /* The test above compares quantities of different units (merit per unit of x
+               against x^P) and rejects good steps when x is large and Phi small, e.g. a contact
+               force of 50 N against residuals of 1e-3 m. A direction that solves H d = -Phi
+               accurately has g'd = -|Phi|^2 exactly; accepting the unshifted direction when it
+               achieves half of that is scale-invariant and still a sufficient descent
+               (g'd <= -psi). Shifted (singular) systems keep the test above. */
+            if (mu == 0.0 && *gd <= -0.5 * dot(n, w->Phi, w->Phi))
                 return 1;
             return *gd <= -MCP_DESCENT_RHO * pow(sqrt(dd), MCP_DESCENT_P);
         }
