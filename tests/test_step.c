@@ -13,59 +13,9 @@
 #include <cmocka.h>
 
 #include "cdyn/step.h"
+#include "step_scenes.h"
 #include "support.h"
 
-#define G_ACC 9.81
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-/* A solid sphere (radius r, mass m) free above the plane z = 0, friction mu. */
-static cdyn_model *sphere_model(double r, double m, double mu)
-{
-    cdyn_report rep;
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
-    cdyn_body_desc ball;
-    cdyn_body_desc_defaults(&ball);
-    ball.mass = m;
-    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
-    int body, gp, gs, pair;
-    assert_int_equal(cdyn_builder_add_body(b, &ball, &body, &rep), CDYN_OK);
-    cdyn_geom_desc plane, sphere;
-    cdyn_geom_desc_defaults(&plane);
-    cdyn_geom_desc_defaults(&sphere);
-    sphere.body = body;
-    sphere.type = CDYN_GEOM_SPHERE;
-    sphere.size[0] = r;
-    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gp;
-    pd.geom_b = gs;
-    pd.mu = mu;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
-    cdyn_model *model = NULL;
-    assert_int_equal(cdyn_builder_build(b, &model, &rep), CDYN_OK);
-    cdyn_builder_free(b);
-    return model;
-}
-
-static cdyn_stepper *make_stepper(const cdyn_model *m, cdyn_scheme scheme, double h)
-{
-    cdyn_step_options o;
-    cdyn_step_defaults(&o, scheme);
-    o.h = h;
-    cdyn_stepper *s = NULL;
-    cdyn_report rep;
-    cdyn_status st = cdyn_stepper_create(m, &o, &s, &rep);
-    if (st != CDYN_OK)
-        fail_msg("cdyn_stepper_create: %s", rep.message);
-    return s;
-}
 
 static void test_strings_and_defaults(void **unused)
 {
@@ -86,7 +36,7 @@ static void test_strings_and_defaults(void **unused)
 static void test_create_refusals(void **unused)
 {
     (void)unused;
-    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
     cdyn_stepper *s = (cdyn_stepper *)&s; /* must be reset to NULL on failure */
     cdyn_report rep;
     cdyn_step_options o;
@@ -128,7 +78,7 @@ static void test_create_refusals(void **unused)
 static void test_state(void **unused)
 {
     (void)unused;
-    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
     cdyn_report rep;
     cdyn_state *a = NULL, *b = NULL;
     assert_int_equal(cdyn_state_create(NULL, NULL, &a, &rep), CDYN_EINVAL);
@@ -173,7 +123,7 @@ static void test_state(void **unused)
     assert_int_equal(cdyn_state_create(m2, NULL, &c, &rep), CDYN_OK);
     assert_int_equal(cdyn_state_copy(c, a, &rep), CDYN_EINVAL);
     assert_non_null(strstr(rep.message, "sizes differ"));
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
     cdyn_step_report sr;
     assert_int_equal(cdyn_step(s, NULL, c, &sr), CDYN_EINVAL);
     assert_non_null(strstr(sr.solver.message, "sizes"));
@@ -188,8 +138,8 @@ static void test_state(void **unused)
 static void test_step_bad_input(void **unused)
 {
     (void)unused;
-    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
     cdyn_state *x = NULL;
     cdyn_report rep;
     cdyn_step_report sr;
@@ -224,9 +174,9 @@ static void test_step_bad_input(void **unused)
 static void test_cone_free_flight(void **unused)
 {
     (void)unused;
-    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
     const double h = 0.01, z0 = 2.0, vz0 = 3.0;
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, h);
     cdyn_state *x = NULL;
     cdyn_report rep;
     assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
@@ -257,8 +207,8 @@ static void test_cone_resting(void **unused)
 {
     (void)unused;
     const double r = 0.05, mass = 0.2;
-    cdyn_model *m = sphere_model(r, mass, 0.2);
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_model *m = scene_sphere(r, mass, 0.2);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
     cdyn_state *x = NULL;
     cdyn_report rep;
     assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
@@ -287,8 +237,8 @@ static void test_cone_sphere_slip_end(void **unused)
 {
     (void)unused;
     const double r = 0.05, mass = 0.2, mu = 0.2, h = 1e-3;
-    cdyn_model *m = sphere_model(r, mass, mu);
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_model *m = scene_sphere(r, mass, mu);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, h);
     cdyn_state *x = NULL;
     cdyn_report rep;
     assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
@@ -319,43 +269,6 @@ static void test_cone_sphere_slip_end(void **unused)
     cdyn_model_free(m);
 }
 
-/* A unit cube (half-size 0.05, m = 1) on the plane z = 0 under gravity tilted by theta about y,
- * which is a block on an incline of angle theta in the plane's frame. */
-static cdyn_model *incline_model(double theta, double mu)
-{
-    cdyn_report rep;
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    bo.gravity[0] = G_ACC * sin(theta);
-    bo.gravity[2] = -G_ACC * cos(theta);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.mass = 1;
-    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.01 / 6;
-    int body, gp, gb, pair;
-    assert_int_equal(cdyn_builder_add_body(b, &d, &body, &rep), CDYN_OK);
-    cdyn_geom_desc plane, box;
-    cdyn_geom_desc_defaults(&plane);
-    cdyn_geom_desc_defaults(&box);
-    box.body = body;
-    box.type = CDYN_GEOM_BOX;
-    box.size[0] = box.size[1] = box.size[2] = 0.05;
-    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &box, &gb, &rep), CDYN_OK);
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gp;
-    pd.geom_b = gb;
-    pd.mu = mu;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
-    cdyn_model *m = NULL;
-    assert_int_equal(cdyn_builder_build(b, &m, &rep), CDYN_OK);
-    cdyn_builder_free(b);
-    return m;
-}
-
 /* Coulomb's law on an incline: with tan(theta) < mu the block sticks (the exact cone leaves no
  * creep: drift below 1e-9 m in 1 s); with tan(theta) > mu it slides with
  * a = g (sin(theta) - mu cos(theta)). The cone step's relaxation lifts the sliding block by
@@ -368,8 +281,8 @@ static void test_cone_incline(void **unused)
     const double thetas[2] = {20 * M_PI / 180, 35 * M_PI / 180};
     for (int k = 0; k < 2; k++) {
         const double th = thetas[k];
-        cdyn_model *m = incline_model(th, mu);
-        cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+        cdyn_model *m = scene_incline(th, mu);
+        cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, h);
         cdyn_state *x = NULL;
         cdyn_report rep;
         assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
@@ -433,7 +346,7 @@ static void test_cone_stack(void **unused)
     cdyn_model *m = NULL;
     assert_int_equal(cdyn_builder_build(b, &m, &rep), CDYN_OK);
     cdyn_builder_free(b);
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, 0.01);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
     for (int i = 0; i < 3; i++)
@@ -459,8 +372,8 @@ static void test_cone_energy(void **unused)
 {
     (void)unused;
     const double r = 0.05, mass = 0.2, I = 0.4 * mass * r * r, h = 0.01;
-    cdyn_model *m = sphere_model(r, mass, 0.3);
-    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_model *m = scene_sphere(r, mass, 0.3);
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, h);
     cdyn_state *x = NULL;
     cdyn_report rep;
     assert_int_equal(cdyn_state_create(m, NULL, &x, &rep), CDYN_OK);
@@ -488,7 +401,7 @@ static void test_failed_step_untouched(void **unused)
 {
     (void)unused;
     const double r = 0.05;
-    cdyn_model *m = sphere_model(r, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(r, 0.2, 0.2);
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
     o.coneqp.max_iter = 1;
@@ -530,7 +443,7 @@ static void test_allocation(void **unused)
 {
     (void)unused;
     const double r = 0.05;
-    cdyn_model *m = sphere_model(r, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(r, 0.2, 0.2);
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
     test_failing_alloc fa;
@@ -579,7 +492,7 @@ static void test_allocation(void **unused)
 static void test_recorder(void **unused)
 {
     (void)unused;
-    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
     cdyn_report rep;
     cdyn_recorder *rec = NULL;
     assert_int_equal(cdyn_recorder_open(m, "/nonexistent-dir/x.csv", &rec, &rep), CDYN_EIO);
@@ -655,7 +568,7 @@ static void *run_billiard(void *p)
 static void test_threads(void **unused)
 {
     (void)unused;
-    cdyn_model *m = sphere_model(0.05, 0.2, 0.2);
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
     run_arg serial = {m, {0}, 0}, t[2] = {{m, {0}, 0}, {m, {0}, 0}};
     run_billiard(&serial);
     assert_int_equal(serial.status, CDYN_OK);

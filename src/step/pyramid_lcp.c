@@ -1,33 +1,312 @@
-/* The pyramid-lcp scheme (placeholder until its implementation lands: every step is refused). */
-#include "step/step_internal.h"
+/* The friction-pyramid LCP step (Stewart-Trinkle / Anitescu-Potra). With the matrices at q and
+ * the contact space of contact_space.h (u = W p + r, u = J v+ + (Psi_n / h, 0, 0)), each row
+ * taking part has a normal impulse p_n and n_d direction impulses beta_k >= 0 along
+ * d_k = cos(2 pi k / n_d) t + sin(2 pi k / n_d) o (planar: +t, -t), so p_T = sum_k beta_k d_k:
+ *
+ *   0 <= p_n    ⊥  u_n                      >= 0
+ *   0 <= beta_k ⊥  d_k . u_T + sigma_g(k)    >= 0
+ *   0 <= sigma_g ⊥ mu p_n - sum_{k in g} beta_k >= 0
+ *
+ * with one group g of all directions ("diamond": sum beta_k <= mu p_n) or, for n_d = 4, one group
+ * per axis ("box": |p_t|, |p_o| <= mu p_n). sigma is the sliding speed. The LCP in
+ * z = (p_n, beta per row, then sigma) is solved by Lemke warm-started from the last step's basis
+ * (or by FB-Newton). Newton restitution (options.restitution): a row approaching at the start
+ * (u_n0 = Gamma_n v < 0) with coefficient e > 0 uses u_n = Gamma_n v+ + e u_n0 >= 0 instead of
+ * the gap term, so it leaves at e times its approach speed. docs/theory.md, "Time stepping". */
+#include "step/contact_space.h"
 
+#include "core/memory.h"
 #include "core/report.h"
 
-static cdyn_step_backend pyramid_lcp_pick(const cdyn_stepper *s)
+#include <math.h>
+#include <string.h>
+
+/* Largest LCP handled (dense n x n matrix): beyond it the cone step (sparse) is the scheme. */
+#define PYR_MAX_LCP 4000
+
+typedef struct pyr_ws {
+    cs_trees trees;
+    int ndir;      /* directions per row */
+    int ngroup;    /* sigma per row: 1 (diamond) or 2 (box) */
+    double *cosk, *sink; /* ndir */
+    /* the last solved LCP's basis and the rows it was for (warm start) */
+    int *basis;
+    int *basis_rows;
+    int basis_n, basis_k, basis_cap, rows_cap;
+} pyr_ws;
+
+static cdyn_step_backend pyr_pick(const cdyn_stepper *s)
 {
     (void)s;
-    return CDYN_BACKEND_DIRECT;
+    return CDYN_BACKEND_LEMKE;
 }
 
-static cdyn_status pyramid_lcp_create(cdyn_stepper *s, cdyn_report *r)
+static void pyr_destroy(cdyn_stepper *s)
 {
-    (void)s;
-    return cdyn_fail(r, CDYN_EINVAL, "the pyramid-lcp scheme is not implemented yet");
+    pyr_ws *w = s->ws;
+    cdyn_mem_free(s->opts.allocator, w->basis);
+    cdyn_mem_free(s->opts.allocator, w->basis_rows);
+    cdyn_mem_free(s->opts.allocator, w);
+    s->ws = NULL;
 }
 
-static void pyramid_lcp_destroy(cdyn_stepper *s)
+static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
 {
-    (void)s;
+    const cdyn_step_options *o = &s->opts;
+    const int ndir = s->dim == 2 ? 2 : o->directions;
+    if (s->dim != 2 && (o->directions < 3 || o->directions > 64))
+        return cdyn_fail(r, CDYN_EINVAL, "pyramid: directions = %d, need 3..64", o->directions);
+    if ((int)o->bound < 0 || (int)o->bound > CDYN_PYRAMID_BOX)
+        return cdyn_fail(r, CDYN_EINVAL, "pyramid: unknown bound %d", (int)o->bound);
+    if (o->bound == CDYN_PYRAMID_BOX && s->dim != 2 && o->directions != 4)
+        return cdyn_fail(r, CDYN_EINVAL, "pyramid: the box bound needs directions = 4 (+t, +o, "
+                         "-t, -o), not %d", o->directions);
+    const size_t nints = cs_trees_ints(s->nv, cdyn_model_nbody(s->model));
+    pyr_ws *w = cdyn_mem_alloc(o->allocator, sizeof(pyr_ws) + (nints + 1) * sizeof(int) +
+                                                 2 * (size_t)ndir * sizeof(double));
+    if (w == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    memset(w, 0, sizeof *w);
+    int *ints = (int *)(w + 1);
+    cs_trees_init(&w->trees, s->model, ints);
+    w->cosk = (double *)(void *)(ints + nints + (nints & 1)); /* 8-byte aligned after ints */
+    w->sink = w->cosk + ndir;
+    w->ndir = ndir;
+    w->ngroup = o->bound == CDYN_PYRAMID_BOX && s->dim != 2 ? 2 : 1;
+    for (int k = 0; k < ndir; k++) {
+        /* cos(pi/2) is 6e-17 in floating point: snap such values so that the four-direction
+         * pyramid has exact axes (its t and o friction then decouple exactly). */
+        const double th = 2.0 * 3.14159265358979323846 * k / ndir;
+        w->cosk[k] = fabs(cos(th)) < 1e-15 ? 0.0 : cos(th);
+        w->sink[k] = fabs(sin(th)) < 1e-15 ? 0.0 : sin(th);
+    }
+    s->ws = w;
+    return CDYN_OK;
 }
 
-static cdyn_status pyramid_lcp_advance(cdyn_stepper *s, const double *tau, double h,
-                                   const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
+/* Group of direction k in the box bound: 0 for the t axis (k = 0, 2), 1 for o (k = 1, 3). */
+static int group_of(const pyr_ws *w, int k)
 {
-    (void)s, (void)tau, (void)h, (void)x0, (void)x1;
-    return cdyn_fail(&rep->solver, CDYN_EINVAL, "the pyramid-lcp scheme is not implemented yet");
+    return w->ngroup == 2 ? (k & 1) : 0;
+}
+
+/* Make sure the basis store holds n ints and k rows; allocation only when the problem grows. */
+static int basis_room(cdyn_stepper *s, pyr_ws *w, int n, int k)
+{
+    if (n > w->basis_cap) {
+        int *b = cdyn_mem_array(s->opts.allocator, (size_t)n, sizeof(int));
+        if (b == NULL)
+            return -1;
+        cdyn_mem_free(s->opts.allocator, w->basis);
+        w->basis = b;
+        w->basis_cap = n;
+        w->basis_n = 0;
+    }
+    if (k > w->rows_cap) {
+        int *b = cdyn_mem_array(s->opts.allocator, (size_t)k, sizeof(int));
+        if (b == NULL)
+            return -1;
+        cdyn_mem_free(s->opts.allocator, w->basis_rows);
+        w->basis_rows = b;
+        w->rows_cap = k;
+        w->basis_n = 0;
+    }
+    return 0;
+}
+
+static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
+                               cdyn_state *x1, cdyn_step_report *rep)
+{
+    pyr_ws *w = s->ws;
+    cdyn_report *r = &rep->solver;
+    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v,
+                               CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, r);
+    if (st != CDYN_OK)
+        return st;
+    cdyn_report_method(r, "pyramid-lcp");
+    cs_problem p;
+    if ((st = cs_build(s, &w->trees, x0->v, tau, h, &p, r)) != CDYN_OK)
+        return st;
+    rep->nactive = p.k;
+    memset(x1->delta, 0, 3 * (size_t)s->nc * sizeof(double));
+    memset(x1->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
+    for (int i = 0; i < s->nc; i++)
+        x1->mode[i] = CDYN_MODE_FREE;
+    memcpy(x1->v, p.vfree, (size_t)s->nv * sizeof(double));
+    const int k = p.k, nd = p.nd, ndir = w->ndir, per = 1 + ndir, ng = w->ngroup;
+    const int n = k * (per + ng);
+    if (k > 0) {
+        if (n > PYR_MAX_LCP)
+            return cdyn_fail(r, CDYN_ETOOBIG, "pyramid: an LCP of %d unknowns (%d contact rows) "
+                             "is too large for the dense pivoting method; the cone step "
+                             "(sparse) handles large scenes", n, k);
+        const size_t nn = (size_t)n;
+        double *Wd = cdyn_mem_array(&s->arena.as, (size_t)p.m * p.m, sizeof(double));
+        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per, sizeof(double)); /* per row */
+        double *M = cdyn_mem_array(&s->arena.as, nn * nn, sizeof(double));
+        double *q = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
+        double *z = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
+        double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
+        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+        int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
+        if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
+            imp == NULL || basis == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        /* W dense (both triangles) from the lower-triangle triplets. */
+        memset(Wd, 0, (size_t)p.m * p.m * sizeof(double));
+        for (int e = 0; e < p.ntrip; e++) {
+            Wd[p.ti[e] + (size_t)p.tj[e] * p.m] += p.tx[e];
+            if (p.ti[e] != p.tj[e])
+                Wd[p.tj[e] + (size_t)p.ti[e] * p.m] += p.tx[e];
+        }
+        /* Restitution replaces the gap term of approaching rows by e u_n0. */
+        if (s->opts.restitution) {
+            double *u0 = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+            if (u0 == NULL)
+                return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+            cs_contact_velocity(s, &p, x0->v, u0);
+            const double *gap = cdyn_data_gap(s->data);
+            for (int c = 0; c < k; c++) {
+                cdyn_contact ct;
+                cdyn_pair_info pi;
+                cdyn_data_contact(s->data, p.rows[c], &ct);
+                cdyn_model_pair_info(s->model, ct.pair, &pi);
+                if (pi.restitution > 0 && u0[c * nd] < 0)
+                    p.r[c * nd] += -gap[p.rows[c]] / h + pi.restitution * u0[c * nd];
+            }
+        }
+        /* B: column j = c * per + a of the impulse unknowns (a = 0: p_n, a = 1 + k: beta_k)
+         * in contact coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */
+        for (int c = 0; c < k; c++) {
+            double *Bc = B + (size_t)c * nd * per;
+            memset(Bc, 0, (size_t)nd * per * sizeof(double));
+            Bc[0] = 1.0;
+            for (int a = 0; a < ndir; a++) {
+                Bc[(1 + a) * nd + 1] = w->cosk[a];
+                if (nd == 3)
+                    Bc[(1 + a) * nd + 2] = w->sink[a];
+            }
+        }
+        /* M_xx = B' W B (block by block), q_x = B' r; sigma rows and columns. */
+        memset(M, 0, nn * nn * sizeof(double));
+        memset(q, 0, nn * sizeof(double));
+        const int nx = k * per;
+        for (int c1 = 0; c1 < k; c1++) {
+            const double *B1 = B + (size_t)c1 * nd * per;
+            for (int a = 0; a < per; a++) {
+                const int i = c1 * per + a;
+                double qi = 0;
+                for (int d = 0; d < nd; d++)
+                    qi += B1[a * nd + d] * p.r[c1 * nd + d];
+                q[i] = qi;
+                for (int c2 = 0; c2 < k; c2++) {
+                    const double *B2 = B + (size_t)c2 * nd * per;
+                    /* the nd x nd block W(c1, c2) */
+                    double Wb[9];
+                    int any = 0;
+                    for (int d1 = 0; d1 < nd; d1++)
+                        for (int d2 = 0; d2 < nd; d2++) {
+                            Wb[d1 + 3 * d2] = Wd[(c1 * nd + d1) + (size_t)(c2 * nd + d2) * p.m];
+                            any |= Wb[d1 + 3 * d2] != 0.0;
+                        }
+                    if (!any)
+                        continue;
+                    double t1[3];
+                    for (int d2 = 0; d2 < nd; d2++) {
+                        t1[d2] = 0;
+                        for (int d1 = 0; d1 < nd; d1++)
+                            t1[d2] += B1[a * nd + d1] * Wb[d1 + 3 * d2];
+                    }
+                    for (int b = 0; b < per; b++) {
+                        double v = 0;
+                        for (int d2 = 0; d2 < nd; d2++)
+                            v += t1[d2] * B2[b * nd + d2];
+                        M[i + (size_t)(c2 * per + b) * nn] = v;
+                    }
+                }
+            }
+            for (int g = 0; g < ng; g++) {
+                const int js = nx + c1 * ng + g;
+                M[js + (size_t)(c1 * per) * nn] = p.mu[c1];
+                for (int a = 0; a < ndir; a++)
+                    if (group_of(w, a) == g) {
+                        M[(c1 * per + 1 + a) + (size_t)js * nn] = 1.0;
+                        M[js + (size_t)(c1 * per + 1 + a) * nn] = -1.0;
+                    }
+            }
+        }
+        cdyn_lcp lcp = {n, M, q};
+        cdyn_report lr;
+        if (s->opts.backend == CDYN_BACKEND_FB_DENSE) {
+            memset(z, 0, nn * sizeof(double));
+            st = cdyn_lcp_fb_newton(&lcp, &s->opts.mcp, z, wv, &lr);
+        } else {
+            /* Warm start from the last basis when the rows are the same. */
+            cdyn_lemke_options lo = s->opts.lcp.lemke;
+            if (basis_room(s, w, n, k) != 0)
+                return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+            if (w->basis_n == n && w->basis_k == k &&
+                memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) == 0)
+                lo.warm_basis = w->basis;
+            st = cdyn_lemke_ex(&lcp, &lo, z, wv, basis, &lr);
+            if (st == CDYN_OK) {
+                memcpy(w->basis, basis, nn * sizeof(int));
+                memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
+                w->basis_n = n;
+                w->basis_k = k;
+            } else {
+                /* The default chain: other covering vectors, then enumeration when small. */
+                int pivots = lr.iterations;
+                st = cdyn_lcp_solve(&lcp, &s->opts.lcp, z, wv, &lr);
+                lr.iterations += pivots;
+                w->basis_n = 0;
+            }
+        }
+        r->iterations += lr.iterations;
+        r->residual = lr.residual;
+        cdyn_report_method(r, lr.method);
+        if (st != CDYN_OK)
+            return cdyn_fail(r, st, "pyramid: %s", lr.message);
+        /* Impulses in contact coordinates, new velocities, forces and modes. */
+        for (int c = 0; c < k; c++) {
+            const double *Bc = B + (size_t)c * nd * per;
+            for (int d = 0; d < nd; d++) {
+                double v = 0;
+                for (int a = 0; a < per; a++)
+                    v += Bc[a * nd + d] * z[c * per + a];
+                imp[c * nd + d] = v;
+            }
+        }
+        if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
+            return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        for (int c = 0; c < k; c++) {
+            const int i = p.rows[c];
+            for (int d = 0; d < nd; d++)
+                x1->lambda[3 * i + d] = imp[c * nd + d] / h;
+            if (!(z[c * per] > 0)) {
+                x1->mode[i] = CDYN_MODE_FREE;
+                continue;
+            }
+            int sliding = 0;
+            for (int g = 0; g < ng; g++)
+                sliding |= z[nx + c * ng + g] > 0;
+            x1->mode[i] = sliding ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
+        }
+    }
+    double *qdot = cdyn_mem_array(&s->arena.as, (size_t)s->nq, sizeof(double));
+    if (qdot == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    cdyn_report mr;
+    st = cdyn_model_qdot(s->model, x0->q, x1->v, qdot, &mr);
+    if (st != CDYN_OK)
+        return cdyn_fail(r, st, "pyramid: %s", mr.message);
+    for (int j = 0; j < s->nq; j++)
+        x1->q[j] = x0->q[j] + h * qdot[j];
+    st = cdyn_model_normalize_q(s->model, x1->q, &mr);
+    return st == CDYN_OK ? CDYN_OK : cdyn_fail(r, st, "pyramid: %s", mr.message);
 }
 
 const step_scheme cdyn_scheme_pyramid_lcp = {
-    "pyramid-lcp", 1u << CDYN_BACKEND_DIRECT, pyramid_lcp_pick, pyramid_lcp_create, pyramid_lcp_destroy,
-    pyramid_lcp_advance,
+    "pyramid-lcp", (1u << CDYN_BACKEND_LEMKE) | (1u << CDYN_BACKEND_FB_DENSE), pyr_pick,
+    pyr_create, pyr_destroy, pyr_advance,
 };

@@ -1,0 +1,105 @@
+/* Scenes shared by the time-stepping tests (see step_scenes.h). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "step_scenes.h"
+
+/* A solid sphere (radius r, mass m) free above the plane z = 0, friction mu. */
+cdyn_model *scene_sphere(double r, double m, double mu)
+{
+    return scene_sphere_g(r, m, mu, G_ACC);
+}
+
+cdyn_model *scene_billiard(void)
+{
+    return scene_sphere_g(0.05, 0.2, 0.2, 9.8);
+}
+
+cdyn_model *scene_sphere_g(double r, double m, double mu, double g)
+{
+    cdyn_report rep;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[2] = -g;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
+    cdyn_body_desc ball;
+    cdyn_body_desc_defaults(&ball);
+    ball.mass = m;
+    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
+    int body, gp, gs, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &ball, &body, &rep), CDYN_OK);
+    cdyn_geom_desc plane, sphere;
+    cdyn_geom_desc_defaults(&plane);
+    cdyn_geom_desc_defaults(&sphere);
+    sphere.body = body;
+    sphere.type = CDYN_GEOM_SPHERE;
+    sphere.size[0] = r;
+    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gp;
+    pd.geom_b = gs;
+    pd.mu = mu;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, &rep), CDYN_OK);
+    cdyn_builder_free(b);
+    return model;
+}
+
+cdyn_stepper *scene_stepper(const cdyn_model *m, cdyn_scheme scheme, double h)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, scheme);
+    o.h = h;
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    cdyn_status st = cdyn_stepper_create(m, &o, &s, &rep);
+    if (st != CDYN_OK)
+        fail_msg("cdyn_stepper_create: %s", rep.message);
+    return s;
+}
+
+/* A unit cube (half-size 0.05, m = 1) on the plane z = 0 under gravity tilted by theta about y,
+ * which is a block on an incline of angle theta in the plane's frame. */
+cdyn_model *scene_incline(double theta, double mu)
+{
+    cdyn_report rep;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[0] = G_ACC * sin(theta);
+    bo.gravity[2] = -G_ACC * cos(theta);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 1;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.01 / 6;
+    int body, gp, gb, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, &rep), CDYN_OK);
+    cdyn_geom_desc plane, box;
+    cdyn_geom_desc_defaults(&plane);
+    cdyn_geom_desc_defaults(&box);
+    box.body = body;
+    box.type = CDYN_GEOM_BOX;
+    box.size[0] = box.size[1] = box.size[2] = 0.05;
+    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &box, &gb, &rep), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gp;
+    pd.geom_b = gb;
+    pd.mu = mu;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, &rep), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+

@@ -1,0 +1,28 @@
+/* Scenes shared by the time-stepping tests: built with the public model API, failing the calling
+ * cmocka test on any error. */
+#ifndef CDYN_TESTS_STEP_SCENES_H
+#define CDYN_TESTS_STEP_SCENES_H
+
+#include "cdyn/step.h"
+
+#define G_ACC 9.81
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* A solid sphere (radius r, mass m, I = 2/5 m r^2) free above the plane z = 0, friction mu,
+ * default gravity (0, 0, -9.81). */
+cdyn_model *scene_sphere(double r, double m, double mu);
+/* The same with gravity (0, 0, -g). */
+cdyn_model *scene_sphere_g(double r, double m, double mu, double g);
+/* Song-Kumar-Pang's billiard ball: r = 0.05, m = 0.2, mu = 0.2, g = 9.8. */
+cdyn_model *scene_billiard(void);
+
+/* A cube of half-size 0.05 and mass 1 on the plane z = 0 (8 corner rows) under gravity tilted
+ * by theta about y: a block on an incline of angle theta in the plane's frame. */
+cdyn_model *scene_incline(double theta, double mu);
+
+/* A stepper with the scheme's defaults and step h. */
+cdyn_stepper *scene_stepper(const cdyn_model *m, cdyn_scheme scheme, double h);
+
+#endif
