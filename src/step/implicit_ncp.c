@@ -1,33 +1,391 @@
-/* The implicit-ncp scheme (placeholder until its implementation lands: every step is refused). */
+/* The fully implicit compliant scheme (Song-Kumar-Pang eq. 10): one mixed complementarity
+ * problem per step in the unknowns at the end of the step (implicit_ncp.h), solved by FB-Newton
+ * with the dense LU or the sparse KLU path, warm-started from the last step. */
+#include "step/implicit_ncp.h"
+
+#include "core/memory.h"
+#include "core/report.h"
+#include "step/contact_space.h"
 #include "step/step_internal.h"
 
-#include "core/report.h"
+#include <math.h>
+#include <string.h>
 
-static cdyn_step_backend implicit_ncp_pick(const cdyn_stepper *s)
+typedef struct ncp_ws {
+    ncp_form f;
+    int nd;
+    int *rows;          /* nc */
+    double *mu;         /* nc */
+    double *A, *Ch;     /* nc nd x nd blocks */
+    double *beta;       /* nc: the last step's friction multiplier per model row */
+    double *y, *x0;     /* ny max, nx max */
+    double *Jd;         /* sparse path: the dense Jacobian the values are taken from */
+    cs_trees trees;     /* sparse path: the structure of M */
+    /* the MCP solver for the current structure (k rows) */
+    cdyn_mcp_solver *solver;
+    int solver_k;
+    int *colptr, *rowind; /* sparse pattern for solver_k */
+    cdyn_mcp mcp;
+} ncp_ws;
+
+static int ncp_size(const cdyn_stepper *s, int k)
 {
-    (void)s;
-    return CDYN_BACKEND_DIRECT;
+    const int nd = s->dim == 2 ? 2 : 3;
+    return s->nq + s->nv + k * (2 * nd + 1);
 }
 
-static cdyn_status implicit_ncp_create(cdyn_stepper *s, cdyn_report *r)
+static cdyn_step_backend ncp_pick(const cdyn_stepper *s)
 {
-    (void)s;
-    return cdyn_fail(r, CDYN_EINVAL, "the implicit-ncp scheme is not implemented yet");
+    return ncp_size(s, s->nc) <= s->opts.sparse_above ? CDYN_BACKEND_FB_DENSE
+                                                      : CDYN_BACKEND_FB_SPARSE;
 }
 
-static void implicit_ncp_destroy(cdyn_stepper *s)
+static void ncp_destroy(cdyn_stepper *s)
 {
-    (void)s;
+    ncp_ws *w = s->ws;
+    const cdyn_allocator *a = s->opts.allocator;
+    cdyn_mcp_solver_free(w->solver);
+    cdyn_mem_free(a, w->colptr);
+    cdyn_mem_free(a, w->rowind);
+    cdyn_mem_free(a, w->Jd);
+    cdyn_mem_free(a, w->rows);
+    cdyn_mem_free(a, w);
+    s->ws = NULL;
 }
 
-static cdyn_status implicit_ncp_advance(cdyn_stepper *s, const double *tau, double h,
-                                   const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
+static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
 {
-    (void)s, (void)tau, (void)h, (void)x0, (void)x1;
-    return cdyn_fail(&rep->solver, CDYN_EINVAL, "the implicit-ncp scheme is not implemented yet");
+    const cdyn_step_options *o = &s->opts;
+    if (o->friction_qp)
+        return cdyn_fail(r, CDYN_EINVAL, "implicit NCP: friction_qp (Proposition 1 inside the "
+                         "iteration) is not implemented yet");
+    const cdyn_allocator *a = o->allocator;
+    const int nd = s->dim == 2 ? 2 : 3, nc = s->nc, nv = s->nv, nq = s->nq;
+    const size_t ny = (size_t)ncp_size(s, nc), nx = (size_t)nq + nv + (size_t)nc * nd;
+    ncp_ws *w = cdyn_mem_alloc(a, sizeof *w);
+    if (w == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
+    memset(w, 0, sizeof *w);
+    s->ws = w;
+    w->nd = nd;
+    const size_t nints = (size_t)nc + cs_trees_ints(nv, cdyn_model_nbody(s->model)) + 1;
+    const size_t ndbl = (size_t)nc * (2 + 2 * (size_t)nd * nd) + 2 * ny + nx +
+                        ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
+    /* one block: ints first (padded), then doubles */
+    w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
+    if (w->rows == NULL) {
+        ncp_destroy(s);
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
+    }
+    int *ip = w->rows + nc;
+    cs_trees_init(&w->trees, s->model, ip);
+    double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
+    w->mu = dp, dp += nc;
+    w->beta = dp, dp += nc;
+    w->A = dp, dp += (size_t)nc * nd * nd;
+    w->Ch = dp, dp += (size_t)nc * nd * nd;
+    w->y = dp, dp += ny;
+    w->x0 = dp, dp += nx;
+    w->f.lower = dp, dp += ny;
+    w->f.upper = dp, dp += ny;
+    w->f.scratch = dp;
+    memset(w->beta, 0, (size_t)nc * sizeof(double));
+    if (o->backend == CDYN_BACKEND_FB_SPARSE) {
+        w->Jd = cdyn_mem_array(a, ny * ny, sizeof(double));
+        if (w->Jd == NULL) {
+            ncp_destroy(s);
+            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (%zu unknowns for the "
+                             "sparse path's dense Jacobian)", ny);
+        }
+    }
+    w->solver_k = -1;
+    return CDYN_OK;
+}
+
+/* The rows taking part (active at x0) with their mu and compliance blocks. */
+static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
+{
+    const int nd = w->nd;
+    const int *active = cdyn_data_active(s->data);
+    int k = 0;
+    for (int i = 0; i < s->nc; i++) {
+        if (!active[i])
+            continue;
+        cdyn_contact ct;
+        cdyn_pair_info pi;
+        double K[9], C[9];
+        cdyn_data_contact(s->data, i, &ct);
+        cdyn_model_pair_info(s->model, ct.pair, &pi);
+        cdyn_model_contact_compliance(s->model, i, K, C);
+        w->rows[k] = i;
+        w->mu[k] = pi.mu;
+        for (int d = 0; d < nd; d++)
+            for (int e = 0; e < nd; e++) {
+                w->A[(size_t)k * nd * nd + d + e * nd] = K[d + 3 * e] + C[d + 3 * e] / h;
+                w->Ch[(size_t)k * nd * nd + d + e * nd] = C[d + 3 * e] / h;
+            }
+        k++;
+    }
+    ncp_form *f = &w->f;
+    f->model = s->model;
+    f->data = s->data;
+    f->nq = s->nq;
+    f->nv = s->nv;
+    f->nc = s->nc;
+    f->nd = nd;
+    f->k = k;
+    f->nx = s->nq + s->nv + k * nd;
+    f->ny = ncp_size(s, k);
+    f->rows = w->rows;
+    f->mu = w->mu;
+    f->A = w->A;
+    f->Ch = w->Ch;
+    f->h = h;
+    f->gamma = s->opts.gamma;
+    for (int i = 0; i < f->ny; i++) {
+        f->lower[i] = -INFINITY;
+        f->upper[i] = INFINITY;
+    }
+    const int ol = s->nq + s->nv + k * nd, ob = ol + k * nd;
+    for (int c = 0; c < k; c++) {
+        f->lower[ol + c * nd] = 0.0;
+        f->lower[ob + c] = 0.0;
+    }
+}
+
+static int cb_F(void *ctx, const double *y, double *F)
+{
+    ncp_ws *w = ctx;
+    return ncp_form_F(&w->f, w->x0, y, F);
+}
+
+static int cb_J(void *ctx, const double *y, double *J)
+{
+    ncp_ws *w = ctx;
+    return ncp_form_J(&w->f, w->x0, y, J, NULL);
+}
+
+static int cb_J_sparse(void *ctx, const double *y, double *values)
+{
+    ncp_ws *w = ctx;
+    if (ncp_form_J(&w->f, w->x0, y, w->Jd, NULL) != 0)
+        return 1;
+    const int n = w->f.ny;
+    for (int j = 0; j < n; j++)
+        for (int p = w->colptr[j]; p < w->colptr[j + 1]; p++)
+            values[p] = w->Jd[w->rowind[p] + (size_t)j * n];
+    return 0;
+}
+
+/* The structural pattern of the step's Jacobian for k rows: every entry ncp_form_J can write,
+ * with the q and v blocks restricted to kinematic trees and contact rows to the dofs of their
+ * bodies (from the model's Jacobian pattern). Returns the number of entries, or -1 (memory). */
+static int ncp_pattern(cdyn_stepper *s, ncp_ws *w)
+{
+    const ncp_form *f = &w->f;
+    const int n = f->ny, nq = s->nq, nv = s->nv, nd = w->nd, k = f->k;
+    const int ov = nq, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    /* q coordinates of each dof's tree: map dofs to q through the bodies. */
+    int *qtree = cdyn_mem_array(&s->arena.as, (size_t)nq, sizeof(int));
+    unsigned char *mark = cdyn_mem_alloc(&s->arena.as, (size_t)n * n / 8 + 1);
+    if (qtree == NULL || mark == NULL)
+        return -1;
+    memset(mark, 0, (size_t)n * n / 8 + 1);
+    for (int b = 0; b < cdyn_model_nbody(s->model); b++) {
+        cdyn_body_info bi;
+        cdyn_model_body_info(s->model, b, &bi);
+        const int T = bi.nv > 0 ? w->trees.dof_tree[bi.vadr] : -1;
+        for (int j = 0; j < bi.nq; j++)
+            qtree[bi.qadr + j] = T;
+    }
+#define SET(i, j) mark[((size_t)(i) + (size_t)(j) * n) >> 3] |= (unsigned char)(1u << (((size_t)(i) + (size_t)(j) * n) & 7))
+    /* q and v rows against q and v columns of the same tree */
+    for (int i = 0; i < nq + nv; i++) {
+        const int Ti = i < nq ? qtree[i] : w->trees.dof_tree[i - nq];
+        for (int j = 0; j < nq + nv; j++) {
+            const int Tj = j < nq ? qtree[j] : w->trees.dof_tree[j - nq];
+            if (Ti == Tj)
+                SET(i, j);
+        }
+    }
+    /* contact rows: dofs of their bodies from the model's Jacobian pattern */
+    cdyn_csc Jn;
+    cdyn_data_jacobian_csc(s->data, CDYN_DIR_N, &Jn);
+    int *pos = cdyn_mem_array(&s->arena.as, (size_t)s->nc, sizeof(int));
+    if (pos == NULL)
+        return -1;
+    for (int i = 0; i < s->nc; i++)
+        pos[i] = -1;
+    for (int c = 0; c < k; c++)
+        pos[f->rows[c]] = c;
+    for (int j = 0; j < nv; j++)
+        for (int p = Jn.colptr[j]; p < Jn.colptr[j + 1]; p++) {
+            const int c = pos[Jn.rowind[p]];
+            if (c < 0)
+                continue;
+            const int T = w->trees.dof_tree[j];
+            for (int d = 0; d < nd; d++) {
+                SET(ov + j, ol + c * nd + d);       /* dynamics: Gamma' lambda */
+                SET(ol + c * nd + d, ov + j);       /* slip: Gamma v */
+                for (int qj = 0; qj < nq; qj++)     /* q of the row's trees */
+                    if (qtree[qj] == T)
+                        SET(ol + c * nd + d, qj);
+            }
+        }
+    for (int c = 0; c < k; c++) {
+        for (int d = 0; d < nd; d++) {
+            SET(od + c * nd + d, ol + c * nd + d);
+            for (int e = 0; e < nd; e++) {
+                SET(od + c * nd + d, od + c * nd + e);
+                SET(ol + c * nd + d, ol + c * nd + e);
+            }
+            SET(ol + c * nd + d, od + c * nd + d);
+            SET(ol + c * nd + d, ob + c);
+            SET(ob + c, ol + c * nd + d);
+        }
+    }
+#undef SET
+    const cdyn_allocator *a = s->opts.allocator;
+    size_t nnz = 0;
+    for (size_t t = 0; t < (size_t)n * n; t++)
+        nnz += (mark[t >> 3] >> (t & 7)) & 1u;
+    cdyn_mem_free(a, w->colptr);
+    cdyn_mem_free(a, w->rowind);
+    w->colptr = cdyn_mem_array(a, (size_t)n + 1, sizeof(int));
+    w->rowind = cdyn_mem_array(a, nnz + 1, sizeof(int));
+    if (w->colptr == NULL || w->rowind == NULL)
+        return -1;
+    size_t p = 0;
+    for (int j = 0; j < n; j++) {
+        w->colptr[j] = (int)p;
+        for (int i = 0; i < n; i++) {
+            const size_t t = (size_t)i + (size_t)j * n;
+            if ((mark[t >> 3] >> (t & 7)) & 1u)
+                w->rowind[p++] = i;
+        }
+    }
+    w->colptr[n] = (int)p;
+    return (int)p;
+}
+
+/* A solver for the current row count (re-created when the contact set changes size). */
+static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
+{
+    const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
+    w->mcp.n = w->f.ny;
+    w->mcp.lower = w->f.lower;
+    w->mcp.upper = w->f.upper;
+    w->mcp.F = cb_F;
+    w->mcp.jac = sparse ? NULL : cb_J;
+    w->mcp.jac_sparse = sparse ? cb_J_sparse : NULL;
+    w->mcp.ctx = w;
+    if (w->solver != NULL && w->solver_k == w->f.k) {
+        w->mcp.colptr = sparse ? w->colptr : NULL;
+        w->mcp.rowind = sparse ? w->rowind : NULL;
+        return CDYN_OK;
+    }
+    cdyn_mcp_solver_free(w->solver);
+    w->solver = NULL;
+    if (sparse && ncp_pattern(s, w) < 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (pattern)");
+    w->mcp.colptr = sparse ? w->colptr : NULL;
+    w->mcp.rowind = sparse ? w->rowind : NULL;
+    /* The solver outlives the step: it takes its memory from the stepper's allocator. */
+    cdyn_mcp_options o = s->opts.mcp;
+    o.allocator = s->opts.allocator;
+    cdyn_status st = cdyn_mcp_solver_create(&w->mcp, &o, &w->solver, r);
+    w->solver_k = st == CDYN_OK ? w->f.k : -1;
+    return st;
+}
+
+static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
+                               cdyn_state *x1, cdyn_step_report *rep)
+{
+    ncp_ws *w = s->ws;
+    cdyn_report *r = &rep->solver;
+    const int nq = s->nq, nv = s->nv, nd = w->nd;
+    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v, CDYN_EVAL_CONTACTS, r);
+    if (st != CDYN_OK)
+        return st;
+    ncp_rows(s, w, h);
+    w->f.tau = tau;
+    const int k = w->f.k, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    rep->nactive = k;
+    /* x0 = (q0, v0, delta0 of the rows); y starts from the last step. */
+    memcpy(w->x0, x0->q, (size_t)nq * sizeof(double));
+    memcpy(w->x0 + nq, x0->v, (size_t)nv * sizeof(double));
+    memcpy(w->y, w->x0, (size_t)(nq + nv) * sizeof(double));
+    for (int c = 0; c < k; c++) {
+        const int i = w->rows[c];
+        for (int d = 0; d < nd; d++) {
+            w->x0[od + c * nd + d] = x0->delta[3 * i + d];
+            w->y[od + c * nd + d] = x0->delta[3 * i + d];
+            w->y[ol + c * nd + d] = x0->lambda[3 * i + d];
+        }
+        w->y[ol + c * nd] = fmax(0.0, w->y[ol + c * nd]);
+        w->y[ob + c] = w->beta[i];
+    }
+    if ((st = ncp_solver(s, w, r)) != CDYN_OK)
+        return st;
+    cdyn_report mr;
+    st = cdyn_mcp_solver_run(w->solver, &w->mcp, w->y, &mr);
+    r->iterations += mr.iterations;
+    r->evaluations += mr.evaluations;
+    r->residual = mr.residual;
+    cdyn_report_method(r, s->opts.backend == CDYN_BACKEND_FB_SPARSE ? "implicit-ncp-sparse"
+                                                                   : "implicit-ncp-dense");
+    if (st != CDYN_OK)
+        return cdyn_fail(r, st, "implicit NCP: %s", mr.message);
+
+    memcpy(x1->q, w->y, (size_t)nq * sizeof(double));
+    memcpy(x1->v, w->y + nq, (size_t)nv * sizeof(double));
+    if ((st = cdyn_model_normalize_q(s->model, x1->q, &mr)) != CDYN_OK)
+        return cdyn_fail(r, st, "implicit NCP: %s", mr.message);
+    memset(x1->delta, 0, 3 * (size_t)s->nc * sizeof(double));
+    memset(x1->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
+    for (int i = 0; i < s->nc; i++) {
+        x1->mode[i] = CDYN_MODE_FREE;
+        w->beta[i] = 0.0;
+    }
+    /* Modes: FREE without normal force (relative to the step's largest); SLIP when the slip
+     * velocity s = (delta_T - delta0_T)/h + Gamma_T v+ is not zero (above 1e-6 of the velocity
+     * scale, as the cone step); STICK otherwise. The model is evaluated at the solution once
+     * more: the last evaluation inside the solver may have been a line-search trial. */
+    if (k > 0 && (st = cdyn_eval(s->model, s->data, w->y, w->y + nq, CDYN_EVAL_CONTACTS, &mr)) !=
+                     CDYN_OK)
+        return cdyn_fail(r, st, "implicit NCP: %s", mr.message);
+    const double *Jt = cdyn_data_jacobian(s->data, CDYN_DIR_T);
+    const double *Jo = cdyn_data_jacobian(s->data, CDYN_DIR_O);
+    double lmax = 0.0, vscale = 1.0;
+    for (int c = 0; c < k; c++)
+        lmax = fmax(lmax, w->y[ol + c * nd]);
+    for (int j = 0; j < nv; j++)
+        vscale = fmax(vscale, fabs(w->y[nq + j]));
+    for (int c = 0; c < k; c++) {
+        const int i = w->rows[c];
+        for (int d = 0; d < nd; d++) {
+            x1->delta[3 * i + d] = w->y[od + c * nd + d];
+            x1->lambda[3 * i + d] = w->y[ol + c * nd + d];
+        }
+        w->beta[i] = w->y[ob + c];
+        if (!(w->y[ol + c * nd] > 1e-9 * lmax)) {
+            x1->mode[i] = CDYN_MODE_FREE;
+            continue;
+        }
+        double slip[2] = {0, 0};
+        for (int d = 1; d < nd; d++) {
+            const double *Jd = d == 1 ? Jt : Jo;
+            double acc = (w->y[od + c * nd + d] - w->x0[od + c * nd + d]) / h;
+            for (int j = 0; j < nv; j++)
+                acc += Jd[i + (size_t)j * s->nc] * w->y[nq + j];
+            slip[d - 1] = acc;
+        }
+        x1->mode[i] = hypot(slip[0], slip[1]) > 1e-6 * vscale ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
+    }
+    return CDYN_OK;
 }
 
 const step_scheme cdyn_scheme_implicit_ncp = {
-    "implicit-ncp", 1u << CDYN_BACKEND_DIRECT, implicit_ncp_pick, implicit_ncp_create, implicit_ncp_destroy,
-    implicit_ncp_advance,
+    "implicit-ncp", (1u << CDYN_BACKEND_FB_DENSE) | (1u << CDYN_BACKEND_FB_SPARSE), ncp_pick,
+    ncp_create, ncp_destroy, ncp_advance,
 };

@@ -1,0 +1,47 @@
+/* Internal: the implicit compliant step (Song-Kumar-Pang eq. 10) as residual rows, shared by
+ * the stepper (implicit_ncp.c) and the boundary-value layer (src/bvp/), which stacks N of them.
+ *
+ * Rows taking part: k model rows. nd = 2 (planar: n, t) or 3 (n, t, o) directions per row.
+ * Unknowns of one step, y (ny values), in this order:
+ *   q (nq), v (nv), delta (k nd, row by row), lambda (k nd), beta (k)
+ * so that the state x = (q, v, delta) is y's first nx = nq + nv + k nd entries. Rows of F in the
+ * same order, each paired with the unknown of its index (bounds: lambda_n and beta >= 0, the
+ * rest free):
+ *   q - q0 - h G(q) v
+ *   M(q) (v - v0) - h (tau - bias(q, v)) - h Gamma(q)' lambda
+ *   lambda - (K + C/h) delta + (C/h) delta0                           (per row, nd)
+ *   Psi_n(q) + delta_n                                    ⊥ lambda_n
+ *   mu lambda_n s_d + beta lambda_d / rho,  s_d = (delta_d - delta0_d)/h + Gamma_d(q) v   (d = t, o)
+ *   mu lambda_n + gamma - rho,  rho = sqrt(lambda_t^2 + lambda_o^2 + gamma^2)   ⊥ beta
+ * Derivatives: analytic in v, delta, lambda, beta and x0; in q by central differences of the
+ * model's M(q), bias(q, v), Gamma(q) and Psi(q) (docs/theory.md says why). */
+#ifndef CDYN_STEP_IMPLICIT_NCP_H
+#define CDYN_STEP_IMPLICIT_NCP_H
+
+#include "cdyn/step.h"
+
+typedef struct ncp_form {
+    const cdyn_model *model;
+    cdyn_data *data;           /* dense evaluation workspace (owned by the caller) */
+    int nq, nv, nc, nd, k;     /* sizes; k rows taking part */
+    int nx, ny;
+    const int *rows;           /* k model rows */
+    const double *mu;          /* k */
+    const double *A, *Ch;      /* k blocks nd x nd: K + C/h and C/h (column-major) */
+    double h, gamma;
+    const double *tau;         /* nv, or NULL */
+    double *lower, *upper;     /* ny bounds */
+    double *scratch;           /* ncp_form_scratch(f) doubles */
+} ncp_form;
+
+/* Doubles of scratch the evaluation needs. */
+size_t ncp_form_scratch(int nq, int nv, int k, int nd);
+
+/* F(x0, y) into F (ny). 0 on success, nonzero when the model cannot be evaluated at y's q. */
+int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F);
+
+/* Dense Jacobians at (x0, y): Jy (ny x ny, column-major) and Jx (ny x nx) when not NULL.
+ * 0 on success. */
+int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, double *Jx);
+
+#endif

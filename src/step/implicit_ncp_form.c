@@ -1,0 +1,248 @@
+/* The implicit compliant step's residual and Jacobian (implicit_ncp.h). */
+#include "step/implicit_ncp.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t ncp_form_scratch(int nq, int nv, int k, int nd)
+{
+    /* qdot, qp; f1, f1p, f1m; psi, psip, psim; gv, gvp, gvm (k (nd - 1) each); vp */
+    return 2 * (size_t)nq + 3 * (size_t)nv + 3 * (size_t)k + 3 * (size_t)k * (nd - 1) +
+           (size_t)nv + 8;
+}
+
+/* Parts of F that need the model at (q, v): f1 = M(q)(v - v0) - h (tau - bias) - h Gamma' lambda,
+ * psi_i = Psi_n(q) of row i, gv_{i,d} = Gamma_d(q) v (d = 1 .. nd-1). */
+static int model_terms(ncp_form *f, const double *q, const double *v, const double *v0,
+                       const double *lam, double *f1, double *psi, double *gv)
+{
+    if (cdyn_eval(f->model, f->data, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS,
+                  NULL) != CDYN_OK)
+        return 1;
+    const int nv = f->nv, nc = f->nc, nd = f->nd, k = f->k;
+    const double *M = cdyn_data_mass(f->data), *bias = cdyn_data_bias(f->data);
+    const double *gap = cdyn_data_gap(f->data);
+    const double *J[3] = {cdyn_data_jacobian(f->data, CDYN_DIR_N),
+                          cdyn_data_jacobian(f->data, CDYN_DIR_T),
+                          cdyn_data_jacobian(f->data, CDYN_DIR_O)};
+    for (int i = 0; i < nv; i++) {
+        double acc = -f->h * ((f->tau != NULL ? f->tau[i] : 0.0) - bias[i]);
+        for (int j = 0; j < nv; j++)
+            acc += M[i + (size_t)j * nv] * (v[j] - v0[j]);
+        f1[i] = acc;
+    }
+    for (int c = 0; c < k; c++) {
+        const int r = f->rows[c];
+        psi[c] = gap[r];
+        for (int d = 0; d < nd; d++) {
+            const double l = lam[c * nd + d];
+            if (l != 0.0)
+                for (int j = 0; j < nv; j++)
+                    f1[j] -= f->h * J[d][r + (size_t)j * nc] * l;
+        }
+        for (int d = 1; d < nd; d++) {
+            double acc = 0;
+            for (int j = 0; j < nv; j++)
+                acc += J[d][r + (size_t)j * nc] * v[j];
+            gv[c * (nd - 1) + d - 1] = acc;
+        }
+    }
+    return 0;
+}
+
+/* Scratch layout. */
+typedef struct ncp_scr {
+    double *qdot, *qp, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
+} ncp_scr;
+
+static ncp_scr scratch(const ncp_form *f)
+{
+    ncp_scr s;
+    const int nq = f->nq, nv = f->nv, k = f->k, t = k * (f->nd - 1);
+    double *p = f->scratch;
+    s.qdot = p, p += nq;
+    s.qp = p, p += nq;
+    s.f1 = p, p += nv;
+    s.f1p = p, p += nv;
+    s.f1m = p, p += nv;
+    s.psi = p, p += k;
+    s.psip = p, p += k;
+    s.psim = p, p += k;
+    s.gv = p, p += t;
+    s.gvp = p, p += t;
+    s.gvm = p, p += t;
+    s.vp = p;
+    return s;
+}
+
+int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
+{
+    const int nq = f->nq, nv = f->nv, nd = f->nd, k = f->k;
+    const double *q = y, *v = y + nq, *del = y + nq + nv, *lam = del + k * nd, *beta = lam + k * nd;
+    const double *q0 = x0, *v0 = x0 + nq, *del0 = x0 + nq + nv;
+    ncp_scr s = scratch(f);
+    if (model_terms(f, q, v, v0, lam, s.f1, s.psi, s.gv) != 0)
+        return 1;
+    if (cdyn_model_qdot(f->model, q, v, s.qdot, NULL) != CDYN_OK)
+        return 1;
+    for (int j = 0; j < nq; j++)
+        F[j] = q[j] - q0[j] - f->h * s.qdot[j];
+    memcpy(F + nq, s.f1, (size_t)nv * sizeof(double));
+    double *Fd = F + nq + nv, *Fl = Fd + k * nd, *Fb = Fl + k * nd;
+    for (int c = 0; c < k; c++) {
+        const double *A = f->A + (size_t)c * nd * nd, *Ch = f->Ch + (size_t)c * nd * nd;
+        const double *dc = del + c * nd, *d0 = del0 + c * nd, *lc = lam + c * nd;
+        for (int d = 0; d < nd; d++) {
+            double acc = lc[d];
+            for (int e = 0; e < nd; e++)
+                acc += -A[d + e * nd] * dc[e] + Ch[d + e * nd] * d0[e];
+            Fd[c * nd + d] = acc;
+        }
+        double rho2 = f->gamma * f->gamma;
+        for (int d = 1; d < nd; d++)
+            rho2 += lc[d] * lc[d];
+        const double rho = sqrt(rho2), mln = f->mu[c] * lc[0];
+        Fl[c * nd] = s.psi[c] + dc[0];
+        for (int d = 1; d < nd; d++) {
+            const double sd = (dc[d] - d0[d]) / f->h + s.gv[c * (nd - 1) + d - 1];
+            Fl[c * nd + d] = mln * sd + (rho > 0 ? beta[c] * lc[d] / rho : 0.0);
+        }
+        Fb[c] = mln + f->gamma - rho;
+    }
+    return 0;
+}
+
+int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, double *Jx)
+{
+    const int nq = f->nq, nv = f->nv, nd = f->nd, k = f->k, ny = f->ny, nx = f->nx;
+    const int oq = 0, ov = nq, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    const double *q = y, *v = y + nq, *del = y + od, *lam = y + ol, *beta = y + ob;
+    const double *v0 = x0 + nq, *del0 = x0 + od;
+    const double h = f->h;
+    ncp_scr s = scratch(f);
+    if (Jy != NULL)
+        memset(Jy, 0, (size_t)ny * ny * sizeof(double));
+    if (Jx != NULL)
+        memset(Jx, 0, (size_t)ny * nx * sizeof(double));
+#define JY(i, j) Jy[(size_t)(i) + (size_t)(j) * ny]
+#define JX(i, j) Jx[(size_t)(i) + (size_t)(j) * ny]
+    if (Jy != NULL) {
+        /* q columns by central differences: the model's terms and G(q) v. The perturbed
+         * quaternion is not unit; the model uses e/|e| and G uses e as given, exactly as F. */
+        memcpy(s.qp, q, (size_t)nq * sizeof(double));
+        for (int j = 0; j < nq; j++) {
+            const double eps = 1e-6 * fmax(1.0, fabs(q[j]));
+            s.qp[j] = q[j] + eps;
+            if (model_terms(f, s.qp, v, v0, lam, s.f1p, s.psip, s.gvp) != 0 ||
+                cdyn_model_qdot(f->model, s.qp, v, s.qdot, NULL) != CDYN_OK)
+                return 1;
+            for (int i = 0; i < nq; i++)
+                JY(oq + i, j) = -h * s.qdot[i];
+            s.qp[j] = q[j] - eps;
+            if (model_terms(f, s.qp, v, v0, lam, s.f1m, s.psim, s.gvm) != 0 ||
+                cdyn_model_qdot(f->model, s.qp, v, s.qdot, NULL) != CDYN_OK)
+                return 1;
+            s.qp[j] = q[j];
+            const double inv = 1.0 / (2 * eps);
+            for (int i = 0; i < nq; i++)
+                JY(oq + i, j) = (JY(oq + i, j) + h * s.qdot[i]) * inv + (i == j);
+            for (int i = 0; i < nv; i++)
+                JY(ov + i, j) = (s.f1p[i] - s.f1m[i]) * inv;
+            for (int c = 0; c < k; c++) {
+                const double mln = f->mu[c] * lam[c * nd];
+                JY(ol + c * nd, j) = (s.psip[c] - s.psim[c]) * inv;
+                for (int d = 1; d < nd; d++) {
+                    const int t = c * (nd - 1) + d - 1;
+                    JY(ol + c * nd + d, j) = mln * (s.gvp[t] - s.gvm[t]) * inv;
+                }
+            }
+        }
+        /* v columns of the dynamics by central differences (M plus h d bias / dv). */
+        memcpy(s.vp, v, (size_t)nv * sizeof(double));
+        for (int j = 0; j < nv; j++) {
+            const double eps = 1e-6 * fmax(1.0, fabs(v[j]));
+            s.vp[j] = v[j] + eps;
+            if (model_terms(f, q, s.vp, v0, lam, s.f1p, s.psip, s.gvp) != 0)
+                return 1;
+            s.vp[j] = v[j] - eps;
+            if (model_terms(f, q, s.vp, v0, lam, s.f1m, s.psim, s.gvm) != 0)
+                return 1;
+            s.vp[j] = v[j];
+            for (int i = 0; i < nv; i++)
+                JY(ov + i, ov + j) = (s.f1p[i] - s.f1m[i]) / (2 * eps);
+        }
+    }
+    /* The model at q itself for the analytic blocks. */
+    if (model_terms(f, q, v, v0, lam, s.f1, s.psi, s.gv) != 0)
+        return 1;
+    const int nc = f->nc;
+    const double *M = cdyn_data_mass(f->data);
+    const double *Jd[3] = {cdyn_data_jacobian(f->data, CDYN_DIR_N),
+                           cdyn_data_jacobian(f->data, CDYN_DIR_T),
+                           cdyn_data_jacobian(f->data, CDYN_DIR_O)};
+    if (Jy != NULL) {
+        /* q rows, v columns: -h G(q) (G's columns are G(q) e_j). */
+        memset(s.vp, 0, (size_t)nv * sizeof(double));
+        for (int j = 0; j < nv; j++) {
+            s.vp[j] = 1.0;
+            if (cdyn_model_qdot(f->model, q, s.vp, s.qdot, NULL) != CDYN_OK)
+                return 1;
+            s.vp[j] = 0.0;
+            for (int i = 0; i < nq; i++)
+                JY(oq + i, ov + j) = -h * s.qdot[i];
+        }
+    }
+    for (int c = 0; c < k; c++) {
+        const int r = f->rows[c];
+        const double *A = f->A + (size_t)c * nd * nd, *Ch = f->Ch + (size_t)c * nd * nd;
+        const double *lc = lam + c * nd, *dc = del + c * nd, *d0 = del0 + c * nd;
+        double rho2 = f->gamma * f->gamma;
+        for (int d = 1; d < nd; d++)
+            rho2 += lc[d] * lc[d];
+        const double rho = sqrt(rho2), mu = f->mu[c], mln = mu * lc[0];
+        if (Jy != NULL) {
+            for (int d = 0; d < nd; d++) {
+                /* dynamics: -h Gamma_d' */
+                for (int j = 0; j < nv; j++)
+                    JY(ov + j, ol + c * nd + d) = -h * Jd[d][r + (size_t)j * nc];
+                /* constitutive rows */
+                JY(od + c * nd + d, ol + c * nd + d) = 1.0;
+                for (int e = 0; e < nd; e++)
+                    JY(od + c * nd + d, od + c * nd + e) = -A[d + e * nd];
+            }
+            JY(ol + c * nd, od + c * nd) = 1.0; /* Psi + delta_n */
+            for (int d = 1; d < nd; d++) {
+                const int row = ol + c * nd + d;
+                const double sd = (dc[d] - d0[d]) / h + s.gv[c * (nd - 1) + d - 1];
+                for (int j = 0; j < nv; j++)
+                    JY(row, ov + j) = mln * Jd[d][r + (size_t)j * nc];
+                JY(row, od + c * nd + d) = mln / h;
+                JY(row, ol + c * nd) = mu * sd;
+                for (int e = 1; e < nd; e++)
+                    JY(row, ol + c * nd + e) =
+                        beta[c] * ((d == e) / rho - lc[d] * lc[e] / (rho * rho * rho));
+                JY(row, ob + c) = lc[d] / rho;
+            }
+            JY(ob + c, ol + c * nd) = mu;
+            for (int e = 1; e < nd; e++)
+                JY(ob + c, ol + c * nd + e) = -lc[e] / rho;
+        }
+        if (Jx != NULL) {
+            for (int d = 0; d < nd; d++)
+                for (int e = 0; e < nd; e++)
+                    JX(od + c * nd + d, od + c * nd + e) = Ch[d + e * nd];
+            for (int d = 1; d < nd; d++)
+                JX(ol + c * nd + d, od + c * nd + d) = -mln / h;
+        }
+    }
+    if (Jx != NULL) {
+        for (int j = 0; j < nq; j++)
+            JX(oq + j, j) = -1.0;
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nv; j++)
+                JX(ov + i, nq + j) = -M[i + (size_t)j * nv];
+    }
+#undef JY
+#undef JX
+    return 0;
+}
