@@ -5,6 +5,7 @@
 #   lcp_table (every tests/data LCP solved, table + CSV), the cdyn-lcp tool on the same fixtures,
 #   ucp_data_sets and ucp_random_table (Pang-Trinkle-Lo Data Sets 1-4 and Table 1),
 #   two_finger_ellipse (Yashima-Yamaguchi mode maps) and three_finger_sphere (Buffo-Maciel),
+#   billiard (Song-Kumar-Pang Fig. 3, every time-stepping scheme),
 #   with PNG plots by gnuplot when it is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +84,13 @@ fi
 plot three_finger_sphere.gp "$out/three_finger_sphere.png"
 
 echo
+echo "== billiard: Song-Kumar-Pang Fig. 3 with every time-stepping scheme (paper: (0.5632, -0.0534), box slip ends 0.30 / 0.37 s)"
+if ! "$build/examples/billiard" --out "$out" | tee "$out/billiard.md"; then
+  failed+=(billiard)
+fi
+plot billiard.gp "$out/billiard.png"
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
@@ -90,6 +98,7 @@ echo "  cdyn-lcp.txt    cdyn-lcp's report for every fixture"
 echo "  ucp_data_sets.md, ucp_table1.md/.csv   quasistatic grasp results next to the paper's"
 echo "  two_finger_ellipse*.csv/.md/.png       contact-mode maps and accelerations (Yashima-Yamaguchi)"
 echo "  three_finger_sphere*.csv/.md/.png      sliding LCP / rolling MNCP table and sweep (Buffo-Maciel)"
+echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (Song-Kumar-Pang Fig. 3)"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1

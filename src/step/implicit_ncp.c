@@ -19,6 +19,7 @@ typedef struct ncp_ws {
     double *A, *Ch;     /* nc nd x nd blocks */
     double *beta;       /* nc: the last step's friction multiplier per model row */
     double *y, *x0;     /* ny max, nx max */
+    double *ystart;     /* ny max: the start, for a retry */
     double *Jd;         /* sparse path: the dense Jacobian the values are taken from */
     cs_trees trees;     /* sparse path: the structure of M */
     /* the MCP solver for the current structure (k rows) */
@@ -69,7 +70,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     s->ws = w;
     w->nd = nd;
     const size_t nints = (size_t)nc + cs_trees_ints(nv, cdyn_model_nbody(s->model)) + 1;
-    const size_t ndbl = (size_t)nc * (2 + 2 * (size_t)nd * nd) + 2 * ny + nx +
+    const size_t ndbl = (size_t)nc * (2 + 2 * (size_t)nd * nd) + 3 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
@@ -85,6 +86,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->A = dp, dp += (size_t)nc * nd * nd;
     w->Ch = dp, dp += (size_t)nc * nd * nd;
     w->y = dp, dp += ny;
+    w->ystart = dp, dp += ny;
     w->x0 = dp, dp += nx;
     w->f.lower = dp, dp += ny;
     w->f.upper = dp, dp += ny;
@@ -298,6 +300,44 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
     return st;
 }
 
+/* Start values for rows without force at the start that the free motion drives into contact:
+ * the iteration would otherwise start with every complementarity pair of the row at its kink
+ * (lambda_n = 0 with a zero gap, beta = 0 with rho = gamma), where Fischer-Burmeister Newton
+ * stalls on impacts. The estimate takes the predicted penetration p = -(Psi + h Gamma_n v + delta_n)
+ * (data evaluated at x0) as a spring compression, lambda_n = a_nn p / 2 and delta_n = -Psi
+ * - p / 2, and friction on the cone against the predicted slip, beta = mu lambda_n |s|. */
+static void ncp_predict(cdyn_stepper *s, ncp_ws *w, const double *v0, double h)
+{
+    const int nq = s->nq, nv = s->nv, nd = w->nd, k = w->f.k, nc = s->nc;
+    const int od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    const double *gap = cdyn_data_gap(s->data);
+    const double *J[3] = {cdyn_data_jacobian(s->data, CDYN_DIR_N),
+                          cdyn_data_jacobian(s->data, CDYN_DIR_T),
+                          cdyn_data_jacobian(s->data, CDYN_DIR_O)};
+    for (int c = 0; c < k; c++) {
+        const int i = w->rows[c];
+        if (w->y[ol + c * nd] > 0)
+            continue;
+        double u[3] = {0, 0, 0};
+        for (int d = 0; d < nd; d++)
+            for (int j = 0; j < nv; j++)
+                u[d] += J[d][i + (size_t)j * nc] * v0[j];
+        const double pen = -(gap[i] + h * u[0] + w->y[od + c * nd]);
+        const double a = w->A[(size_t)c * nd * nd];
+        if (!(pen > 0) || !(a > 0))
+            continue;
+        const double ln = 0.5 * a * pen;
+        w->y[ol + c * nd] = ln;
+        w->y[od + c * nd] = -gap[i] - 0.5 * pen;
+        const double sn = hypot(u[1], nd == 3 ? u[2] : 0.0);
+        if (sn > 0 && w->mu[c] > 0) {
+            for (int d = 1; d < nd; d++)
+                w->y[ol + c * nd + d] = -w->mu[c] * ln * u[d] / sn;
+            w->y[ob + c] = w->mu[c] * ln * sn;
+        }
+    }
+}
+
 static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                                cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -325,12 +365,25 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         w->y[ol + c * nd] = fmax(0.0, w->y[ol + c * nd]);
         w->y[ob + c] = w->beta[i];
     }
+    ncp_predict(s, w, x0->v, h);
     if ((st = ncp_solver(s, w, r)) != CDYN_OK)
         return st;
+    /* Fischer-Burmeister adds the members of each complementarity pair, so their units matter:
+     * first the normal rows in newtons (scaled by the normal stiffness), and when that does not
+     * converge the plain rows, from the same start (the solution set is the same). */
     cdyn_report mr;
-    st = cdyn_mcp_solver_run(w->solver, &w->mcp, w->y, &mr);
-    r->iterations += mr.iterations;
-    r->evaluations += mr.evaluations;
+    const size_t ny = (size_t)w->f.ny;
+    memcpy(w->ystart, w->y, ny * sizeof(double));
+    st = CDYN_ENOCONV;
+    for (int attempt = 0; attempt < 2 && st != CDYN_OK; attempt++) {
+        w->f.scale_normal = attempt == 0;
+        memcpy(w->y, w->ystart, ny * sizeof(double));
+        st = cdyn_mcp_solver_run(w->solver, &w->mcp, w->y, &mr);
+        r->iterations += mr.iterations;
+        r->evaluations += mr.evaluations;
+        if (st != CDYN_ENOCONV)
+            break;
+    }
     r->residual = mr.residual;
     cdyn_report_method(r, s->opts.backend == CDYN_BACKEND_FB_SPARSE ? "implicit-ncp-sparse"
                                                                    : "implicit-ncp-dense");

@@ -10,7 +10,7 @@
  *   q - q0 - h G(q) v
  *   M(q) (v - v0) - h (tau - bias(q, v)) - h Gamma(q)' lambda
  *   lambda - (K + C/h) delta + (C/h) delta0                           (per row, nd)
- *   Psi_n(q) + delta_n                                    ⊥ lambda_n
+ *   a_nn (Psi_n(q) + delta_n), a_nn = (K + C/h)_nn (scale_normal) or 1   ⊥ lambda_n
  *   mu lambda_n s_d + beta lambda_d / rho,  s_d = (delta_d - delta0_d)/h + Gamma_d(q) v   (d = t, o)
  *   mu lambda_n + gamma - rho,  rho = sqrt(lambda_t^2 + lambda_o^2 + gamma^2)   ⊥ beta
  * Derivatives: analytic in v, delta, lambda, beta and x0; in q by central differences of the
@@ -29,6 +29,7 @@ typedef struct ncp_form {
     const double *mu;          /* k */
     const double *A, *Ch;      /* k blocks nd x nd: K + C/h and C/h (column-major) */
     double h, gamma;
+    int scale_normal;          /* nonzero: a_nn = (K + C/h)_nn in the normal rows, else 1 */
     const double *tau;         /* nv, or NULL */
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */

@@ -50,6 +50,16 @@ static int model_terms(ncp_form *f, const double *q, const double *v, const doub
     return 0;
 }
 
+/* The normal gap row is scaled by the normal stiffness (K + C/h)_nn (when positive): the
+ * complementarity pair (lambda_n, Psi + delta_n) then has both members in newtons. The solution
+ * set does not change; the Fischer-Burmeister function, which adds its arguments, needs the
+ * balance (forces of 1 N against gaps of 1e-4 m stalled its line search). */
+static double normal_scale(const ncp_form *f, int c)
+{
+    const double a = f->A[(size_t)c * f->nd * f->nd];
+    return f->scale_normal && a > 0 ? a : 1.0;
+}
+
 /* Scratch layout. */
 typedef struct ncp_scr {
     double *qdot, *qp, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
@@ -102,7 +112,7 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
         for (int d = 1; d < nd; d++)
             rho2 += lc[d] * lc[d];
         const double rho = sqrt(rho2), mln = f->mu[c] * lc[0];
-        Fl[c * nd] = s.psi[c] + dc[0];
+        Fl[c * nd] = normal_scale(f, c) * (s.psi[c] + dc[0]);
         for (int d = 1; d < nd; d++) {
             const double sd = (dc[d] - d0[d]) / f->h + s.gv[c * (nd - 1) + d - 1];
             Fl[c * nd + d] = mln * sd + (rho > 0 ? beta[c] * lc[d] / rho : 0.0);
@@ -150,7 +160,7 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
                 JY(ov + i, j) = (s.f1p[i] - s.f1m[i]) * inv;
             for (int c = 0; c < k; c++) {
                 const double mln = f->mu[c] * lam[c * nd];
-                JY(ol + c * nd, j) = (s.psip[c] - s.psim[c]) * inv;
+                JY(ol + c * nd, j) = normal_scale(f, c) * (s.psip[c] - s.psim[c]) * inv;
                 for (int d = 1; d < nd; d++) {
                     const int t = c * (nd - 1) + d - 1;
                     JY(ol + c * nd + d, j) = mln * (s.gvp[t] - s.gvm[t]) * inv;
@@ -210,7 +220,7 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
                 for (int e = 0; e < nd; e++)
                     JY(od + c * nd + d, od + c * nd + e) = -A[d + e * nd];
             }
-            JY(ol + c * nd, od + c * nd) = 1.0; /* Psi + delta_n */
+            JY(ol + c * nd, od + c * nd) = normal_scale(f, c); /* Psi + delta_n, scaled */
             for (int d = 1; d < nd; d++) {
                 const int row = ol + c * nd + d;
                 const double sd = (dc[d] - d0[d]) / h + s.gv[c * (nd - 1) + d - 1];

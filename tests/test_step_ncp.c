@@ -1,0 +1,367 @@
+/* The implicit compliant NCP step: its Jacobian against finite differences of
+ * its residual, the paper's billiard value, the rigid limit (sphere slip end),
+ * energy, dense = sparse, failed steps and halving. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "step/implicit_ncp.h"
+#include "step_scenes.h"
+
+/* A sphere on the plane with compliant contact K = k I, C = c I. */
+static cdyn_model *compliant_sphere(double r, double m, double mu, double g, double k, double c)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[2] = -g;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = m;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * m * r * r;
+    int body, gp, gs, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc plane, sphere;
+    cdyn_geom_desc_defaults(&plane);
+    cdyn_geom_desc_defaults(&sphere);
+    sphere.body = body;
+    sphere.type = CDYN_GEOM_SPHERE;
+    sphere.size[0] = r;
+    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gp;
+    pd.geom_b = gs;
+    pd.mu = mu;
+    pd.stiffness[0] = pd.stiffness[4] = pd.stiffness[8] = k;
+    pd.damping[0] = pd.damping[4] = pd.damping[8] = c;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return model;
+}
+
+/* A planar disk (Song-Kumar-Pang's) on the line y = 0, compliant. */
+static cdyn_model *compliant_disk(double k, double c)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 0.1;
+    d.inertia[2] = 5e-4;
+    int body, gl, gc, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc line, disk;
+    cdyn_geom_desc_defaults(&line);
+    cdyn_geom_desc_defaults(&disk);
+    disk.body = body;
+    disk.type = CDYN_GEOM_CIRCLE;
+    disk.size[0] = 0.1;
+    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &disk, &gc, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gl;
+    pd.geom_b = gc;
+    pd.mu = 0.4;
+    pd.stiffness[0] = pd.stiffness[4] = k;
+    pd.damping[0] = pd.damping[4] = c;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return model;
+}
+
+/* The analytic Jacobian (q columns by central differences inside, the rest
+ * closed-form) against central differences of the residual F itself at a point
+ * with contact force, slip and friction multiplier all nonzero; both blocks
+ * (d/dy and d/dx0). */
+static void check_jacobian(const cdyn_model *m, const double *y, const double *x0, int k)
+{
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &data, NULL), CDYN_OK);
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    const int nd = cdyn_model_dim(m) == 2 ? 2 : 3;
+    ncp_form f;
+    memset(&f, 0, sizeof f);
+    f.model = m;
+    f.data = data;
+    f.nq = nq, f.nv = nv, f.nc = nc, f.nd = nd, f.k = k;
+    f.nx = nq + nv + k * nd;
+    f.ny = f.nx + k * nd + k;
+    int rows[1] = {0};
+    double mu[1] = {0.3}, A[9] = {0}, Ch[9] = {0};
+    for (int d = 0; d < nd; d++) {
+        A[d + d * nd] = 2e3 + 100.0 * d; /* K + C/h */
+        Ch[d + d * nd] = 50.0 + d;
+    }
+    A[1] = A[nd] = 30.0; /* an off-diagonal coupling */
+    f.rows = rows, f.mu = mu, f.A = A, f.Ch = Ch;
+    f.h = 0.01, f.gamma = 1e-4;
+    const int n = f.ny, nx = f.nx;
+    f.scratch = calloc(ncp_form_scratch(nq, nv, k, nd), sizeof(double));
+    double *Jy = calloc((size_t)n * n, sizeof(double)),
+           *Jx = calloc((size_t)n * nx, sizeof(double));
+    double *Fp = calloc((size_t)n, sizeof(double)), *Fm = calloc((size_t)n, sizeof(double));
+    double *yy = malloc(sizeof(double) * (size_t)n), *xx = malloc(sizeof(double) * (size_t)nx);
+    for (f.scale_normal = 0; f.scale_normal <= 1; f.scale_normal++) {
+        assert_int_equal(ncp_form_J(&f, x0, y, Jy, Jx), 0);
+        double worst = 0, scale = 0;
+        for (int j = 0; j < n; j++) {
+            memcpy(yy, y, sizeof(double) * (size_t)n);
+            const double eps = 1e-6 * fmax(1.0, fabs(y[j]));
+            yy[j] = y[j] + eps;
+            assert_int_equal(ncp_form_F(&f, x0, yy, Fp), 0);
+            yy[j] = y[j] - eps;
+            assert_int_equal(ncp_form_F(&f, x0, yy, Fm), 0);
+            for (int i = 0; i < n; i++) {
+                const double fd = (Fp[i] - Fm[i]) / (2 * eps);
+                worst = fmax(worst, fabs(fd - Jy[i + (size_t)j * n]));
+                scale = fmax(scale, fabs(fd));
+            }
+        }
+        for (int j = 0; j < nx; j++) {
+            memcpy(xx, x0, sizeof(double) * (size_t)nx);
+            const double eps = 1e-6 * fmax(1.0, fabs(x0[j]));
+            xx[j] = x0[j] + eps;
+            assert_int_equal(ncp_form_F(&f, xx, y, Fp), 0);
+            xx[j] = x0[j] - eps;
+            assert_int_equal(ncp_form_F(&f, xx, y, Fm), 0);
+            for (int i = 0; i < n; i++) {
+                const double fd = (Fp[i] - Fm[i]) / (2 * eps);
+                worst = fmax(worst, fabs(fd - Jx[i + (size_t)j * n]));
+            }
+        }
+        print_message("Jacobian vs central differences (normal rows %s): max "
+                      "|error| %.2e (largest "
+                      "entry %.2e)\n",
+                      f.scale_normal ? "scaled" : "plain", worst, scale);
+        assert_true(worst <= 1e-6 * scale);
+    }
+    free(f.scratch), free(Jy), free(Jx), free(Fp), free(Fm), free(yy), free(xx);
+    cdyn_data_free(data);
+}
+
+static void test_jacobian_fd(void **unused)
+{
+    (void)unused;
+    /* spatial: the billiard ball, tilted quaternion, sliding, pressed in */
+    cdyn_model *m = compliant_sphere(0.05, 0.2, 0.3, 9.8, 1e4, 0);
+    const double s2 = sqrt(0.5);
+    const double x0[7 + 6 + 3] = {0.01, 0.02, 0.0495, s2,  s2 * 0.6, s2 * 0.8, 0,    1,
+                                  0.5,  -0.1, 40,     -20, -10,      -1e-4,    2e-5, -3e-5};
+    const double y[7 + 6 + 3 + 3 + 1] = {0.02, 0.025, 0.0493, 0.70, 0.43, 0.56, 0.05,
+                                         0.9,  0.45,  -0.05,  38,   -18,  -9,   -2e-4,
+                                         1e-4, -5e-5, 1.9,    -0.3, 0.2,  0.7};
+    check_jacobian(m, y, x0, 1);
+    cdyn_model_free(m);
+    /* planar: the disk */
+    m = compliant_disk(1e4, 10);
+    const double p0[3 + 3 + 2] = {0.0, 0.0999, 0.2, 1.2, -0.01, 1.0, -2e-4, 1e-5};
+    const double py[3 + 3 + 2 + 2 + 1] = {0.012, 0.0998, 0.21, 1.1,   -0.02, 2.0,
+                                          -3e-4, 2e-5,   0.5,  -0.18, 0.3};
+    check_jacobian(m, py, p0, 1);
+    cdyn_model_free(m);
+}
+
+static void run_billiard(cdyn_step_backend backend, double *xy)
+{
+    cdyn_model *m = compliant_sphere(0.05, 0.2, 0.2, 9.8, 1e4, 0);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.h = 0.01;
+    o.backend = backend;
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    const double v0[6] = {1, 0.5, 0, 40, -20, -10};
+    x->q[2] = 0.05;
+    memcpy(x->v, v0, sizeof v0);
+    for (int k = 0; k < 101; k++)
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    xy[0] = x->q[0];
+    xy[1] = x->q[1];
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* Song-Kumar-Pang's billiard IVP with the paper's model (K = 1e4 I, gamma =
+ * 1e-4, h = 0.01, g = 9.8; the paper gives no damping: C = 0): the state after
+ * 101 steps is displaced by (0.5632, -0.0534) (their BVP table) within 3e-4;
+ * the dense and sparse paths agree to 1e-9. */
+static void test_billiard_paper(void **unused)
+{
+    (void)unused;
+    double d[2], sp[2];
+    run_billiard(CDYN_BACKEND_FB_DENSE, d);
+    print_message("billiard after 101 steps: (%.5f, %.5f), paper (0.5632, -0.0534)\n", d[0], d[1]);
+    assert_true(fabs(d[0] - 0.5632) <= 3e-4 && fabs(d[1] + 0.0534) <= 3e-4);
+    run_billiard(CDYN_BACKEND_FB_SPARSE, sp);
+    assert_true(fabs(d[0] - sp[0]) < 1e-9 && fabs(d[1] - sp[1]) < 1e-9);
+}
+
+/* The rigid limit: a solid sphere sliding with slip s0 = 1 m/s stops slipping
+ * at t* = s0 / (3.5 mu g); with K = 1e6 N/m, critically damped normal contact
+ * and h = 1 ms the compliant scheme's slip (v - r w x n, the rigid part) ends
+ * within 1 % of it. */
+static void test_sphere_slip_end(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, mass = 0.2, mu = 0.2, g = 9.81, k = 1e6;
+    const double c = 2 * sqrt(k * mass);
+    cdyn_model *m = compliant_sphere(r, mass, mu, g, k, c);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.h = 1e-3;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    /* start at the static compression m g / k so that no impact transient
+     * disturbs the slip */
+    x->q[2] = r - mass * g / k;
+    x->v[0] = 1.0;
+    const double t_star = 1.0 / (3.5 * mu * g);
+    double t_end = -1;
+    for (int i = 0; i < 400 && t_end < 0; i++) {
+        cdyn_step_report sr;
+        assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+        if (x->mode[0] == CDYN_MODE_STICK)
+            t_end = x->t;
+    }
+    print_message("slip ends at %.4f s, rigid t* = %.4f s\n", t_end, t_star);
+    assert_true(t_end > 0 && fabs(t_end - t_star) <= 0.01 * t_star);
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* Energy never grows: kinetic + potential + the springs' 1/2 delta' K delta,
+ * for a ball dropped on the compliant plane with spin (impact, sliding,
+ * rolling; backward Euler and the damping only dissipate). */
+static void test_energy(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, mass = 0.2, g = 9.81, k = 1e4, I = 0.4 * mass * r * r;
+    cdyn_model *m = compliant_sphere(r, mass, 0.3, g, k, 5.0);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.h = 0.005;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[2] = 0.3;
+    x->v[0] = 1.0;
+    x->v[4] = 30;
+    double e_prev = INFINITY;
+    for (int i = 0; i < 300; i++) {
+        const double *v = x->v, *dl = x->delta;
+        const double e = mass * g * x->q[2] +
+                         0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                         0.5 * I * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]) +
+                         0.5 * k * (dl[0] * dl[0] + dl[1] * dl[1] + dl[2] * dl[2]);
+        assert_true(e <= e_prev + 1e-9);
+        e_prev = e;
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    }
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* A failing solve (one Newton iteration allowed) leaves the state
+ * bit-identical; with halving the same step succeeds in substeps and the report
+ * says how many. */
+static void test_failure_and_halving(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = compliant_sphere(0.05, 0.2, 0.2, 9.8, 1e4, 0);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.h = 0.01;
+    o.mcp.max_iter = 2;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL, *c = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &c, NULL), CDYN_OK);
+    /* dropped from 2 cm at 1 m/s onto the plane: the impact step needs several
+     * iterations */
+    x->q[2] = 0.07;
+    x->v[2] = -1.0;
+    x->v[0] = 1.0;
+    x->v[3] = 40;
+    cdyn_step_report sr;
+    cdyn_status st = CDYN_OK;
+    for (int i = 0; i < 40 && st == CDYN_OK; i++) {
+        cdyn_state_copy(c, x, NULL);
+        st = cdyn_step(s, NULL, x, &sr);
+    }
+    assert_int_equal(st, CDYN_ENOCONV);
+    assert_memory_equal(x->q, c->q, sizeof(double) * 7);
+    assert_memory_equal(x->v, c->v, sizeof(double) * 6);
+    assert_memory_equal(x->delta, c->delta, sizeof(double) * 3);
+    assert_memory_equal(x->lambda, c->lambda, sizeof(double) * 3);
+    assert_true(x->t == c->t && x->mode[0] == c->mode[0]);
+    cdyn_stepper_free(s);
+    o.max_halvings = 6;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+    assert_true(sr.halvings >= 1 && sr.substeps == 1 << sr.halvings);
+    assert_true(fabs(x->t - (c->t + 0.01)) < 1e-15);
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_state_free(c);
+    cdyn_model_free(m);
+}
+
+static void test_refusals(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = compliant_sphere(0.05, 0.2, 0.2, 9.8, 1e4, 0);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    o.backend = CDYN_BACKEND_LEMKE;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_EINVAL);
+    o.backend = CDYN_BACKEND_AUTO;
+    o.friction_qp = 1;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.message, "not implemented yet"));
+    o.friction_qp = 0;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    assert_int_equal(cdyn_stepper_options(s)->backend, CDYN_BACKEND_FB_DENSE);
+    cdyn_stepper_free(s);
+    o.sparse_above = 5;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    assert_int_equal(cdyn_stepper_options(s)->backend, CDYN_BACKEND_FB_SPARSE);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jacobian_fd),         cmocka_unit_test(test_billiard_paper),
+        cmocka_unit_test(test_sphere_slip_end),     cmocka_unit_test(test_energy),
+        cmocka_unit_test(test_failure_and_halving), cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
