@@ -91,6 +91,13 @@ fi
 plot billiard.gp "$out/billiard.png"
 
 echo
+echo "== disk_slide_roll: Song-Kumar-Pang disk as IVPs and BVPs (paper: v0 = 1.2402 m/s, rolling at 0.0114 s)"
+if ! "$build/examples/disk_slide_roll" --out "$out" | tee "$out/disk_slide_roll.md"; then
+  failed+=(disk_slide_roll)
+fi
+plot disk_slide_roll.gp "$out/disk_slide_roll.png"
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
@@ -99,6 +106,7 @@ echo "  ucp_data_sets.md, ucp_table1.md/.csv   quasistatic grasp results next to
 echo "  two_finger_ellipse*.csv/.md/.png       contact-mode maps and accelerations (Yashima-Yamaguchi)"
 echo "  three_finger_sphere*.csv/.md/.png      sliding LCP / rolling MNCP table and sweep (Buffo-Maciel)"
 echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (Song-Kumar-Pang Fig. 3)"
+echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1

@@ -6,6 +6,7 @@
 
 #include "cdyn/alloc.h"
 #include "cdyn/boxmerit.h"
+#include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
 #include "cdyn/instant.h"
 #include "cdyn/io.h"

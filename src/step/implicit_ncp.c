@@ -104,55 +104,15 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     return CDYN_OK;
 }
 
-/* The rows taking part (active at x0) with their mu and compliance blocks. */
+/* The rows taking part: active at x0. */
 static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
 {
-    const int nd = w->nd;
     const int *active = cdyn_data_active(s->data);
     int k = 0;
-    for (int i = 0; i < s->nc; i++) {
-        if (!active[i])
-            continue;
-        cdyn_contact ct;
-        cdyn_pair_info pi;
-        double K[9], C[9];
-        cdyn_data_contact(s->data, i, &ct);
-        cdyn_model_pair_info(s->model, ct.pair, &pi);
-        cdyn_model_contact_compliance(s->model, i, K, C);
-        w->rows[k] = i;
-        w->mu[k] = pi.mu;
-        for (int d = 0; d < nd; d++)
-            for (int e = 0; e < nd; e++) {
-                w->A[(size_t)k * nd * nd + d + e * nd] = K[d + 3 * e] + C[d + 3 * e] / h;
-                w->Ch[(size_t)k * nd * nd + d + e * nd] = C[d + 3 * e] / h;
-            }
-        k++;
-    }
-    ncp_form *f = &w->f;
-    f->model = s->model;
-    f->data = s->data;
-    f->nq = s->nq;
-    f->nv = s->nv;
-    f->nc = s->nc;
-    f->nd = nd;
-    f->k = k;
-    f->nx = s->nq + s->nv + k * nd;
-    f->ny = ncp_size(s, k);
-    f->rows = w->rows;
-    f->mu = w->mu;
-    f->A = w->A;
-    f->Ch = w->Ch;
-    f->h = h;
-    f->gamma = s->opts.gamma;
-    for (int i = 0; i < f->ny; i++) {
-        f->lower[i] = -INFINITY;
-        f->upper[i] = INFINITY;
-    }
-    const int ol = s->nq + s->nv + k * nd, ob = ol + k * nd;
-    for (int c = 0; c < k; c++) {
-        f->lower[ol + c * nd] = 0.0;
-        f->lower[ob + c] = 0.0;
-    }
+    for (int i = 0; i < s->nc; i++)
+        if (active[i])
+            w->rows[k++] = i;
+    ncp_form_setup(&w->f, s->model, s->data, k, w->rows, w->mu, w->A, w->Ch, h, s->opts.gamma);
 }
 
 static int cb_F(void *ctx, const double *y, double *F)
@@ -316,21 +276,27 @@ static void ncp_predict(cdyn_stepper *s, ncp_ws *w, const double *v0, double h)
                           cdyn_data_jacobian(s->data, CDYN_DIR_O)};
     for (int c = 0; c < k; c++) {
         const int i = w->rows[c];
-        if (w->y[ol + c * nd] > 0)
-            continue;
         double u[3] = {0, 0, 0};
         for (int d = 0; d < nd; d++)
             for (int j = 0; j < nv; j++)
                 u[d] += J[d][i + (size_t)j * nc] * v0[j];
-        const double pen = -(gap[i] + h * u[0] + w->y[od + c * nd]);
-        const double a = w->A[(size_t)c * nd * nd];
-        if (!(pen > 0) || !(a > 0))
-            continue;
-        const double ln = 0.5 * a * pen;
-        w->y[ol + c * nd] = ln;
-        w->y[od + c * nd] = -gap[i] - 0.5 * pen;
+        double ln = w->y[ol + c * nd];
+        if (!(ln > 0)) {
+            const double pen = -(gap[i] + h * u[0] + w->y[od + c * nd]);
+            const double a = w->A[(size_t)c * nd * nd];
+            if (!(pen > 0) || !(a > 0))
+                continue;
+            ln = 0.5 * a * pen;
+            w->y[ol + c * nd] = ln;
+            w->y[od + c * nd] = -gap[i] - 0.5 * pen;
+        }
+        /* A row pressed but without friction in the guess while it slips: start on the cone
+         * against the slip (beta = 0 with lambda_T = 0 is a kink of the friction rows). */
+        double lt = 0;
+        for (int d = 1; d < nd; d++)
+            lt = hypot(lt, w->y[ol + c * nd + d]);
         const double sn = hypot(u[1], nd == 3 ? u[2] : 0.0);
-        if (sn > 0 && w->mu[c] > 0) {
+        if (w->y[ob + c] == 0 && lt <= 1e-6 * w->mu[c] * ln && sn > 1e-8 && w->mu[c] > 0) {
             for (int d = 1; d < nd; d++)
                 w->y[ol + c * nd + d] = -w->mu[c] * ln * u[d] / sn;
             w->y[ob + c] = w->mu[c] * ln * sn;

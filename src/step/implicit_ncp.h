@@ -10,7 +10,7 @@
  *   q - q0 - h G(q) v
  *   M(q) (v - v0) - h (tau - bias(q, v)) - h Gamma(q)' lambda
  *   lambda - (K + C/h) delta + (C/h) delta0                           (per row, nd)
- *   a_nn (Psi_n(q) + delta_n), a_nn = (K + C/h)_nn (scale_normal) or 1   ⊥ lambda_n
+ *   a_nn (Psi_n(q) + delta_n), a_nn = K_nn (scale_normal) or 1   ⊥ lambda_n
  *   mu lambda_n s_d + beta lambda_d / rho,  s_d = (delta_d - delta0_d)/h + Gamma_d(q) v   (d = t, o)
  *   mu lambda_n + gamma - rho,  rho = sqrt(lambda_t^2 + lambda_o^2 + gamma^2)   ⊥ beta
  * Derivatives: analytic in v, delta, lambda, beta and x0; in q by central differences of the
@@ -34,6 +34,12 @@ typedef struct ncp_form {
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */
 } ncp_form;
+
+/* Fill f for the k model rows `rows` (kept by pointer) at step h: their friction coefficients
+ * into mu (k), the blocks K + C/h and C/h into A and Ch (k nd^2 each), sizes and bounds (f->lower
+ * and f->upper must point at ny values already). f->tau, scratch and scale_normal are left. */
+void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, const int *rows,
+                    double *mu, double *A, double *Ch, double h, double gamma);
 
 /* Doubles of scratch the evaluation needs. */
 size_t ncp_form_scratch(int nq, int nv, int k, int nd);

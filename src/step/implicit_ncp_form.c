@@ -50,14 +50,29 @@ static int model_terms(ncp_form *f, const double *q, const double *v, const doub
     return 0;
 }
 
-/* The normal gap row is scaled by the normal stiffness (K + C/h)_nn (when positive): the
- * complementarity pair (lambda_n, Psi + delta_n) then has both members in newtons. The solution
- * set does not change; the Fischer-Burmeister function, which adds its arguments, needs the
- * balance (forces of 1 N against gaps of 1e-4 m stalled its line search). */
+/* The normal gap row is scaled by the normal stiffness K_nn (when positive; else by
+ * (K + C/h)_nn, else 1): the complementarity pair (lambda_n, Psi + delta_n) then has both members
+ * in newtons, balanced as lambda_n = K_nn delta_n at rest. The solution set does not change; the
+ * Fischer-Burmeister function, which adds its arguments, needs the balance (forces of 1 N against
+ * gaps of 1e-4 m stalled its line search). The stiffness rather than (K + C/h) keeps the row's
+ * rounding (|q| eps K_nn) below the solver's tolerance at small h. */
 static double normal_scale(const ncp_form *f, int c)
 {
-    const double a = f->A[(size_t)c * f->nd * f->nd];
-    return f->scale_normal && a > 0 ? a : 1.0;
+    const size_t b = (size_t)c * f->nd * f->nd;
+    const double k = f->A[b] - f->Ch[b], a = f->A[b];
+    if (!f->scale_normal)
+        return 1.0;
+    return k > 0 ? k : a > 0 ? a : 1.0;
+}
+
+/* The constitutive rows lambda - (K + C/h) delta + (C/h) delta0 are divided by (K + C/h)_dd
+ * (when scale_normal is set and it is positive): their entries otherwise reach 1e7 next to
+ * entries of order 1 (stiff contact, small h), which the Newton matrix's conditioning and the
+ * merit's balance suffer from. */
+static double row_scale(const ncp_form *f, int c, int d)
+{
+    const double a = f->A[(size_t)c * f->nd * f->nd + d + d * f->nd];
+    return f->scale_normal && a > 0 ? 1.0 / a : 1.0;
 }
 
 /* Scratch layout. */
@@ -106,7 +121,7 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
             double acc = lc[d];
             for (int e = 0; e < nd; e++)
                 acc += -A[d + e * nd] * dc[e] + Ch[d + e * nd] * d0[e];
-            Fd[c * nd + d] = acc;
+            Fd[c * nd + d] = acc * row_scale(f, c, d);
         }
         double rho2 = f->gamma * f->gamma;
         for (int d = 1; d < nd; d++)
@@ -215,10 +230,11 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
                 /* dynamics: -h Gamma_d' */
                 for (int j = 0; j < nv; j++)
                     JY(ov + j, ol + c * nd + d) = -h * Jd[d][r + (size_t)j * nc];
-                /* constitutive rows */
-                JY(od + c * nd + d, ol + c * nd + d) = 1.0;
+                /* constitutive rows (scaled) */
+                const double rs = row_scale(f, c, d);
+                JY(od + c * nd + d, ol + c * nd + d) = rs;
                 for (int e = 0; e < nd; e++)
-                    JY(od + c * nd + d, od + c * nd + e) = -A[d + e * nd];
+                    JY(od + c * nd + d, od + c * nd + e) = -A[d + e * nd] * rs;
             }
             JY(ol + c * nd, od + c * nd) = normal_scale(f, c); /* Psi + delta_n, scaled */
             for (int d = 1; d < nd; d++) {
@@ -240,7 +256,7 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
         if (Jx != NULL) {
             for (int d = 0; d < nd; d++)
                 for (int e = 0; e < nd; e++)
-                    JX(od + c * nd + d, od + c * nd + e) = Ch[d + e * nd];
+                    JX(od + c * nd + d, od + c * nd + e) = Ch[d + e * nd] * row_scale(f, c, d);
             for (int d = 1; d < nd; d++)
                 JX(ol + c * nd + d, od + c * nd + d) = -mln / h;
         }
@@ -255,4 +271,55 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
 #undef JY
 #undef JX
     return 0;
+}
+
+void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, const int *rows,
+                    double *mu, double *A, double *Ch, double h, double gamma)
+{
+    const int nd = cdyn_model_dim(m) == 2 ? 2 : 3;
+    for (int c = 0; c < k; c++) {
+        cdyn_pair_info pi;
+        double K[9], C[9];
+        int pair = 0;
+        /* the row's pair: rows of pairs are consecutive (cdyn_model_pair_info gives the range) */
+        for (int p = 0; p < cdyn_model_npair(m); p++) {
+            cdyn_model_pair_info(m, p, &pi);
+            if (rows[c] >= pi.row && rows[c] < pi.row + pi.nrows) {
+                pair = p;
+                break;
+            }
+        }
+        cdyn_model_pair_info(m, pair, &pi);
+        cdyn_model_contact_compliance(m, rows[c], K, C);
+        mu[c] = pi.mu;
+        for (int d = 0; d < nd; d++)
+            for (int e = 0; e < nd; e++) {
+                A[(size_t)c * nd * nd + d + e * nd] = K[d + 3 * e] + C[d + 3 * e] / h;
+                Ch[(size_t)c * nd * nd + d + e * nd] = C[d + 3 * e] / h;
+            }
+    }
+    f->model = m;
+    f->data = data;
+    f->nq = cdyn_model_nq(m);
+    f->nv = cdyn_model_nv(m);
+    f->nc = cdyn_model_ncontact(m);
+    f->nd = nd;
+    f->k = k;
+    f->nx = f->nq + f->nv + k * nd;
+    f->ny = f->nx + k * nd + k;
+    f->rows = rows;
+    f->mu = mu;
+    f->A = A;
+    f->Ch = Ch;
+    f->h = h;
+    f->gamma = gamma;
+    for (int i = 0; i < f->ny; i++) {
+        f->lower[i] = -INFINITY;
+        f->upper[i] = INFINITY;
+    }
+    const int ol = f->nx, ob = ol + k * nd;
+    for (int c = 0; c < k; c++) {
+        f->lower[ol + c * nd] = 0.0;
+        f->lower[ob + c] = 0.0;
+    }
 }

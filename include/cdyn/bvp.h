@@ -1,0 +1,81 @@
+/* cdyn — boundary-value problems: a whole trajectory of the implicit compliant scheme
+ * (cdyn/step.h, CDYN_SCHEME_IMPLICIT_NCP; Song-Kumar-Pang eq. 10) with conditions at both
+ * ends, solved as one sparse mixed complementarity problem (docs/theory.md, "Boundary-value
+ * problems"). Every contact row of the model takes part in every step.
+ *
+ * The state of the boundary conditions is x = (q, v, delta): n_x = n_q + n_v + n_d n_c values,
+ * with n_d = 2 (planar: n, t) or 3 (n, t, o) deformations per contact row, row after row. A
+ * condition fixes a component of x at the start (x_0) or at the end (x_N), or is a user row
+ * Upsilon(x_0, x_N) = 0 with its Jacobian. Exactly n_x conditions are needed in all; the
+ * components of x_0 that are not fixed are the unknowns the conditions determine. Bounds on
+ * those free start components (e.g. v_z0 <= 0) choose between solution classes.
+ *
+ * Thread safety: reentrant; the model is read only. */
+#ifndef CDYN_BVP_H
+#define CDYN_BVP_H
+
+#include "cdyn/export.h"
+#include "cdyn/model.h"
+#include "cdyn/status.h"
+#include "cdyn/step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Upsilon(x_0, x_N) into res (nuser values) and, when jac is not NULL, its Jacobian
+ * (nuser x 2 n_x, column-major: columns 0..n_x-1 for x_0, n_x..2n_x-1 for x_N). 0 on success. */
+typedef int (*cdyn_bvp_user_fun)(void *ctx, const double *x0, const double *xN, double *res,
+                                 double *jac);
+
+typedef struct cdyn_bvp_conditions {
+    const int *fixed0, *fixedN;    /* n_x flags each (NULL: none) */
+    const double *value0, *valueN; /* n_x values, read where fixed */
+    int nuser;                     /* user rows (0: none) */
+    cdyn_bvp_user_fun user;
+    void *user_ctx;
+    const double *lower0, *upper0; /* n_x bounds of the free start components (NULL: none) */
+} cdyn_bvp_conditions;
+
+typedef struct cdyn_bvp_options {
+    int N;                   /* steps, >= 1 (the trajectory has N + 1 states) */
+    cdyn_step_options step;  /* the implicit NCP's settings: h, gamma and the FB-Newton options
+                                (step.mcp: tol, max_iter, progress callback) */
+    const double *tau;       /* n_v generalized forces held over the whole trajectory, or NULL */
+    int use_guess;           /* nonzero: start from the trajectory given; 0: from an IVP run
+                                from traj[0]'s q, v and delta (1: default 0) */
+} cdyn_bvp_options;
+
+/* N = 100 and the implicit NCP defaults. */
+CDYN_API void cdyn_bvp_defaults(cdyn_bvp_options *opts);
+
+typedef struct cdyn_bvp_report {
+    cdyn_report solver;      /* iterations (summed), residual, method ("bvp-newton" or
+                                "bvp-continuation"), message */
+    int unknowns, nonzeros;  /* size of the stacked problem and of its Jacobian */
+    int continuation_steps;  /* 0 when plain Newton converged */
+    int guess_iterations;    /* Newton iterations of the IVP guess */
+} cdyn_bvp_report;
+
+/* n_x for a model: n_q + n_v + n_d n_c. */
+CDYN_API int cdyn_bvp_state_size(const cdyn_model *model);
+
+/* Pack / unpack the BVP state x = (q, v, delta) of a cdyn_state (x: n_x values). */
+CDYN_API void cdyn_bvp_state_pack(const cdyn_model *model, const cdyn_state *s, double *x);
+
+/* Solve. traj: N + 1 states of model (cdyn_state_create). In: traj[0] (without use_guess) or
+ * the whole guess; out, on CDYN_OK: the trajectory, t = l h, q, v, delta, lambda and modes per
+ * state. On failure traj is unchanged. Statuses: CDYN_EINVAL (NULL, bad sizes or options, a
+ * wrong number of conditions, NaN values, bad bounds), CDYN_ENOCONV (no convergence; the message
+ * says where the continuation stopped and report->solver.residual is the best residual),
+ * CDYN_ENOSOLUTION (solved only with a start bound active and its condition missed: no
+ * solution within the bounds; the miss is the residual), the IVP guess's failure,
+ * CDYN_ETOOBIG, CDYN_ENOMEM. report may be NULL. */
+CDYN_API cdyn_status cdyn_bvp_solve(const cdyn_model *model, const cdyn_bvp_options *opts,
+                                    const cdyn_bvp_conditions *bc, cdyn_state **traj,
+                                    cdyn_bvp_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

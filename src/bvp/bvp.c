@@ -1,0 +1,303 @@
+/* cdyn_bvp_solve: the implicit compliant step (step/implicit_ncp.h) described to the
+ * whole-trajectory engine (bvp_engine.h), every contact row in every step. Each step's Jacobian
+ * blocks are taken dense (n_y x n_y and n_y x n_x): KLU's ordering handles the block-bidiagonal
+ * whole; the step's own sparsity inside a block is left for later. */
+#include "cdyn/bvp.h"
+
+#include "bvp/bvp_engine.h"
+#include "core/memory.h"
+#include "core/report.h"
+#include "step/implicit_ncp.h"
+
+#include <math.h>
+#include <string.h>
+
+void cdyn_bvp_defaults(cdyn_bvp_options *o)
+{
+    if (o == NULL)
+        return;
+    memset(o, 0, sizeof *o);
+    o->N = 100;
+    cdyn_step_defaults(&o->step, CDYN_SCHEME_IMPLICIT_NCP);
+    o->tau = NULL;
+    o->use_guess = 0;
+}
+
+static int state_nd(const cdyn_model *m)
+{
+    return cdyn_model_dim(m) == 2 ? 2 : 3;
+}
+
+int cdyn_bvp_state_size(const cdyn_model *m)
+{
+    if (m == NULL)
+        return -1;
+    return cdyn_model_nq(m) + cdyn_model_nv(m) + state_nd(m) * cdyn_model_ncontact(m);
+}
+
+void cdyn_bvp_state_pack(const cdyn_model *m, const cdyn_state *s, double *x)
+{
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nd = state_nd(m);
+    memcpy(x, s->q, (size_t)nq * sizeof(double));
+    memcpy(x + nq, s->v, (size_t)nv * sizeof(double));
+    for (int i = 0; i < s->nc; i++)
+        for (int d = 0; d < nd; d++)
+            x[nq + nv + i * nd + d] = s->delta[3 * i + d];
+}
+
+typedef struct bvp_ctx {
+    ncp_form f;
+    double *Jy, *Jx; /* dense blocks of one step */
+} bvp_ctx;
+
+static int ops_F(void *ctx, int step, const double *xprev, const double *y, double *F)
+{
+    (void)step;
+    bvp_ctx *c = ctx;
+    return ncp_form_F(&c->f, xprev, y, F);
+}
+
+/* Triplet order: Jy column-major (all ny^2), then Jx column-major (all ny nx). */
+static int ops_J(void *ctx, int step, const double *xprev, const double *y, double *jy, double *jx)
+{
+    (void)step;
+    bvp_ctx *c = ctx;
+    if (ncp_form_J(&c->f, xprev, y, c->Jy, c->Jx) != 0)
+        return 1;
+    memcpy(jy, c->Jy, (size_t)c->f.ny * c->f.ny * sizeof(double));
+    memcpy(jx, c->Jx, (size_t)c->f.ny * c->f.nx * sizeof(double));
+    return 0;
+}
+
+static cdyn_status check_traj(const cdyn_model *m, int N, cdyn_state **traj, int use_guess,
+                              cdyn_report *r)
+{
+    if (traj == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "bvp: traj is NULL");
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    for (int l = 0; l <= (use_guess ? N : 0); l++) {
+        const cdyn_state *s = traj[l];
+        if (s == NULL || s->nq != nq || s->nv != nv || s->nc != nc)
+            return cdyn_fail(r, CDYN_EINVAL, "bvp: traj[%d] is NULL or of another model", l);
+        for (int j = 0; j < nq; j++)
+            if (!isfinite(s->q[j]))
+                return cdyn_fail(r, CDYN_EINVAL, "bvp: traj[%d].q holds NaN or Inf", l);
+        for (int j = 0; j < nv; j++)
+            if (!isfinite(s->v[j]))
+                return cdyn_fail(r, CDYN_EINVAL, "bvp: traj[%d].v holds NaN or Inf", l);
+        for (int j = 0; j < 3 * nc; j++)
+            if (!isfinite(s->delta[j]) || !isfinite(s->lambda[j]))
+                return cdyn_fail(r, CDYN_EINVAL, "bvp: traj[%d] holds NaN or Inf", l);
+    }
+    for (int l = 0; l <= N; l++)
+        if (traj[l] == NULL || traj[l]->nq != nq || traj[l]->nv != nv || traj[l]->nc != nc)
+            return cdyn_fail(r, CDYN_EINVAL, "bvp: traj[%d] is NULL or of another model", l);
+    return CDYN_OK;
+}
+
+/* Write the solution z into the states. */
+static void unpack(const bvp_ctx *c, const double *z, int N, double h, cdyn_state **traj)
+{
+    const ncp_form *f = &c->f;
+    const int nq = f->nq, nv = f->nv, nd = f->nd, k = f->k, nx = f->nx, ny = f->ny;
+    for (int l = 0; l <= N; l++) {
+        cdyn_state *s = traj[l];
+        const double *x = l == 0 ? z : z + nx + (size_t)(l - 1) * ny;
+        s->t = l * h;
+        memcpy(s->q, x, (size_t)nq * sizeof(double));
+        memcpy(s->v, x + nq, (size_t)nv * sizeof(double));
+        cdyn_model_normalize_q(f->model, s->q, NULL);
+        memset(s->delta, 0, 3 * (size_t)s->nc * sizeof(double));
+        for (int i = 0; i < k; i++)
+            for (int d = 0; d < nd; d++)
+                s->delta[3 * i + d] = x[nq + nv + i * nd + d];
+        if (l == 0)
+            continue; /* lambda and modes of the start are the caller's */
+        double lmax = 0;
+        for (int i = 0; i < k; i++)
+            lmax = fmax(lmax, x[nx + i * nd]);
+        memset(s->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
+        for (int i = 0; i < k; i++) {
+            for (int d = 0; d < nd; d++)
+                s->lambda[3 * i + d] = x[nx + i * nd + d];
+            const double b = x[nx + k * nd + i];
+            s->mode[i] = !(x[nx + i * nd] > 1e-9 * lmax) ? CDYN_MODE_FREE
+                         : b > 1e-9 * fmax(1.0, lmax)    ? CDYN_MODE_SLIP
+                                                         : CDYN_MODE_STICK;
+        }
+    }
+}
+
+cdyn_status cdyn_bvp_solve(const cdyn_model *m, const cdyn_bvp_options *opts,
+                           const cdyn_bvp_conditions *bc, cdyn_state **traj,
+                           cdyn_bvp_report *report)
+{
+    cdyn_bvp_report local;
+    cdyn_bvp_report *rep = report != NULL ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    cdyn_report *r = &rep->solver;
+    cdyn_report_clear(r, "bvp");
+    if (m == NULL || opts == NULL || bc == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "bvp: NULL model, options or conditions");
+    const int N = opts->N;
+    if (N < 1)
+        return cdyn_fail(r, CDYN_EINVAL, "bvp: N = %d steps, need N >= 1", N);
+    const double h = opts->step.h;
+    if (!(h > 0) || !isfinite(h) || !(opts->step.gamma >= 0) || !isfinite(opts->step.gamma))
+        return cdyn_fail(r, CDYN_EINVAL, "bvp: h = %g and gamma = %g must be finite, h > 0, "
+                         "gamma >= 0", h, opts->step.gamma);
+    cdyn_status st = check_traj(m, N, traj, opts->use_guess, r);
+    if (st != CDYN_OK)
+        return st;
+    const int nv = cdyn_model_nv(m);
+    if (opts->tau != NULL)
+        for (int j = 0; j < nv; j++)
+            if (!isfinite(opts->tau[j]))
+                return cdyn_fail(r, CDYN_EINVAL, "bvp: tau holds NaN or Inf");
+
+    const cdyn_allocator *a = opts->step.mcp.allocator;
+    const int nc = cdyn_model_ncontact(m), nd = state_nd(m);
+    const int nq = cdyn_model_nq(m);
+    const size_t ny = (size_t)nq + nv + (size_t)nc * (2 * nd + 1);
+    const size_t nx = (size_t)nq + nv + (size_t)nc * nd;
+    bvp_ctx c;
+    memset(&c, 0, sizeof c);
+    cdyn_data *data = NULL;
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.allocator = a;
+    int *rows = NULL, *ti = NULL;
+    double *dbl = NULL, *z = NULL;
+    bvp_engine *e = NULL;
+    if ((st = cdyn_data_create(m, &dopt, &data, r)) != CDYN_OK)
+        return st;
+    rows = cdyn_mem_array(a, (size_t)nc + 1, sizeof(int));
+    const size_t nd2 = (size_t)nc * nd * nd;
+    const size_t ndbl = (size_t)nc + 2 * nd2 + 2 * ny + ncp_form_scratch(nq, nv, nc, nd) +
+                        ny * ny + ny * nx;
+    dbl = cdyn_mem_array(a, ndbl, sizeof(double));
+    ti = cdyn_mem_array(a, 2 * (ny * ny + ny * nx) + 1, sizeof(int));
+    if (rows == NULL || dbl == NULL || ti == NULL) {
+        st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < nc; i++)
+        rows[i] = i;
+    double *p = dbl;
+    double *mu = p;
+    p += nc;
+    double *A = p;
+    p += nd2;
+    double *Ch = p;
+    p += nd2;
+    c.f.lower = p, p += ny;
+    c.f.upper = p, p += ny;
+    c.f.scratch = p, p += ncp_form_scratch(nq, nv, nc, nd);
+    c.Jy = p, p += ny * ny;
+    c.Jx = p;
+    ncp_form_setup(&c.f, m, data, nc, rows, mu, A, Ch, h, opts->step.gamma);
+    c.f.tau = opts->tau;
+    c.f.scale_normal = 1;
+
+    /* Dense per-step blocks as triplets: Jy column-major, then Jx. */
+    int *tj = ti + ny * ny + ny * nx;
+    size_t t = 0;
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < ny; i++)
+            ti[t] = (int)i, tj[t++] = (int)j;
+    int *ti2 = ti + t, *tj2 = tj + t;
+    for (size_t j = 0; j < nx; j++)
+        for (size_t i = 0; i < ny; i++, t++)
+            ti[t] = (int)i, tj[t] = (int)j;
+    bvp_step_ops ops = {(int)nx, (int)ny, c.f.lower, c.f.upper, (int)(ny * ny), ti, tj,
+                        (int)(ny * nx), ti2, tj2, ops_F, ops_J, &c};
+    bvp_spec spec = {N, bc->fixed0, bc->fixedN, bc->value0, bc->valueN, bc->nuser, bc->user,
+                     bc->user_ctx, bc->lower0, bc->upper0};
+    cdyn_mcp_options mo = opts->step.mcp;
+    if ((st = bvp_engine_create(&ops, &spec, &mo, &e, r)) != CDYN_OK)
+        goto done;
+    rep->unknowns = bvp_engine_size(e);
+    rep->nonzeros = bvp_engine_nnz(e);
+    z = cdyn_mem_array(a, (size_t)rep->unknowns, sizeof(double));
+    if (z == NULL) {
+        st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+        goto done;
+    }
+    /* The start: traj[0]; each step's y from the guess, or by the IVP. */
+    cdyn_bvp_state_pack(m, traj[0], z);
+    if (opts->use_guess) {
+        for (int l = 1; l <= N; l++) {
+            double *y = z + nx + (size_t)(l - 1) * ny;
+            cdyn_bvp_state_pack(m, traj[l], y);
+            for (int i = 0; i < nc; i++) {
+                for (int d = 0; d < nd; d++)
+                    y[nx + i * nd + d] = traj[l]->lambda[3 * i + d];
+                y[nx + nc * nd + i] = 0.0;
+            }
+        }
+    } else {
+        /* The IVP by the stepper itself (its start values and retries make impacts converge),
+         * from traj[0]; the friction multipliers from the friction rows' balance
+         * mu lambda_n s + beta lambda_T / rho = 0. */
+        cdyn_step_options so = opts->step;
+        so.scheme = CDYN_SCHEME_IMPLICIT_NCP;
+        so.backend = CDYN_BACKEND_AUTO;
+        if (so.max_halvings < 4)
+            so.max_halvings = 4;
+        cdyn_stepper *stp = NULL;
+        cdyn_state *x = NULL;
+        cdyn_step_report sr;
+        st = cdyn_stepper_create(m, &so, &stp, r);
+        if (st == CDYN_OK)
+            st = cdyn_state_create(m, a, &x, r);
+        if (st == CDYN_OK)
+            st = cdyn_state_copy(x, traj[0], r);
+        for (int l = 1; l <= N && st == CDYN_OK; l++) {
+            st = cdyn_step(stp, opts->tau, x, &sr);
+            rep->guess_iterations += sr.solver.iterations;
+            if (st != CDYN_OK) {
+                cdyn_fail(r, st, "bvp: the IVP guess failed at step %d: %s", l, sr.solver.message);
+                break;
+            }
+            double *y = z + nx + (size_t)(l - 1) * ny;
+            cdyn_bvp_state_pack(m, x, y);
+            cdyn_eval(m, data, x->q, x->v, CDYN_EVAL_CONTACTS, NULL);
+            const double *Jt = cdyn_data_jacobian(data, CDYN_DIR_T);
+            const double *Jo = cdyn_data_jacobian(data, CDYN_DIR_O);
+            const double *yp = l == 1 ? z : y - ny;
+            for (int i = 0; i < nc; i++) {
+                double lt2 = 0, s2 = 0;
+                for (int d = 0; d < nd; d++) {
+                    y[nx + i * nd + d] = x->lambda[3 * i + d];
+                    if (d == 0)
+                        continue;
+                    const double *J = d == 1 ? Jt : Jo;
+                    double sd = (x->delta[3 * i + d] - yp[nq + nv + i * nd + d]) / h;
+                    for (int j = 0; j < nv; j++)
+                        sd += J[i + (size_t)j * nc] * x->v[j];
+                    lt2 += x->lambda[3 * i + d] * x->lambda[3 * i + d];
+                    s2 += sd * sd;
+                }
+                const double rho = sqrt(lt2 + opts->step.gamma * opts->step.gamma);
+                y[nx + nc * nd + i] =
+                    lt2 > 0 ? mu[i] * x->lambda[3 * i] * sqrt(s2) * rho / sqrt(lt2) : 0.0;
+            }
+        }
+        cdyn_state_free(x);
+        cdyn_stepper_free(stp);
+        if (st != CDYN_OK)
+            goto done;
+    }
+    st = bvp_engine_solve(e, z, r);
+    rep->continuation_steps = bvp_engine_continuation_steps(e);
+    if (st == CDYN_OK)
+        unpack(&c, z, N, h, traj);
+done:
+    bvp_engine_free(e);
+    cdyn_mem_free(a, z);
+    cdyn_mem_free(a, ti);
+    cdyn_mem_free(a, dbl);
+    cdyn_mem_free(a, rows);
+    cdyn_data_free(data);
+    return st;
+}
