@@ -1,0 +1,260 @@
+/* Boundary-value problems of the implicit compliant scheme (cdyn/bvp.h): the paper's disk with
+ * N = 21, the billiard consistency check (the BVP recovers the IVP's launch velocity), boundary
+ * conditions at the solution, an unreachable target, and refusals. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/bvp.h"
+
+static cdyn_state **new_traj(const cdyn_model *m, int N)
+{
+    cdyn_state **traj = calloc((size_t)N + 1, sizeof *traj);
+    for (int l = 0; l <= N; l++)
+        assert_int_equal(cdyn_state_create(m, NULL, &traj[l], NULL), CDYN_OK);
+    return traj;
+}
+
+static void free_traj(cdyn_state **traj, int N)
+{
+    for (int l = 0; l <= N; l++)
+        cdyn_state_free(traj[l]);
+    free(traj);
+}
+
+/* Song-Kumar-Pang's disk (m = 0.1, r = 0.1, I = 5e-4, mu = 4, g = 9.81), K = 1e6 N/m. */
+static cdyn_model *disk(void)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 0.1;
+    d.inertia[2] = 5e-4;
+    int body, gl, gc, id;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc l, c;
+    cdyn_geom_desc_defaults(&l);
+    cdyn_geom_desc_defaults(&c);
+    c.body = body;
+    c.type = CDYN_GEOM_CIRCLE;
+    c.size[0] = 0.1;
+    assert_int_equal(cdyn_builder_add_geom(b, &l, &gl, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &c, &gc, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gl;
+    pd.geom_b = gc;
+    pd.mu = 4;
+    pd.stiffness[0] = pd.stiffness[4] = 1e6;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+static void disk_start(cdyn_state *x, double v0)
+{
+    const double dn = 0.1 * 9.81 / 1e6;
+    x->q[1] = 0.1 - dn;
+    x->v[0] = v0;
+    x->v[2] = 1.0;
+    x->delta[0] = dn;
+    x->lambda[0] = 0.1 * 9.81;
+}
+
+/* Start fixed but v_x; x(T) = 0.02 at T = 0.022 s. */
+static cdyn_status disk_bvp(const cdyn_model *m, int N, double v_guess, const double *upper0,
+                            cdyn_state **traj, cdyn_bvp_report *rep)
+{
+    static const int fixed0[8] = {1, 1, 1, 0, 1, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    static const double valueN[8] = {0.02, 0, 0, 0, 0, 0, 0, 0};
+    double value0[8];
+    disk_start(traj[0], v_guess);
+    cdyn_bvp_state_pack(m, traj[0], value0);
+    cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, upper0};
+    cdyn_bvp_options o;
+    cdyn_bvp_defaults(&o);
+    o.N = N;
+    o.step.h = 0.022 / N;
+    o.step.mcp.max_iter = 200;
+    return cdyn_bvp_solve(m, &o, &bc, traj, rep);
+}
+
+/* The paper's figure: with N = 21 the launch speed is within 0.015 of the analytic 1.2402 m/s
+ * (Song-Kumar-Pang Sec. IV.A), the end condition holds to the solver's tolerance, the fixed start
+ * components are kept, and the disk rolls at the end (v + r omega = 0: the transition happened,
+ * at the analytic 0.0114 s within h). */
+static void test_disk_n21(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = disk();
+    const int N = 21;
+    cdyn_state **traj = new_traj(m, N);
+    cdyn_bvp_report rep;
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    assert_true(fabs(traj[0]->v[0] - 1.2402) <= 0.015);
+    assert_true(fabs(traj[N]->q[0] - 0.02) <= 1e-9);
+    assert_true(traj[0]->v[2] == 1.0 && traj[0]->q[0] == 0.0);
+    assert_true(fabs(traj[N]->v[0] + 0.1 * traj[N]->v[2]) < 1e-6);
+    double onset = -1;
+    for (int l = 1; l <= N && onset < 0; l++)
+        if (traj[l]->mode[0] == CDYN_MODE_STICK)
+            onset = traj[l]->t;
+    assert_true(fabs(onset - 0.0114) <= 0.022 / N);
+    assert_int_equal(rep.unknowns, 8 + N * 11);
+    free_traj(traj, N);
+    cdyn_model_free(m);
+}
+
+/* No launch speed below 0.5 m/s reaches x = 0.02 m: a clean CDYN_ENOSOLUTION with the miss as
+ * the residual, the trajectory untouched. */
+static void test_disk_unreachable(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = disk();
+    const int N = 21;
+    cdyn_state **traj = new_traj(m, N);
+    const double upper0[8] = {INFINITY, INFINITY, INFINITY, 0.5, INFINITY, INFINITY, INFINITY,
+                              INFINITY};
+    cdyn_bvp_report rep;
+    traj[N]->q[0] = 123.0; /* must stay untouched */
+    assert_int_equal(disk_bvp(m, N, 0.3, upper0, traj, &rep), CDYN_ENOSOLUTION);
+    assert_true(rep.solver.residual > 1e-3);
+    assert_true(traj[N]->q[0] == 123.0);
+    free_traj(traj, N);
+    cdyn_model_free(m);
+}
+
+/* The billiard consistency check of Song-Kumar-Pang: run the IVP (K = 1e4, h = 0.01, N steps)
+ * from v0 = (1, 0.5, 0), w0 = (40, -20, -10); then solve the BVP with the start fixed but for
+ * (v_x, v_y) and the end position fixed to the IVP's: it recovers v0 to 1e-6. */
+static void test_billiard_consistency(void **unused)
+{
+    (void)unused;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[2] = -9.8;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 0.2;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * 0.2 * 0.05 * 0.05;
+    int body, gp, gs, id;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc p, s;
+    cdyn_geom_desc_defaults(&p);
+    cdyn_geom_desc_defaults(&s);
+    s.body = body;
+    s.type = CDYN_GEOM_SPHERE;
+    s.size[0] = 0.05;
+    assert_int_equal(cdyn_builder_add_geom(b, &p, &gp, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &s, &gs, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gp;
+    pd.geom_b = gs;
+    pd.mu = 0.2;
+    pd.stiffness[0] = pd.stiffness[4] = pd.stiffness[8] = 1e4;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+
+    const int N = 40;
+    const double v0[6] = {1, 0.5, 0, 40, -20, -10};
+    cdyn_step_options so;
+    cdyn_step_defaults(&so, CDYN_SCHEME_IMPLICIT_NCP);
+    cdyn_stepper *st = NULL;
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &so, &st, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[2] = 0.05;
+    memcpy(x->v, v0, sizeof v0);
+    for (int l = 0; l < N; l++)
+        assert_int_equal(cdyn_step(st, NULL, x, NULL), CDYN_OK);
+
+    /* x = (q 7, v 6, delta 3) */
+    int fixed0[16], fixedN[16] = {0};
+    double value0[16] = {0}, valueN[16] = {0};
+    for (int i = 0; i < 16; i++)
+        fixed0[i] = !(i == 7 || i == 8); /* v_x, v_y free */
+    value0[2] = 0.05;
+    value0[3] = 1.0;
+    memcpy(value0 + 7, v0, sizeof v0);
+    fixedN[0] = fixedN[1] = 1;
+    valueN[0] = x->q[0];
+    valueN[1] = x->q[1];
+    cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, NULL};
+    cdyn_bvp_options o;
+    cdyn_bvp_defaults(&o);
+    o.N = N;
+    cdyn_state **traj = new_traj(m, N);
+    traj[0]->q[2] = 0.05;
+    memcpy(traj[0]->v, v0, sizeof v0);
+    traj[0]->v[0] = 0.9; /* a guess off by 0.1 m/s in each */
+    traj[0]->v[1] = 0.6;
+    cdyn_bvp_report rep;
+    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_OK);
+    assert_true(fabs(traj[0]->v[0] - 1.0) < 1e-6 && fabs(traj[0]->v[1] - 0.5) < 1e-6);
+    assert_true(fabs(traj[N]->q[0] - x->q[0]) < 1e-9 && fabs(traj[N]->q[1] - x->q[1]) < 1e-9);
+    free_traj(traj, N);
+    cdyn_state_free(x);
+    cdyn_stepper_free(st);
+    cdyn_model_free(m);
+}
+
+static void test_refusals(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = disk();
+    cdyn_state **traj = new_traj(m, 5);
+    cdyn_bvp_options o;
+    cdyn_bvp_defaults(&o);
+    o.N = 5;
+    const int fixed0[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    const double value0[8] = {0};
+    cdyn_bvp_conditions bc = {fixed0, NULL, value0, NULL, 0, NULL, NULL, NULL, NULL};
+    cdyn_bvp_report rep;
+    assert_int_equal(cdyn_bvp_solve(NULL, &o, &bc, traj, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_bvp_solve(m, &o, NULL, traj, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, NULL, &rep), CDYN_EINVAL);
+    o.N = 0;
+    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_EINVAL);
+    o.N = 5;
+    o.step.h = -1;
+    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_EINVAL);
+    o.step.h = 0.01;
+    traj[0]->v[0] = NAN;
+    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_EINVAL);
+    traj[0]->v[0] = 0;
+    /* 8 start conditions and one at the end: 9 for 8 components */
+    const int fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    bc.fixedN = fixedN;
+    bc.valueN = value0;
+    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "exactly as many"));
+    assert_int_equal(cdyn_bvp_state_size(m), 8);
+    free_traj(traj, 5);
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_disk_n21),
+        cmocka_unit_test(test_disk_unreachable),
+        cmocka_unit_test(test_billiard_consistency),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
