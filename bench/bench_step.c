@@ -245,13 +245,18 @@ typedef struct cdyn_run {
     cdyn_state *x, *x0;
     int steps;
     int status;
+    double deadline; /* bench_now() time after which a run gives up (0: none) */
 } cdyn_run;
+
+#define TOO_SLOW 1000 /* cdyn_steps' status when the deadline passed */
 
 static int cdyn_steps(void *ctx)
 {
     cdyn_run *r = ctx;
     cdyn_state_copy(r->x, r->x0, NULL);
     for (int k = 0; k < r->steps; k++) {
+        if (r->deadline > 0 && bench_now() > r->deadline)
+            return TOO_SLOW;
         cdyn_step_report sr;
         int st = cdyn_step(r->s, NULL, r->x, &sr);
         if (st != CDYN_OK) {
@@ -306,7 +311,7 @@ static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int s
     cdyn_step_defaults(&o, sp->scheme);
     o.h = h;
     o.bound = sp->bound;
-    cdyn_run r = {m, NULL, NULL, NULL, steps, 0};
+    cdyn_run r = {m, NULL, NULL, NULL, steps, 0, 0.0};
     int st = cdyn_stepper_create(m, &o, &r.s, NULL);
     if (st == CDYN_OK)
         st = cdyn_state_create(m, NULL, &r.x, NULL);
@@ -314,9 +319,12 @@ static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int s
         st = cdyn_state_create(m, NULL, &r.x0, NULL);
     if (st == CDYN_OK) {
         init(r.x0, arg);
-        /* One untimed run first: warms the arena and shows whether the scheme copes. */
+        /* One untimed run first: warms the arena and shows whether the scheme copes (within
+         * 60 s; a slower scheme is reported as too slow). */
         const double t0 = bench_now();
+        r.deadline = t0 + 60.0;
         st = cdyn_steps(&r);
+        r.deadline = 0.0;
         const double once = (bench_now() - t0) / steps;
         if (st == CDYN_OK) {
             bench_timing tm = {0, 0, 0};
@@ -347,6 +355,11 @@ static double time_mj(const mjModel *m, const double *qpos, const double *qvel, 
     mj_steps(&r);
     *final = r.d;
     return tm.median / steps;
+}
+
+static const char *step_status(int st)
+{
+    return st == TOO_SLOW ? "too slow (> 60 s per run)" : cdyn_status_str((cdyn_status)st);
 }
 
 static void fmt_us(char *buf, size_t n, double s)
@@ -416,7 +429,7 @@ static void bench_billiard(FILE *csv)
         int st = time_cdyn(m, &SCHEMES[k], 0.01, 101, billiard_init, NULL, &per, &fin);
         if (st != CDYN_OK) {
             printf("| cdyn %s | failed: %s | | | | |\n", SCHEMES[k].name,
-                   cdyn_status_str((cdyn_status)st));
+                   step_status(st));
             continue;
         }
         fmt_us(buf, sizeof buf, per);
@@ -493,7 +506,7 @@ static void bench_incline(FILE *csv)
         cdyn_state *fin = NULL;
         int st = time_cdyn(m, &SCHEMES[k], 0.01, 100, incline_init, NULL, &per, &fin);
         if (st != CDYN_OK) {
-            printf("| cdyn %s | failed: %s | |\n", SCHEMES[k].name, cdyn_status_str((cdyn_status)st));
+            printf("| cdyn %s | failed: %s | |\n", SCHEMES[k].name, step_status(st));
             continue;
         }
         fmt_us(buf, sizeof buf, per);
@@ -564,7 +577,7 @@ static void bench_sweep(FILE *csv, int max_contacts)
             int st = alive[k] ? time_cdyn(m, &SCHEMES[k], 0.01, 10, resting_init, &n, &per, NULL)
                               : -1;
             if (st != CDYN_OK) {
-                printf(" %s |", alive[k] ? cdyn_status_str((cdyn_status)st) : "—");
+                printf(" %s |", alive[k] ? step_status(st) : "—");
                 alive[k] = 0;
                 continue;
             }
@@ -683,7 +696,7 @@ static void bench_pile(FILE *csv)
         int st = time_cdyn(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin);
         if (st != CDYN_OK) {
             printf("| cdyn %s | failed: %s | | |\n", SCHEMES[k].name,
-                   cdyn_status_str((cdyn_status)st));
+                   step_status(st));
             continue;
         }
         fmt_us(buf, sizeof buf, per);
