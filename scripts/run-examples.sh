@@ -98,6 +98,13 @@ fi
 plot disk_slide_roll.gp "$out/disk_slide_roll.png"
 
 echo
+echo "== bouncing_ball: Bortoff Figs. 2-3 (paper: comes to rest with lambda = m g; alpha1 = 0: apex height grows)"
+if ! "$build/examples/bouncing_ball" --out "$out" | tee "$out/bouncing_ball.md"; then
+  failed+=(bouncing_ball)
+fi
+plot bouncing_ball.gp "$out/bouncing_ball.png"
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
@@ -107,6 +114,7 @@ echo "  two_finger_ellipse*.csv/.md/.png       contact-mode maps and acceleratio
 echo "  three_finger_sphere*.csv/.md/.png      sliding LCP / rolling MNCP table and sweep (Buffo-Maciel)"
 echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (Song-Kumar-Pang Fig. 3)"
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
+echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1
