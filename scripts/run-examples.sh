@@ -98,6 +98,12 @@ fi
 plot disk_slide_roll.gp "$out/disk_slide_roll.png"
 
 echo
+echo "== billiard_bvp: Song-Kumar-Pang billiard BVPs (paper: recovers the IVP's launch; Fig. 4 needs a higher speed)"
+if ! "$build/examples/billiard_bvp" --out "$out" | tee "$out/billiard_bvp.md"; then
+  failed+=(billiard_bvp)
+fi
+
+echo
 echo "== bouncing_ball: Bortoff Figs. 2-3 (paper: comes to rest with lambda = m g; alpha1 = 0: apex height grows)"
 if ! "$build/examples/bouncing_ball" --out "$out" | tee "$out/bouncing_ball.md"; then
   failed+=(bouncing_ball)
@@ -115,6 +121,7 @@ echo "  three_finger_sphere*.csv/.md/.png      sliding LCP / rolling MNCP table 
 echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (Song-Kumar-Pang Fig. 3)"
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
+echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1

@@ -7,7 +7,7 @@
  * so that the state x = (q, v, delta) is y's first nx = nq + nv + k nd entries. Rows of F in the
  * same order, each paired with the unknown of its index (bounds: lambda_n and beta >= 0, the
  * rest free):
- *   q - q0 - h G(q) v
+ *   q - q0 - h G((q + q0)/2) v   (the midpoint keeps quaternions unit: see docs/theory.md)
  *   M(q) (v - v0) - h (tau - bias(q, v)) - h Gamma(q)' lambda
  *   lambda - (K + C/h) delta + (C/h) delta0                           (per row, nd)
  *   a_nn (Psi_n(q) + delta_n), a_nn = K_nn (scale_normal) or 1   ⊥ lambda_n

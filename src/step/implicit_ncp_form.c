@@ -6,8 +6,8 @@
 
 size_t ncp_form_scratch(int nq, int nv, int k, int nd)
 {
-    /* qdot, qp; f1, f1p, f1m; psi, psip, psim; gv, gvp, gvm (k (nd - 1) each); vp */
-    return 2 * (size_t)nq + 3 * (size_t)nv + 3 * (size_t)k + 3 * (size_t)k * (nd - 1) +
+    /* qdot, qp, qm; f1, f1p, f1m; psi, psip, psim; gv, gvp, gvm (k (nd - 1) each); vp */
+    return 3 * (size_t)nq + 3 * (size_t)nv + 3 * (size_t)k + 3 * (size_t)k * (nd - 1) +
            (size_t)nv + 8;
 }
 
@@ -77,7 +77,7 @@ static double row_scale(const ncp_form *f, int c, int d)
 
 /* Scratch layout. */
 typedef struct ncp_scr {
-    double *qdot, *qp, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
+    double *qdot, *qp, *qm, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
 } ncp_scr;
 
 static ncp_scr scratch(const ncp_form *f)
@@ -87,6 +87,7 @@ static ncp_scr scratch(const ncp_form *f)
     double *p = f->scratch;
     s.qdot = p, p += nq;
     s.qp = p, p += nq;
+    s.qm = p, p += nq;
     s.f1 = p, p += nv;
     s.f1p = p, p += nv;
     s.f1m = p, p += nv;
@@ -108,7 +109,9 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
     ncp_scr s = scratch(f);
     if (model_terms(f, q, v, v0, lam, s.f1, s.psi, s.gv) != 0)
         return 1;
-    if (cdyn_model_qdot(f->model, q, v, s.qdot, NULL) != CDYN_OK)
+    for (int j = 0; j < nq; j++)
+        s.qm[j] = 0.5 * (q[j] + q0[j]);
+    if (cdyn_model_qdot(f->model, s.qm, v, s.qdot, NULL) != CDYN_OK)
         return 1;
     for (int j = 0; j < nq; j++)
         F[j] = q[j] - q0[j] - f->h * s.qdot[j];
@@ -152,25 +155,19 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
 #define JY(i, j) Jy[(size_t)(i) + (size_t)(j) * ny]
 #define JX(i, j) Jx[(size_t)(i) + (size_t)(j) * ny]
     if (Jy != NULL) {
-        /* q columns by central differences: the model's terms and G(q) v. The perturbed
-         * quaternion is not unit; the model uses e/|e| and G uses e as given, exactly as F. */
+        /* q columns by central differences of the model's terms. The perturbed quaternion is
+         * not unit; the model uses e/|e|, exactly as F. */
         memcpy(s.qp, q, (size_t)nq * sizeof(double));
         for (int j = 0; j < nq; j++) {
             const double eps = 1e-6 * fmax(1.0, fabs(q[j]));
             s.qp[j] = q[j] + eps;
-            if (model_terms(f, s.qp, v, v0, lam, s.f1p, s.psip, s.gvp) != 0 ||
-                cdyn_model_qdot(f->model, s.qp, v, s.qdot, NULL) != CDYN_OK)
+            if (model_terms(f, s.qp, v, v0, lam, s.f1p, s.psip, s.gvp) != 0)
                 return 1;
-            for (int i = 0; i < nq; i++)
-                JY(oq + i, j) = -h * s.qdot[i];
             s.qp[j] = q[j] - eps;
-            if (model_terms(f, s.qp, v, v0, lam, s.f1m, s.psim, s.gvm) != 0 ||
-                cdyn_model_qdot(f->model, s.qp, v, s.qdot, NULL) != CDYN_OK)
+            if (model_terms(f, s.qp, v, v0, lam, s.f1m, s.psim, s.gvm) != 0)
                 return 1;
             s.qp[j] = q[j];
             const double inv = 1.0 / (2 * eps);
-            for (int i = 0; i < nq; i++)
-                JY(oq + i, j) = (JY(oq + i, j) + h * s.qdot[i]) * inv + (i == j);
             for (int i = 0; i < nv; i++)
                 JY(ov + i, j) = (s.f1p[i] - s.f1m[i]) * inv;
             for (int c = 0; c < k; c++) {
@@ -197,6 +194,28 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
                 JY(ov + i, ov + j) = (s.f1p[i] - s.f1m[i]) / (2 * eps);
         }
     }
+    /* The kinematic rows q - q0 - h G(m) v with the midpoint m = (q + q0)/2: the column of q_j
+     * and of q0_j share c_j = d(G(m) v)/dq_j (central differences; exact, G being linear in the
+     * quaternion). */
+    for (int j = 0; j < nq; j++) {
+        const double eps = 1e-6 * fmax(1.0, fabs(q[j]));
+        for (int i = 0; i < nq; i++)
+            s.qm[i] = 0.5 * (q[i] + x0[i]);
+        s.qm[j] += 0.5 * eps;
+        if (cdyn_model_qdot(f->model, s.qm, v, s.qdot, NULL) != CDYN_OK)
+            return 1;
+        memcpy(s.qp, s.qdot, (size_t)nq * sizeof(double));
+        s.qm[j] -= eps;
+        if (cdyn_model_qdot(f->model, s.qm, v, s.qdot, NULL) != CDYN_OK)
+            return 1;
+        for (int i = 0; i < nq; i++) {
+            const double cij = (s.qp[i] - s.qdot[i]) / (2 * eps);
+            if (Jy != NULL)
+                JY(oq + i, j) = (i == j) - h * cij;
+            if (Jx != NULL)
+                JX(oq + i, j) = -(double)(i == j) - h * cij;
+        }
+    }
     /* The model at q itself for the analytic blocks. */
     if (model_terms(f, q, v, v0, lam, s.f1, s.psi, s.gv) != 0)
         return 1;
@@ -206,11 +225,13 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
                            cdyn_data_jacobian(f->data, CDYN_DIR_T),
                            cdyn_data_jacobian(f->data, CDYN_DIR_O)};
     if (Jy != NULL) {
-        /* q rows, v columns: -h G(q) (G's columns are G(q) e_j). */
+        /* q rows, v columns: -h G(m) (G's columns are G(m) e_j). */
+        for (int i = 0; i < nq; i++)
+            s.qm[i] = 0.5 * (q[i] + x0[i]);
         memset(s.vp, 0, (size_t)nv * sizeof(double));
         for (int j = 0; j < nv; j++) {
             s.vp[j] = 1.0;
-            if (cdyn_model_qdot(f->model, q, s.vp, s.qdot, NULL) != CDYN_OK)
+            if (cdyn_model_qdot(f->model, s.qm, s.vp, s.qdot, NULL) != CDYN_OK)
                 return 1;
             s.vp[j] = 0.0;
             for (int i = 0; i < nq; i++)
@@ -262,8 +283,6 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
         }
     }
     if (Jx != NULL) {
-        for (int j = 0; j < nq; j++)
-            JX(oq + j, j) = -1.0;
         for (int i = 0; i < nv; i++)
             for (int j = 0; j < nv; j++)
                 JX(ov + i, nq + j) = -M[i + (size_t)j * nv];
