@@ -1,31 +1,43 @@
-# Plot of bouncing_ball (run by scripts/run-examples.sh): Bortoff Figs. 2 and 3.
+# Plots of bouncing_ball (run by scripts/run-examples.sh):
 #   gnuplot -e "dir='out'" examples/bouncing_ball.gp
 if (!exists("dir")) dir = "out"
 set datafile separator ","
-set terminal pngcairo size 1100,700 font ",10"
+set terminal pngcairo size 1100,800 font ",10"
 set output dir."/bouncing_ball.png"
-set multiplot layout 2,2 title "Bouncing ball, Baumgarte contact with the state machine (alpha0 = 100, alpha2 = 1e6)"
+f2 = dir."/bouncing_ball_fig2.csv"
+fl = dir."/bouncing_ball_listing.csv"
+f3 = dir."/bouncing_ball_fig3.csv"
+fa = dir."/bouncing_ball_a10.csv"
+set multiplot layout 2,2 title "Bortoff's bouncing ball: Baumgarte contact with the FREE / CONTACT / BALLISTIC state machine ({/Symbol a}_0 = 100, {/Symbol a}_2 = 10^6)"
 set grid
 set xlabel "t (s)"
+
+set title "height (Fig. 2 caption: {/Symbol a}_1 = 1; four bounces: {/Symbol a}_1 = 10; listing: 20)"
+set ylabel "h (m)"
 set xrange [0:10]
-set title "height h"
+plot f2 every ::1 using 1:2 with lines lw 1.5 title "{/Symbol a}_1 = 1", \
+     fa every ::1 using 1:2 with lines lw 1.5 title "{/Symbol a}_1 = 10", \
+     fl every ::1 using 1:2 with lines lw 1.5 title "{/Symbol a}_1 = 20"
+
+set title "multiplier (-> m g = 9.81 N at rest)"
+set ylabel "{/Symbol l} (N)"
+set yrange [0:*]
+plot f2 every ::1 using 1:4 with lines lw 1 title "{/Symbol a}_1 = 1", \
+     fa every ::1 using 1:4 with lines lw 1 title "{/Symbol a}_1 = 10", \
+     fl every ::1 using 1:4 with lines lw 1 title "{/Symbol a}_1 = 20"
+set yrange [*:*]
+
+set title "Fig. 3: {/Symbol a}_1 = 0, the apex grows"
 set ylabel "h (m)"
-plot dir."/bouncing_ball_a1_20.csv" every ::1 using 1:2 with lines lw 2 title "alpha1 = 20 (listing)", \
-     dir."/bouncing_ball_a1_1.csv" every ::1 using 1:2 with lines lw 1 title "alpha1 = 1", \
-     dir."/bouncing_ball_a1_0.csv" every ::1 using 1:2 with lines lw 1 title "alpha1 = 0 (Fig. 3)"
-set title "multiplier lambda (N)"
-set ylabel "lambda (N)"
-set yrange [-5:150]
-plot dir."/bouncing_ball_a1_20.csv" every ::1 using 1:4 with lines lw 2 title "alpha1 = 20", \
-     dir."/bouncing_ball_a1_0.csv" every ::1 using 1:4 with lines lw 1 title "alpha1 = 0"
-set autoscale y
-set title "contact state (0 free, 1 contact, 2 ballistic), alpha1 = 20"
-set ylabel "state"
-set yrange [-0.2:2.2]
-plot dir."/bouncing_ball_a1_20.csv" every ::1 using 1:5 with steps lw 2 notitle
-set autoscale y
-set xrange [0:60]
-set title "alpha1 = 1 over 60 s: settles into bouncing"
+plot f3 every ::1 using 1:2 with lines lw 1.5 lc 3 notitle
+
+set title "Fig. 4: exit from contact near 4.36 s ({/Symbol a}_1 = 0)"
+set xrange [4.30:4.40]
 set ylabel "h (m)"
-plot dir."/bouncing_ball_a1_1.csv" every ::1 using 1:2 with lines lw 1 notitle
+set y2label "{/Symbol l} (N), mode"
+set y2tics
+set ytics nomirror
+plot f3 every ::1 using 1:2 with lines lw 2 lc 3 title "h", \
+     f3 every ::1 using 1:4 axes x1y2 with lines lw 2 lc 7 title "{/Symbol l}", \
+     f3 every ::1 using 1:(100*$5) axes x1y2 with steps lw 1 lc 8 title "100 x mode (0 free, 3 contact)"
 unset multiplot

@@ -1,310 +1,499 @@
-/* Baumgarte-stabilized frictionless contact with Bortoff's contact state machine. Each contact
- * row i with gap h_i = Psi_n is FREE, CONTACT or BALLISTIC (state->mode). In CONTACT its
- * multiplier lambda_i is an unknown and the stabilized constraint
- *     hddot + alpha1 hdot + alpha0 h + alpha2 h^3 = 0,   hdot = Gamma_n v,
- *     hddot = Gamma_n vdot + (dGamma_n/dt) v
- * holds (alpha from the pair's baumgarte[3]); otherwise lambda_i = 0. With M vdot + bias =
- * tau + Gamma_C' lambda this is the linear system
- *     (Gamma_C M^-1 Gamma_C') lambda = -(dGamma/dt) v - alpha1 hdot - alpha0 h - alpha2 h^3
- *                                      - Gamma_C M^-1 (tau - bias),
- * solved densely (Cholesky of M, LU of the Schur complement) at every stage of a classical RK4
- * step on (q, v). Transitions (Bortoff, Fig. 1): FREE -> CONTACT when h <= 0; CONTACT ->
- * BALLISTIC when lambda < 0; BALLISTIC -> FREE when h > 0; BALLISTIC -> CONTACT when h <= 0 and
- * hdot < 0. They are located inside the step by bisection on the time of a single RK4 step from
- * the last event (to options.event_tol), the mode switched there, and the step continued. */
+/* The baumgarte scheme: frictionless contact by Baumgarte-stabilized constraints with Bortoff's
+ * per-row state machine FREE / CONTACT / BALLISTIC (docs/theory.md, "Baumgarte contact with a
+ * state machine").
+ *
+ * Between events the modes are fixed and the dynamics are a smooth ODE in (q, v):
+ *     qdot = G(q) v,   M vdot + h(q, v) = tau + Gamma_A^T lambda_A,
+ *     Gamma_A vdot + (dGamma_A/dt) v = -(alpha1 hdot + alpha0 h + alpha2 h^3)   (rows in CONTACT)
+ * with h = Psi_n and hdot = Gamma_n v; every other multiplier is 0. The multipliers come from the
+ * Schur complement W lambda_A = b, W = Gamma_A M^-1 Gamma_A^T (Cholesky of M, LU of W; the
+ * minimum-norm SVD solution when rows in CONTACT are dependent).
+ * Integrator: classical RK4 with the step's own length (a fixed-mode piece is smooth, and RK4 is
+ * exact for the free flight's constant acceleration; tests/test_step_baumgarte.c checks the
+ * fourth order in contact). Events: at the end of each RK4 piece the transition conditions are
+ * tested; when one holds, the instant is located by bisection on the length of a single RK4 step
+ * from the piece's start (to options.event_tol), the state there is taken, the modes switch, and
+ * the integration continues from there to t + h. */
 #include "step/step_internal.h"
 
 #include "core/carve.h"
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
+#include "linalg/svd.h"
 
 #include <math.h>
 #include <string.h>
 
-#define BG_MAX_EVENTS 64 /* per step: beyond this the step fails (chattering) */
+/* W with a reciprocal condition number below this has (numerically) dependent rows in CONTACT,
+ * e.g. a ball touching the shared end of two wall segments, or a pair declared twice: then the
+ * multipliers are the minimum-norm least-squares solution with singular values below this
+ * fraction of the largest dropped (the redundant constraints share the force). */
+#define BMG_RANK_TOL 1e-8
 
-typedef struct bg_ws {
-    double *alpha;            /* nc x 3 */
-    int *rows;                /* nc: rows in CONTACT */
-    int *ipiv;                /* nc */
-    double *L, *Y, *S, *rhs;  /* nv^2, nv x nc, nc^2, nc */
-    double *acc, *lam;        /* nv (vdot), nc (per contact row) */
-    double *qd;               /* nq */
-    double *kq[4], *kv[4];    /* RK4 stages */
-    double *q, *v;            /* stage point */
-    double *q0, *v0;          /* start of the current interval */
-    double *q1, *v1;          /* trial end */
-} bg_ws;
+typedef struct bmg_ws {
+    int nq, nv, nc;
+    double *alpha; /* 3 nc: (alpha0, alpha1, alpha2) of each row's pair */
+    double *tau;   /* nv: the step's generalized forces (zeros for NULL) */
+    double *q, *v; /* the state at the start of the current piece */
+    int *mode;     /* nc */
+    int *armed;    /* nc: BALLISTIC -> CONTACT may fire (its condition was false at the start) */
+    int *pred, *hpred;   /* nc: transition conditions at the trial point / at the bracket's end */
+    double *kq, *kv;     /* 4 nq, 4 nv: RK4 stages (stage 0 at the piece's start) */
+    double *sq, *sv;     /* a stage point */
+    double *tq, *tv;     /* a trial end point */
+    double *hq, *hv;     /* the end of the bisection bracket */
+    /* outputs of accel() at the last point it was called */
+    double *vdot;          /* nv */
+    double *lam;           /* nc: normal multipliers (0 outside CONTACT) */
+    double *gap, *gapdot;  /* nc: h = Psi_n, hdot = Gamma_n v */
+    double resid;          /* max |constraint residual| over rows in CONTACT */
+    int nactive;           /* rows in CONTACT */
+    int solves;            /* linear solves (accel calls) during this advance */
+    /* linear algebra */
+    double *L;     /* nv x nv: Cholesky factor of M */
+    double *Y;     /* nv x nc: Gamma_A^T, then L^-1 Gamma_A^T */
+    double *W;     /* nc x nc */
+    double *W2;    /* nc x nc: a copy of W for the SVD */
+    double *U, *VT, *sing; /* nc x nc, nc x nc, nc: SVD of W */
+    double *svwork;      /* lsvd doubles */
+    int lsvd;
+    double *b;     /* nc */
+    double *z;     /* nv */
+    double *work;  /* 4 nc (dgecon) */
+    int *rows;     /* nc: the rows in CONTACT */
+    int *ipiv;     /* nc */
+    int *iwork;    /* nc */
+    cdyn_report mrep; /* the model layer's report (it clears what it is given) */
+} bmg_ws;
 
-static void bg_layout(cdyn_carve *cv, void *base, bg_ws *w, int nq, int nv, int nc)
+static void ws_layout(cdyn_carve *cv, void *base, bmg_ws *w)
 {
-    w->alpha = cdyn_carve_doubles(cv, base, 3 * (size_t)nc);
-    w->rows = cdyn_carve_ints(cv, base, (size_t)nc);
-    w->ipiv = cdyn_carve_ints(cv, base, (size_t)nc);
-    w->L = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, (size_t)nv, (size_t)nv));
-    w->Y = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, (size_t)nv, (size_t)nc));
-    w->S = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, (size_t)nc, (size_t)nc));
-    w->rhs = cdyn_carve_doubles(cv, base, (size_t)nc);
-    w->acc = cdyn_carve_doubles(cv, base, (size_t)nv);
-    w->lam = cdyn_carve_doubles(cv, base, (size_t)nc);
-    w->qd = cdyn_carve_doubles(cv, base, (size_t)nq);
-    for (int s = 0; s < 4; s++) {
-        w->kq[s] = cdyn_carve_doubles(cv, base, (size_t)nq);
-        w->kv[s] = cdyn_carve_doubles(cv, base, (size_t)nv);
-    }
-    w->q = cdyn_carve_doubles(cv, base, (size_t)nq);
-    w->v = cdyn_carve_doubles(cv, base, (size_t)nv);
-    w->q0 = cdyn_carve_doubles(cv, base, (size_t)nq);
-    w->v0 = cdyn_carve_doubles(cv, base, (size_t)nv);
-    w->q1 = cdyn_carve_doubles(cv, base, (size_t)nq);
-    w->v1 = cdyn_carve_doubles(cv, base, (size_t)nv);
+    const size_t nq = (size_t)w->nq, nv = (size_t)w->nv, nc = (size_t)w->nc;
+    (void)cdyn_carve_ptr(cv, base, 1, sizeof(bmg_ws));
+    w->alpha = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 3, nc));
+    w->tau = cdyn_carve_doubles(cv, base, nv);
+    w->q = cdyn_carve_doubles(cv, base, nq);
+    w->v = cdyn_carve_doubles(cv, base, nv);
+    w->mode = cdyn_carve_ints(cv, base, nc);
+    w->armed = cdyn_carve_ints(cv, base, nc);
+    w->pred = cdyn_carve_ints(cv, base, nc);
+    w->hpred = cdyn_carve_ints(cv, base, nc);
+    w->kq = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 4, nq));
+    w->kv = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 4, nv));
+    w->sq = cdyn_carve_doubles(cv, base, nq);
+    w->sv = cdyn_carve_doubles(cv, base, nv);
+    w->tq = cdyn_carve_doubles(cv, base, nq);
+    w->tv = cdyn_carve_doubles(cv, base, nv);
+    w->hq = cdyn_carve_doubles(cv, base, nq);
+    w->hv = cdyn_carve_doubles(cv, base, nv);
+    w->vdot = cdyn_carve_doubles(cv, base, nv);
+    w->lam = cdyn_carve_doubles(cv, base, nc);
+    w->gap = cdyn_carve_doubles(cv, base, nc);
+    w->gapdot = cdyn_carve_doubles(cv, base, nc);
+    w->L = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nv, nv));
+    w->Y = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nv, nc));
+    w->W = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nc, nc));
+    w->W2 = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nc, nc));
+    w->U = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nc, nc));
+    w->VT = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nc, nc));
+    w->sing = cdyn_carve_doubles(cv, base, nc);
+    w->svwork = cdyn_carve_doubles(cv, base, (size_t)w->lsvd);
+    w->b = cdyn_carve_doubles(cv, base, nc);
+    w->z = cdyn_carve_doubles(cv, base, nv);
+    w->work = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 4, nc));
+    w->rows = cdyn_carve_ints(cv, base, nc);
+    w->ipiv = cdyn_carve_ints(cv, base, nc);
+    w->iwork = cdyn_carve_ints(cv, base, nc);
 }
 
-static cdyn_step_backend bg_pick(const cdyn_stepper *s)
+static cdyn_step_backend baumgarte_pick(const cdyn_stepper *s)
 {
     (void)s;
     return CDYN_BACKEND_DIRECT;
 }
 
-static cdyn_status bg_create(cdyn_stepper *s, cdyn_report *r)
+static cdyn_status baumgarte_create(cdyn_stepper *s, cdyn_report *r)
 {
+    bmg_ws shape = {0};
+    shape.nq = s->nq;
+    shape.nv = s->nv;
+    shape.nc = s->nc;
+    shape.lsvd = s->nc > 0 ? cdyn_svd_full_lwork(s->nc, s->nc) : 0;
+    if (shape.lsvd < 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "baumgarte: SVD workspace query failed");
     cdyn_carve cv = {0, 0};
-    bg_ws shape;
-    (void)cdyn_carve_ptr(&cv, NULL, 1, sizeof(bg_ws));
-    bg_layout(&cv, NULL, &shape, s->nq, s->nv, s->nc);
+    ws_layout(&cv, NULL, &shape);
     if (cv.overflow)
-        return cdyn_fail(r, CDYN_ETOOBIG, "baumgarte: size overflow");
-    void *blk = cdyn_mem_alloc(s->opts.allocator, cv.off);
-    if (blk == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "baumgarte: workspace size overflow");
+    bmg_ws *w = cdyn_mem_alloc(s->opts.allocator, cv.off);
+    if (w == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "baumgarte: out of memory");
-    bg_ws *w = blk;
+    memset(w, 0, cv.off);
+    *w = shape;
     cdyn_carve cv2 = {0, 0};
-    (void)cdyn_carve_ptr(&cv2, blk, 1, sizeof(bg_ws));
-    bg_layout(&cv2, blk, w, s->nq, s->nv, s->nc);
-    for (int p = 0; p < cdyn_model_npair(s->model); p++) {
+    ws_layout(&cv2, w, w);
+    /* The builder has checked the alphas (finite, >= 0); each row takes its pair's. */
+    const int npair = cdyn_model_npair(s->model);
+    for (int p = 0; p < npair; ++p) {
         cdyn_pair_info pi;
         cdyn_model_pair_info(s->model, p, &pi);
-        for (int i = pi.row; i < pi.row + pi.nrows; i++)
-            memcpy(w->alpha + 3 * i, pi.baumgarte, 3 * sizeof(double));
+        for (int i = pi.row; i < pi.row + pi.nrows; ++i)
+            memcpy(w->alpha + 3 * i, pi.baumgarte, sizeof pi.baumgarte);
     }
     s->ws = w;
     return CDYN_OK;
 }
 
-static void bg_destroy(cdyn_stepper *s)
+static void baumgarte_destroy(cdyn_stepper *s)
 {
     cdyn_mem_free(s->opts.allocator, s->ws);
     s->ws = NULL;
 }
 
-/* vdot (w->acc) and the multipliers (w->lam, 0 off CONTACT) at (q, v) for the modes. */
-static cdyn_status bg_accel(cdyn_stepper *s, bg_ws *w, const double *q, const double *v,
-                            const int *mode, const double *tau, cdyn_report *r)
+static cdyn_status non_finite(cdyn_report *r)
 {
-    const int nv = s->nv, nc = s->nc;
-    cdyn_status st = cdyn_eval(s->model, s->data, q, v, CDYN_EVAL_ALL, r);
+    return cdyn_fail(r, CDYN_ENUMERIC,
+                     "baumgarte: the state became non-finite (h too long for the contact's "
+                     "alpha?)");
+}
+
+/* A model-layer failure, told in the step's report without clearing its counters. */
+static cdyn_status model_fail(cdyn_report *r, cdyn_status st, const cdyn_report *mrep)
+{
+    return cdyn_fail(r, st, "baumgarte: %s", mrep->message);
+}
+
+static double row_dot(const double *J, int nrows, int row, int nv, const double *x)
+{
+    double sum = 0.0;
+    for (int j = 0; j < nv; ++j)
+        sum += J[row + (size_t)j * (size_t)nrows] * x[j];
+    return sum;
+}
+
+/* alpha1 hdot + alpha0 h + alpha2 h^3 of row i at the last evaluation. */
+static double stabilization(const bmg_ws *w, int i)
+{
+    const double *a = w->alpha + 3 * i, h = w->gap[i];
+    return a[1] * w->gapdot[i] + a[0] * h + a[2] * h * h * h;
+}
+
+/* b := W^+ b (truncated at BMG_RANK_TOL) with the SVD of w->W2 (na x na, overwritten). */
+static cdyn_status min_norm_solve(bmg_ws *w, int na)
+{
+    cdyn_status st = cdyn_svd_full(na, na, w->W2, na, w->sing, w->U, na, w->VT, na, w->svwork,
+                                   w->lsvd);
     if (st != CDYN_OK)
         return st;
-    const double *M = cdyn_data_mass(s->data), *bias = cdyn_data_bias(s->data);
-    const double *Jn = cdyn_data_jacobian(s->data, CDYN_DIR_N);
-    const double *jdv = cdyn_data_jacobian_dot_v(s->data, CDYN_DIR_N);
-    const double *gap = cdyn_data_gap(s->data);
-    memcpy(w->L, M, (size_t)nv * nv * sizeof(double));
-    if (cdyn_dense_chol(nv, w->L, nv) != CDYN_OK)
-        return cdyn_fail(r, CDYN_ESINGULAR, "baumgarte: M(q) is not positive definite");
-    for (int j = 0; j < nv; j++)
-        w->acc[j] = (tau != NULL ? tau[j] : 0.0) - bias[j];
-    cdyn_dense_chol_solve(nv, w->L, nv, 1, w->acc, nv); /* free acceleration */
-    int k = 0;
-    for (int i = 0; i < nc; i++) {
-        w->lam[i] = 0.0;
+    double *y = w->work; /* U^T b, scaled */
+    for (int k = 0; k < na; ++k) {
+        double sum = 0.0;
+        for (int i = 0; i < na; ++i)
+            sum += w->U[i + (size_t)k * (size_t)na] * w->b[i];
+        y[k] = w->sing[k] > BMG_RANK_TOL * w->sing[0] ? sum / w->sing[k] : 0.0;
+    }
+    cdyn_dense_gemv_t(na, na, 1.0, w->VT, na, y, 0.0, w->b);
+    return CDYN_OK;
+}
+
+/* Accelerations and multipliers at (q, v) with the modes `mode`; also the gaps and their rates
+ * of every row. One cdyn_eval, one Cholesky of M and, with rows in CONTACT, one LU (or SVD)
+ * of W. */
+static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, const int *mode,
+                         cdyn_report *r)
+{
+    bmg_ws *w = s->ws;
+    const int nv = w->nv, nc = w->nc;
+    int na = 0;
+    for (int i = 0; i < nc; ++i)
         if (mode[i] == CDYN_MODE_CONTACT)
-            w->rows[k++] = i;
+            w->rows[na++] = i;
+    unsigned flags = CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS;
+    if (na > 0)
+        flags |= CDYN_EVAL_CONTACT_DOT;
+    cdyn_status st = cdyn_eval(s->model, s->data, q, v, flags, &w->mrep);
+    if (st != CDYN_OK)
+        return model_fail(r, st, &w->mrep);
+    w->solves++;
+    w->nactive = na;
+    w->resid = 0.0;
+    const cdyn_data *d = s->data;
+    const double *Jn = cdyn_data_jacobian(d, CDYN_DIR_N);
+    if (nc > 0)
+        memcpy(w->gap, cdyn_data_gap(d), (size_t)nc * sizeof(double));
+    for (int i = 0; i < nc; ++i) {
+        w->gapdot[i] = row_dot(Jn, nc, i, nv, v);
+        w->lam[i] = 0.0;
     }
-    if (k == 0)
-        return CDYN_OK;
-    /* Y = M^-1 Gamma_C', S = Gamma_C Y; rhs = -(jdv + a1 hdot + a0 h + a2 h^3) - Gamma_C a_free */
-    for (int c = 0; c < k; c++) {
-        const int i = w->rows[c];
-        double hd = 0, ga = 0;
-        for (int j = 0; j < nv; j++) {
-            w->Y[j + (size_t)c * nv] = Jn[i + (size_t)j * nc];
-            hd += Jn[i + (size_t)j * nc] * v[j];
-            ga += Jn[i + (size_t)j * nc] * w->acc[j];
-        }
-        const double *al = w->alpha + 3 * i, hh = gap[i];
-        w->rhs[c] = -(jdv[i] + al[1] * hd + al[0] * hh + al[2] * hh * hh * hh) - ga;
+
+    memcpy(w->L, cdyn_data_mass(d), (size_t)nv * (size_t)nv * sizeof(double));
+    st = cdyn_dense_chol(nv, w->L, nv);
+    if (st == CDYN_EINVAL)
+        return non_finite(r);
+    if (st != CDYN_OK)
+        return cdyn_fail(r, CDYN_ESINGULAR, "baumgarte: the mass matrix is not positive definite");
+    const double *bias = cdyn_data_bias(d);
+    for (int j = 0; j < nv; ++j)
+        w->vdot[j] = w->tau[j] - bias[j];
+    if (na == 0) {
+        cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
+        return cdyn_dense_all_finite(nv, w->vdot) ? CDYN_OK : non_finite(r);
     }
-    cdyn_dense_chol_solve(nv, w->L, nv, k, w->Y, nv);
-    for (int a = 0; a < k; a++)
-        for (int b = 0; b < k; b++) {
-            double acc = 0;
-            for (int j = 0; j < nv; j++)
-                acc += Jn[w->rows[a] + (size_t)j * nc] * w->Y[j + (size_t)b * nv];
-            w->S[a + (size_t)b * k] = acc;
-        }
-    if (cdyn_dense_lu(k, w->S, k, w->ipiv) != CDYN_OK)
-        return cdyn_fail(r, CDYN_ESINGULAR, "baumgarte: the contact constraints are dependent "
-                         "(singular Gamma M^-1 Gamma')");
-    cdyn_dense_lu_solve(0, k, w->S, k, w->ipiv, 1, w->rhs, k);
-    for (int c = 0; c < k; c++) {
-        w->lam[w->rows[c]] = w->rhs[c];
-        for (int j = 0; j < nv; j++)
-            w->acc[j] += w->Y[j + (size_t)c * nv] * w->rhs[c];
+
+    /* W lambda = -(Gamma_A M^-1 f + (dGamma/dt) v + stabilization), with Y = L^-1 Gamma_A^T,
+     * z = L^-1 f: W = Y^T Y and Gamma_A M^-1 f = Y^T z. */
+    const double *jd = cdyn_data_jacobian_dot_v(d, CDYN_DIR_N);
+    for (int k = 0; k < na; ++k)
+        for (int j = 0; j < nv; ++j)
+            w->Y[j + (size_t)k * (size_t)nv] = Jn[w->rows[k] + (size_t)j * (size_t)nc];
+    cdyn_dense_chol_lsolve(nv, w->L, nv, na, w->Y, nv);
+    memcpy(w->z, w->vdot, (size_t)nv * sizeof(double));
+    cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
+    cdyn_dense_gemm(1, 0, na, na, nv, 1.0, w->Y, nv, w->Y, nv, 0.0, w->W, na);
+    cdyn_dense_gemv_t(nv, na, -1.0, w->Y, nv, w->z, 0.0, w->b);
+    for (int k = 0; k < na; ++k)
+        w->b[k] -= jd[w->rows[k]] + stabilization(w, w->rows[k]);
+    memcpy(w->W2, w->W, (size_t)na * (size_t)na * sizeof(double));
+    const double wnorm = cdyn_dense_norm1(na, na, w->W, na);
+    st = cdyn_dense_lu(na, w->W, na, w->ipiv);
+    if (st == CDYN_EINVAL)
+        return non_finite(r);
+    if (st == CDYN_OK &&
+        cdyn_dense_lu_rcond(na, w->W, na, wnorm, w->work, w->iwork) >= BMG_RANK_TOL)
+        cdyn_dense_lu_solve(0, na, w->W, na, w->ipiv, 1, w->b, na);
+    else if (min_norm_solve(w, na) != CDYN_OK)
+        return cdyn_fail(r, CDYN_ENUMERIC, "baumgarte: the SVD of the contact matrix failed");
+
+    /* vdot = M^-1 (f + Gamma_A^T lambda_A). */
+    for (int k = 0; k < na; ++k) {
+        const int i = w->rows[k];
+        w->lam[i] = w->b[k];
+        for (int j = 0; j < nv; ++j)
+            w->vdot[j] += Jn[i + (size_t)j * (size_t)nc] * w->b[k];
+    }
+    cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
+    if (!cdyn_dense_all_finite(nv, w->vdot) || !cdyn_dense_all_finite(na, w->b))
+        return non_finite(r);
+    for (int k = 0; k < na; ++k) {
+        const int i = w->rows[k];
+        const double res = row_dot(Jn, nc, i, nv, w->vdot) + jd[i] + stabilization(w, i);
+        w->resid = fmax(w->resid, fabs(res));
     }
     return CDYN_OK;
 }
 
-/* One classical RK4 step of length dt from (w->q0, w->v0) with fixed modes into (w->q1, w->v1). */
-static cdyn_status bg_rk4(cdyn_stepper *s, bg_ws *w, double dt, const int *mode,
-                          const double *tau, cdyn_report *r)
+/* The transition conditions of Bortoff's state machine at the last evaluation; pred[i] = 1 when
+ * row i must switch. Returns the number of rows that must. */
+static int transitions(const bmg_ws *w, const int *mode, int *pred)
 {
-    const int nq = s->nq, nv = s->nv;
-    static const double c[4] = {0.0, 0.5, 0.5, 1.0};
-    for (int st_i = 0; st_i < 4; st_i++) {
-        for (int j = 0; j < nq; j++)
-            w->q[j] = w->q0[j] + (st_i ? c[st_i] * dt * w->kq[st_i - 1][j] : 0.0);
-        for (int j = 0; j < nv; j++)
-            w->v[j] = w->v0[j] + (st_i ? c[st_i] * dt * w->kv[st_i - 1][j] : 0.0);
-        cdyn_status st = bg_accel(s, w, w->q, w->v, mode, tau, r);
-        if (st != CDYN_OK)
-            return st;
-        memcpy(w->kv[st_i], w->acc, (size_t)nv * sizeof(double));
-        if ((st = cdyn_model_qdot(s->model, w->q, w->v, w->kq[st_i], NULL)) != CDYN_OK)
-            return cdyn_fail(r, st, "baumgarte: G(q) v failed");
-    }
-    for (int j = 0; j < nq; j++)
-        w->q1[j] = w->q0[j] + dt / 6 * (w->kq[0][j] + 2 * w->kq[1][j] + 2 * w->kq[2][j] +
-                                         w->kq[3][j]);
-    for (int j = 0; j < nv; j++)
-        w->v1[j] = w->v0[j] + dt / 6 * (w->kv[0][j] + 2 * w->kv[1][j] + 2 * w->kv[2][j] +
-                                         w->kv[3][j]);
-    return CDYN_OK;
-}
-
-/* The first transition due at (q1, v1) under the modes, as the row's new mode in *to; -1 when
- * none. Needs the multipliers at (q1, v1): evaluated here. */
-static int bg_transition(cdyn_stepper *s, bg_ws *w, const int *mode, const double *tau, int *to,
-                         cdyn_status *st, cdyn_report *r)
-{
-    *st = bg_accel(s, w, w->q1, w->v1, mode, tau, r);
-    if (*st != CDYN_OK)
-        return -1;
-    const double *gap = cdyn_data_gap(s->data);
-    const double *Jn = cdyn_data_jacobian(s->data, CDYN_DIR_N);
-    for (int i = 0; i < s->nc; i++) {
-        double hd = 0;
-        for (int j = 0; j < s->nv; j++)
-            hd += Jn[i + (size_t)j * s->nc] * w->v1[j];
+    int n = 0;
+    for (int i = 0; i < w->nc; ++i) {
+        const double h = w->gap[i];
         switch (mode[i]) {
-        case CDYN_MODE_CONTACT:
-            if (w->lam[i] < 0) {
-                *to = CDYN_MODE_BALLISTIC;
-                return i;
-            }
-            break;
-        case CDYN_MODE_BALLISTIC:
-            if (gap[i] > 0) {
-                *to = CDYN_MODE_FREE;
-                return i;
-            }
-            if (gap[i] <= 0 && hd < 0) {
-                *to = CDYN_MODE_CONTACT;
-                return i;
-            }
-            break;
-        default: /* FREE, and the modes of other schemes read as FREE */
-            if (gap[i] <= 0) {
-                *to = CDYN_MODE_CONTACT;
-                return i;
-            }
+        case CDYN_MODE_FREE: pred[i] = h <= 0.0; break;
+        case CDYN_MODE_CONTACT: pred[i] = w->lam[i] < 0.0; break;
+        default: /* BALLISTIC */
+            pred[i] = h > 0.0 || (w->armed[i] && w->gapdot[i] < 0.0);
             break;
         }
+        n += pred[i];
     }
-    return -1;
+    return n;
 }
 
-static cdyn_status bg_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
-                              cdyn_state *x1, cdyn_step_report *rep)
+/* The mode a row switches to when its condition holds. */
+static int next_mode(const bmg_ws *w, int i, int mode)
 {
-    bg_ws *w = s->ws;
-    const int nq = s->nq, nv = s->nv, nc = s->nc;
-    cdyn_report *r = &rep->solver;
-    cdyn_report_method(r, "baumgarte-rk4");
-    int *mode = x1->mode;
-    for (int i = 0; i < nc; i++)
-        mode[i] = x0->mode[i] == CDYN_MODE_CONTACT || x0->mode[i] == CDYN_MODE_BALLISTIC
-                      ? x0->mode[i]
-                      : CDYN_MODE_FREE;
-    memcpy(w->q0, x0->q, (size_t)nq * sizeof(double));
-    memcpy(w->v0, x0->v, (size_t)nv * sizeof(double));
-    double t = 0.0; /* time advanced within the step */
-    cdyn_status st = CDYN_OK;
+    switch (mode) {
+    case CDYN_MODE_FREE: return CDYN_MODE_CONTACT;
+    case CDYN_MODE_CONTACT: return CDYN_MODE_BALLISTIC;
+    default: return w->gap[i] > 0.0 ? CDYN_MODE_FREE : CDYN_MODE_CONTACT;
+    }
+}
+
+/* Settle the modes at a point: FREE rows with h <= 0 enter CONTACT, CONTACT rows with lambda < 0
+ * become BALLISTIC, BALLISTIC rows with h > 0 become FREE, until none changes (each row changes
+ * at most twice at a fixed q, so this ends). BALLISTIC -> CONTACT fires only on the edge of its
+ * condition (as in the paper's Modelica code), so it is armed here only when the condition is
+ * false. Leaves accel() evaluated at (q, v) with the settled modes. */
+static cdyn_status settle(cdyn_stepper *s, const double *q, const double *v, int *events,
+                          cdyn_report *r)
+{
+    bmg_ws *w = s->ws;
     for (;;) {
-        const double rest = h - t;
-        if ((st = bg_rk4(s, w, rest, mode, tau, r)) != CDYN_OK)
-            return st;
-        r->iterations++;
-        int to = 0;
-        int row = bg_transition(s, w, mode, tau, &to, &st, r);
+        cdyn_status st = accel(s, q, v, w->mode, r);
         if (st != CDYN_OK)
             return st;
-        if (row < 0)
-            break; /* no event before t + rest */
-        /* Bisection on the length of one RK4 step from the interval's start: the earliest time
-         * at which some transition is due, to event_tol. */
-        double lo = 0.0, hi = rest;
-        while (hi - lo > s->opts.event_tol) {
-            const double mid = 0.5 * (lo + hi);
-            if ((st = bg_rk4(s, w, mid, mode, tau, r)) != CDYN_OK)
-                return st;
-            r->iterations++;
-            int to2 = 0;
-            const int row2 = bg_transition(s, w, mode, tau, &to2, &st, r);
-            if (st != CDYN_OK)
-                return st;
-            if (row2 >= 0)
-                hi = mid, row = row2, to = to2;
-            else
-                lo = mid;
+        int changed = 0;
+        for (int i = 0; i < w->nc; ++i) {
+            const int m = w->mode[i];
+            int to = m;
+            if (m == CDYN_MODE_FREE && w->gap[i] <= 0.0)
+                to = CDYN_MODE_CONTACT;
+            else if (m == CDYN_MODE_CONTACT && w->lam[i] < 0.0)
+                to = CDYN_MODE_BALLISTIC;
+            else if (m == CDYN_MODE_BALLISTIC && w->gap[i] > 0.0)
+                to = CDYN_MODE_FREE;
+            if (to != m) {
+                w->mode[i] = to;
+                ++changed;
+            }
         }
-        if ((st = bg_rk4(s, w, hi, mode, tau, r)) != CDYN_OK)
-            return st;
-        memcpy(w->q0, w->q1, (size_t)nq * sizeof(double));
-        memcpy(w->v0, w->v1, (size_t)nv * sizeof(double));
-        t += hi;
-        mode[row] = to;
-        if (++rep->events > BG_MAX_EVENTS)
-            return cdyn_fail(r, CDYN_ENOCONV, "baumgarte: more than %d mode changes in one step "
-                             "(chattering); take a smaller h", BG_MAX_EVENTS);
-        if (h - t <= s->opts.event_tol)
+        *events += changed;
+        if (!changed)
             break;
     }
-    if (t < h) {
-        memcpy(x1->q, w->q1, (size_t)nq * sizeof(double));
-        memcpy(x1->v, w->v1, (size_t)nv * sizeof(double));
-    } else {
-        memcpy(x1->q, w->q0, (size_t)nq * sizeof(double));
-        memcpy(x1->v, w->v0, (size_t)nv * sizeof(double));
+    for (int i = 0; i < w->nc; ++i)
+        w->armed[i] = !(w->gap[i] <= 0.0 && w->gapdot[i] < 0.0);
+    return CDYN_OK;
+}
+
+/* One RK4 step of length dt from (w->q, w->v) with the current modes into (oq, ov); stage 0
+ * (w->kq, w->kv) must hold the derivative at the start. Ends with accel() at (oq, ov). */
+static cdyn_status rk4(cdyn_stepper *s, double dt, double *oq, double *ov, cdyn_report *r)
+{
+    bmg_ws *w = s->ws;
+    const int nq = w->nq, nv = w->nv;
+    static const double c[3] = {0.5, 0.5, 1.0};
+    for (int k = 1; k < 4; ++k) {
+        const double *pq = w->kq + (size_t)(k - 1) * (size_t)nq;
+        const double *pv = w->kv + (size_t)(k - 1) * (size_t)nv;
+        for (int j = 0; j < nq; ++j)
+            w->sq[j] = w->q[j] + c[k - 1] * dt * pq[j];
+        for (int j = 0; j < nv; ++j)
+            w->sv[j] = w->v[j] + c[k - 1] * dt * pv[j];
+        if (!cdyn_dense_all_finite(nq, w->sq) || !cdyn_dense_all_finite(nv, w->sv))
+            return non_finite(r);
+        cdyn_status st = accel(s, w->sq, w->sv, w->mode, r);
+        if (st != CDYN_OK)
+            return st;
+        st = cdyn_model_qdot(s->model, w->sq, w->sv, w->kq + (size_t)k * (size_t)nq, &w->mrep);
+        if (st != CDYN_OK)
+            return model_fail(r, st, &w->mrep);
+        memcpy(w->kv + (size_t)k * (size_t)nv, w->vdot, (size_t)nv * sizeof(double));
     }
-    cdyn_report mr;
-    if ((st = cdyn_model_normalize_q(s->model, x1->q, &mr)) != CDYN_OK)
-        return cdyn_fail(r, st, "baumgarte: %s", mr.message);
-    /* The multipliers at the end of the step, in the final modes. */
-    if ((st = bg_accel(s, w, x1->q, x1->v, mode, tau, r)) != CDYN_OK)
+    const double *kq = w->kq, *kv = w->kv;
+    for (int j = 0; j < nq; ++j)
+        oq[j] = w->q[j] + dt / 6.0 *
+                              (kq[j] + 2.0 * kq[nq + j] + 2.0 * kq[2 * nq + j] + kq[3 * nq + j]);
+    for (int j = 0; j < nv; ++j)
+        ov[j] = w->v[j] + dt / 6.0 *
+                              (kv[j] + 2.0 * kv[nv + j] + 2.0 * kv[2 * nv + j] + kv[3 * nv + j]);
+    if (!cdyn_dense_all_finite(nq, oq) || !cdyn_dense_all_finite(nv, ov))
+        return non_finite(r);
+    return accel(s, oq, ov, w->mode, r);
+}
+
+/* Stage 0 of the next piece from the last accel() at (w->q, w->v). */
+static cdyn_status start_piece(cdyn_stepper *s, cdyn_report *r)
+{
+    bmg_ws *w = s->ws;
+    memcpy(w->kv, w->vdot, (size_t)w->nv * sizeof(double));
+    const cdyn_status st = cdyn_model_qdot(s->model, w->q, w->v, w->kq, &w->mrep);
+    return st == CDYN_OK ? CDYN_OK : model_fail(r, st, &w->mrep);
+}
+
+static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double h,
+                                     const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
+{
+    bmg_ws *w = s->ws;
+    cdyn_report *r = &rep->solver;
+    const int nq = w->nq, nv = w->nv, nc = w->nc;
+    const double tol = s->opts.event_tol;
+    const int max_events = 64 + 8 * nc; /* located per step; more means chatter */
+    cdyn_report_method(r, "baumgarte-direct");
+    w->solves = 0;
+    memcpy(w->q, x0->q, (size_t)nq * sizeof(double));
+    memcpy(w->v, x0->v, (size_t)nv * sizeof(double));
+    for (int j = 0; j < nv; ++j)
+        w->tau[j] = tau != NULL ? tau[j] : 0.0;
+    for (int i = 0; i < nc; ++i) { /* a touching mode of another scheme counts as CONTACT */
+        const int m = x0->mode[i];
+        w->mode[i] = (m == CDYN_MODE_STICK || m == CDYN_MODE_SLIP) ? CDYN_MODE_CONTACT : m;
+    }
+
+    int events = 0, located = 0;
+    cdyn_status st = settle(s, w->q, w->v, &events, r);
+    double t = 0.0;
+    while (st == CDYN_OK && t < h) {
+        const double dt = h - t;
+        st = start_piece(s, r);
+        if (st == CDYN_OK)
+            st = rk4(s, dt, w->tq, w->tv, r);
+        if (st != CDYN_OK)
+            break;
+        if (transitions(w, w->mode, w->pred) == 0) {
+            memcpy(w->q, w->tq, (size_t)nq * sizeof(double));
+            memcpy(w->v, w->tv, (size_t)nv * sizeof(double));
+            break; /* accel() was last called at the end point with the final modes */
+        }
+        if (++located > max_events) {
+            st = cdyn_fail(r, CDYN_ENOCONV,
+                           "baumgarte: more than %d mode changes in one step (chatter); a "
+                           "shorter step may resolve them", max_events);
+            break;
+        }
+        /* Bisection on the piece's length: lo has no transition, hi has one. */
+        double lo = 0.0, hi = dt;
+        memcpy(w->hq, w->tq, (size_t)nq * sizeof(double));
+        memcpy(w->hv, w->tv, (size_t)nv * sizeof(double));
+        memcpy(w->hpred, w->pred, (size_t)nc * sizeof(int));
+        while (hi - lo > tol) {
+            const double mid = lo + 0.5 * (hi - lo);
+            if (!(mid > lo && mid < hi))
+                break; /* the bracket is as narrow as doubles allow */
+            st = rk4(s, mid, w->tq, w->tv, r);
+            if (st != CDYN_OK)
+                break;
+            if (transitions(w, w->mode, w->pred) > 0) {
+                hi = mid;
+                memcpy(w->hq, w->tq, (size_t)nq * sizeof(double));
+                memcpy(w->hv, w->tv, (size_t)nv * sizeof(double));
+                memcpy(w->hpred, w->pred, (size_t)nc * sizeof(int));
+            } else {
+                lo = mid;
+            }
+        }
+        if (st != CDYN_OK)
+            break;
+        /* Switch at hi (the first instant found where a condition holds). */
+        memcpy(w->q, w->hq, (size_t)nq * sizeof(double));
+        memcpy(w->v, w->hv, (size_t)nv * sizeof(double));
+        st = accel(s, w->q, w->v, w->mode, r); /* gaps at hi, for BALLISTIC's target */
+        for (int i = 0; st == CDYN_OK && i < nc; ++i)
+            if (w->hpred[i]) {
+                w->mode[i] = next_mode(w, i, w->mode[i]);
+                ++events;
+            }
+        t = hi == dt ? h : t + hi;
+        if (st == CDYN_OK && cdyn_model_normalize_q(s->model, w->q, &w->mrep) != CDYN_OK)
+            st = model_fail(r, CDYN_ENUMERIC, &w->mrep);
+        if (st == CDYN_OK)
+            st = settle(s, w->q, w->v, &events, r);
+    }
+    r->iterations += w->solves;
+    r->evaluations += w->solves;
+    if (st != CDYN_OK)
         return st;
-    memset(x1->delta, 0, 3 * (size_t)nc * sizeof(double));
-    memset(x1->lambda, 0, 3 * (size_t)nc * sizeof(double));
-    int nactive = 0;
-    for (int i = 0; i < nc; i++) {
+    if (cdyn_model_normalize_q(s->model, w->q, &w->mrep) != CDYN_OK)
+        return model_fail(r, CDYN_ENUMERIC, &w->mrep);
+
+    memcpy(x1->q, w->q, (size_t)nq * sizeof(double));
+    memcpy(x1->v, w->v, (size_t)nv * sizeof(double));
+    for (int i = 0; i < nc; ++i) {
+        x1->mode[i] = w->mode[i];
         x1->lambda[3 * i] = w->lam[i];
-        nactive += mode[i] == CDYN_MODE_CONTACT;
+        x1->lambda[3 * i + 1] = x1->lambda[3 * i + 2] = 0.0;
+        x1->delta[3 * i] = x1->delta[3 * i + 1] = x1->delta[3 * i + 2] = 0.0;
     }
-    rep->nactive = nactive;
+    r->residual = w->resid;
+    rep->events += events;
+    rep->nactive = w->nactive;
     return CDYN_OK;
 }
 
 const step_scheme cdyn_scheme_baumgarte = {
-    "baumgarte", 1u << CDYN_BACKEND_DIRECT, bg_pick, bg_create, bg_destroy, bg_advance,
+    "baumgarte", 1u << CDYN_BACKEND_DIRECT, baumgarte_pick, baumgarte_create, baumgarte_destroy,
+    baumgarte_advance,
 };

@@ -178,20 +178,11 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
 {
     cone_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
-    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v,
-                               CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, r);
+    cs_problem p;
+    cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "cone-step");
-    cs_problem p;
-    if ((st = cs_build(s, &w->trees, x0->v, tau, h, &p, r)) != CDYN_OK)
-        return st;
-    rep->nactive = p.k;
-    memset(x1->delta, 0, 3 * (size_t)s->nc * sizeof(double));
-    memset(x1->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
-    for (int i = 0; i < s->nc; i++)
-        x1->mode[i] = CDYN_MODE_FREE;
-    memcpy(x1->v, p.vfree, (size_t)s->nv * sizeof(double));
     if (p.k > 0) {
         double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
         double *u = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
@@ -207,18 +198,7 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
             u[c * p.nd] += gap[p.rows[c]] / h;
         cone_outputs(s, &p, imp, u, h, x1);
     }
-    /* q+ = q + h G(q) v+; these calls' checks passed in cdyn_eval above. */
-    double *qdot = cdyn_mem_array(&s->arena.as, (size_t)s->nq, sizeof(double));
-    if (qdot == NULL)
-        return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
-    cdyn_report mr;
-    st = cdyn_model_qdot(s->model, x0->q, x1->v, qdot, &mr);
-    if (st != CDYN_OK)
-        return cdyn_fail(r, st, "cone step: %s", mr.message);
-    for (int j = 0; j < s->nq; j++)
-        x1->q[j] = x0->q[j] + h * qdot[j];
-    st = cdyn_model_normalize_q(s->model, x1->q, &mr);
-    return st == CDYN_OK ? CDYN_OK : cdyn_fail(r, st, "cone step: %s", mr.message);
+    return cs_finish(s, x0, h, x1, r);
 }
 
 const step_scheme cdyn_scheme_cone_step = {

@@ -291,3 +291,39 @@ cdyn_status cs_apply_impulses(cdyn_stepper *s, const cs_trees *t, const cs_probl
     }
     return CDYN_OK;
 }
+
+cdyn_status cs_begin(cdyn_stepper *s, const cs_trees *t, const double *tau, double h,
+                     const cdyn_state *x0, cdyn_state *x1, cs_problem *p, cdyn_step_report *rep)
+{
+    cdyn_report *r = &rep->solver;
+    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v,
+                               CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, r);
+    if (st != CDYN_OK)
+        return st;
+    if ((st = cs_build(s, t, x0->v, tau, h, p, r)) != CDYN_OK)
+        return st;
+    rep->nactive = p->k;
+    memset(x1->delta, 0, 3 * (size_t)s->nc * sizeof(double));
+    memset(x1->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
+    for (int i = 0; i < s->nc; i++)
+        x1->mode[i] = CDYN_MODE_FREE;
+    memcpy(x1->v, p->vfree, (size_t)s->nv * sizeof(double));
+    return CDYN_OK;
+}
+
+cdyn_status cs_finish(cdyn_stepper *s, const cdyn_state *x0, double h, cdyn_state *x1,
+                      cdyn_report *r)
+{
+    double *qdot = arena_array(s, (size_t)s->nq, sizeof(double));
+    if (qdot == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "out of memory");
+    /* The checks of these calls passed in cdyn_eval at x0. */
+    cdyn_report mr;
+    cdyn_status st = cdyn_model_qdot(s->model, x0->q, x1->v, qdot, &mr);
+    if (st != CDYN_OK)
+        return cdyn_fail(r, st, "%s", mr.message);
+    for (int j = 0; j < s->nq; j++)
+        x1->q[j] = x0->q[j] + h * qdot[j];
+    st = cdyn_model_normalize_q(s->model, x1->q, &mr);
+    return st == CDYN_OK ? CDYN_OK : cdyn_fail(r, st, "%s", mr.message);
+}

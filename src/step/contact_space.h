@@ -54,6 +54,15 @@ typedef struct cs_problem {
 cdyn_status cs_build(cdyn_stepper *s, const cs_trees *t, const double *v, const double *tau,
                      double h, cs_problem *p, cdyn_report *r);
 
+/* The start of a rigid step: evaluate the model at x0 (mass, bias, contacts), build p, and set
+ * x1 to no deformation, no force, modes FREE and v = v_free. rep->nactive = p->k. */
+cdyn_status cs_begin(cdyn_stepper *s, const cs_trees *t, const double *tau, double h,
+                     const cdyn_state *x0, cdyn_state *x1, cs_problem *p, cdyn_step_report *rep);
+
+/* The end of a rigid step: q+ = q0 + h G(q0) v+ with unit quaternions, into x1->q. */
+cdyn_status cs_finish(cdyn_stepper *s, const cdyn_state *x0, double h, cdyn_state *x1,
+                      cdyn_report *r);
+
 /* v_plus = v_free + M^-1 J' p for impulses p (m values, per row (n, t[, o])). v_plus: nv. */
 cdyn_status cs_apply_impulses(cdyn_stepper *s, const cs_trees *t, const cs_problem *p,
                               const double *imp, double *v_plus);

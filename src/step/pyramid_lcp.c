@@ -119,20 +119,11 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
 {
     pyr_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
-    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v,
-                               CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, r);
+    cs_problem p;
+    cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "pyramid-lcp");
-    cs_problem p;
-    if ((st = cs_build(s, &w->trees, x0->v, tau, h, &p, r)) != CDYN_OK)
-        return st;
-    rep->nactive = p.k;
-    memset(x1->delta, 0, 3 * (size_t)s->nc * sizeof(double));
-    memset(x1->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
-    for (int i = 0; i < s->nc; i++)
-        x1->mode[i] = CDYN_MODE_FREE;
-    memcpy(x1->v, p.vfree, (size_t)s->nv * sizeof(double));
     const int k = p.k, nd = p.nd, ndir = w->ndir, per = 1 + ndir, ng = w->ngroup;
     const int n = k * (per + ng);
     if (k > 0) {
@@ -293,17 +284,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             x1->mode[i] = sliding ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
         }
     }
-    double *qdot = cdyn_mem_array(&s->arena.as, (size_t)s->nq, sizeof(double));
-    if (qdot == NULL)
-        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
-    cdyn_report mr;
-    st = cdyn_model_qdot(s->model, x0->q, x1->v, qdot, &mr);
-    if (st != CDYN_OK)
-        return cdyn_fail(r, st, "pyramid: %s", mr.message);
-    for (int j = 0; j < s->nq; j++)
-        x1->q[j] = x0->q[j] + h * qdot[j];
-    st = cdyn_model_normalize_q(s->model, x1->q, &mr);
-    return st == CDYN_OK ? CDYN_OK : cdyn_fail(r, st, "pyramid: %s", mr.message);
+    return cs_finish(s, x0, h, x1, r);
 }
 
 const step_scheme cdyn_scheme_pyramid_lcp = {
