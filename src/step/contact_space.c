@@ -296,10 +296,12 @@ cdyn_status cs_begin(cdyn_stepper *s, const cs_trees *t, const double *tau, doub
                      const cdyn_state *x0, cdyn_state *x1, cs_problem *p, cdyn_step_report *rep)
 {
     cdyn_report *r = &rep->solver;
+    /* cdyn_eval clears the report it is given: the step's report keeps summing iterations. */
+    cdyn_report er;
     cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v,
-                               CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, r);
+                               CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, &er);
     if (st != CDYN_OK)
-        return st;
+        return cdyn_fail(r, st, "%s", er.message);
     if ((st = cs_build(s, t, x0->v, tau, h, p, r)) != CDYN_OK)
         return st;
     rep->nactive = p->k;

@@ -310,9 +310,11 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     ncp_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     const int nq = s->nq, nv = s->nv, nd = w->nd;
-    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v, CDYN_EVAL_CONTACTS, r);
+    /* cdyn_eval clears the report it is given: the step's report keeps summing iterations. */
+    cdyn_report er;
+    cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v, CDYN_EVAL_CONTACTS, &er);
     if (st != CDYN_OK)
-        return st;
+        return cdyn_fail(r, st, "%s", er.message);
     ncp_rows(s, w, h);
     w->f.tau = tau;
     const int k = w->f.k, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
