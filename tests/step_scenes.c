@@ -103,3 +103,37 @@ cdyn_model *scene_incline(double theta, double mu)
     return m;
 }
 
+
+cdyn_model *scene_disk(double mu, double k, double c)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 0.1;
+    d.inertia[2] = 5e-4;
+    int body, gl, gc, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc line, disk;
+    cdyn_geom_desc_defaults(&line);
+    cdyn_geom_desc_defaults(&disk);
+    disk.body = body;
+    disk.type = CDYN_GEOM_CIRCLE;
+    disk.size[0] = 0.1;
+    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &disk, &gc, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gl;
+    pd.geom_b = gc;
+    pd.mu = mu;
+    pd.stiffness[0] = pd.stiffness[4] = k;
+    pd.damping[0] = pd.damping[4] = c;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return model;
+}

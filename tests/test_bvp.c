@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cdyn/bvp.h"
+#include "step_scenes.h"
 
 static cdyn_state **new_traj(const cdyn_model *m, int N)
 {
@@ -30,35 +31,7 @@ static void free_traj(cdyn_state **traj, int N)
 /* Song-Kumar-Pang's disk (m = 0.1, r = 0.1, I = 5e-4, mu = 4, g = 9.81), K = 1e6 N/m. */
 static cdyn_model *disk(void)
 {
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 2);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.mass = 0.1;
-    d.inertia[2] = 5e-4;
-    int body, gl, gc, id;
-    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
-    cdyn_geom_desc l, c;
-    cdyn_geom_desc_defaults(&l);
-    cdyn_geom_desc_defaults(&c);
-    c.body = body;
-    c.type = CDYN_GEOM_CIRCLE;
-    c.size[0] = 0.1;
-    assert_int_equal(cdyn_builder_add_geom(b, &l, &gl, NULL), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &c, &gc, NULL), CDYN_OK);
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gl;
-    pd.geom_b = gc;
-    pd.mu = 4;
-    pd.stiffness[0] = pd.stiffness[4] = 1e6;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, NULL), CDYN_OK);
-    cdyn_model *m = NULL;
-    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
-    cdyn_builder_free(b);
-    return m;
+    return scene_disk(4.0, 1e6, 0.0);
 }
 
 static void disk_start(cdyn_state *x, double v0)

@@ -49,41 +49,6 @@ static cdyn_model *compliant_sphere(double r, double m, double mu, double g, dou
     return model;
 }
 
-/* A planar disk (Song-Kumar-Pang's) on the line y = 0, compliant. */
-static cdyn_model *compliant_disk(double k, double c)
-{
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 2);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.mass = 0.1;
-    d.inertia[2] = 5e-4;
-    int body, gl, gc, pair;
-    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
-    cdyn_geom_desc line, disk;
-    cdyn_geom_desc_defaults(&line);
-    cdyn_geom_desc_defaults(&disk);
-    disk.body = body;
-    disk.type = CDYN_GEOM_CIRCLE;
-    disk.size[0] = 0.1;
-    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &disk, &gc, NULL), CDYN_OK);
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gl;
-    pd.geom_b = gc;
-    pd.mu = 0.4;
-    pd.stiffness[0] = pd.stiffness[4] = k;
-    pd.damping[0] = pd.damping[4] = c;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
-    cdyn_model *model = NULL;
-    assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
-    cdyn_builder_free(b);
-    return model;
-}
-
 /* The analytic Jacobian (q columns by central differences inside, the rest
  * closed-form) against central differences of the residual F itself at a point
  * with contact force, slip and friction multiplier all nonzero; both blocks
@@ -168,7 +133,7 @@ static void test_jacobian_fd(void **unused)
     check_jacobian(m, y, x0, 1);
     cdyn_model_free(m);
     /* planar: the disk */
-    m = compliant_disk(1e4, 10);
+    m = scene_disk(0.4, 1e4, 10);
     const double p0[3 + 3 + 2] = {0.0, 0.0999, 0.2, 1.2, -0.01, 1.0, -2e-4, 1e-5};
     const double py[3 + 3 + 2 + 2 + 1] = {0.012, 0.0998, 0.21, 1.1,   -0.02, 2.0,
                                           -3e-4, 2e-5,   0.5,  -0.18, 0.3};
