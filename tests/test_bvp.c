@@ -44,14 +44,27 @@ static void disk_start(cdyn_state *x, double v0)
     x->lambda[0] = 0.1 * 9.81;
 }
 
-/* Start fixed but v_x; x(T) = 0.02 at T = 0.022 s. */
+/* Start fixed but v_x; x(T) = x_end at T = 0.022 s (omega0 = omega0_; sensitivities when
+ * nsens > 0). */
+static cdyn_status disk_bvp_sens(const cdyn_model *m, int N, double v_guess, const double *upper0,
+                                 double x_end, double omega0, int nsens, const int *which,
+                                 double *sens, cdyn_state **traj, cdyn_bvp_report *rep);
+
 static cdyn_status disk_bvp(const cdyn_model *m, int N, double v_guess, const double *upper0,
                             cdyn_state **traj, cdyn_bvp_report *rep)
 {
+    return disk_bvp_sens(m, N, v_guess, upper0, 0.02, 1.0, 0, NULL, NULL, traj, rep);
+}
+
+static cdyn_status disk_bvp_sens(const cdyn_model *m, int N, double v_guess, const double *upper0,
+                                 double x_end, double omega0, int nsens, const int *which,
+                                 double *sens, cdyn_state **traj, cdyn_bvp_report *rep)
+{
     static const int fixed0[8] = {1, 1, 1, 0, 1, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
-    static const double valueN[8] = {0.02, 0, 0, 0, 0, 0, 0, 0};
+    const double valueN[8] = {x_end, 0, 0, 0, 0, 0, 0, 0};
     double value0[8];
     disk_start(traj[0], v_guess);
+    traj[0]->v[2] = omega0;
     cdyn_bvp_state_pack(m, traj[0], value0);
     cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, upper0};
     cdyn_bvp_options o;
@@ -59,6 +72,9 @@ static cdyn_status disk_bvp(const cdyn_model *m, int N, double v_guess, const do
     o.N = N;
     o.step.h = 0.022 / N;
     o.step.mcp.max_iter = 200;
+    o.nsens = nsens;
+    o.sens_which = which;
+    o.sens = sens;
     return cdyn_bvp_solve(m, &o, &bc, traj, rep);
 }
 
@@ -84,6 +100,52 @@ static void test_disk_n21(void **unused)
             onset = traj[l]->t;
     assert_true(fabs(onset - 0.0114) <= 0.022 / N);
     assert_int_equal(rep.unknowns, 8 + N * 11);
+    free_traj(traj, N);
+    cdyn_model_free(m);
+}
+
+/* Exact gradients through contact: the launch speed's derivatives with respect to the target
+ * x(T) and to the spin omega0, from one factorization at the solution, against central
+ * differences of whole BVP solves (the rolling onset stays in the same step under these
+ * perturbations: away from a mode switch). */
+static void test_disk_sensitivity(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = disk();
+    const int N = 21, nx = 8;
+    cdyn_state **traj = new_traj(m, N);
+    const int which[2] = {nx + 0, 5}; /* valueN[x], value0[omega] */
+    double sens[2 * 22 * 8];
+    cdyn_bvp_report rep;
+    assert_int_equal(disk_bvp_sens(m, N, 1.0, NULL, 0.02, 1.0, 2, which, sens, traj, &rep),
+                     CDYN_OK);
+    const double dv_dxT = sens[(0 * (N + 1) + 0) * nx + 3], dv_dw = sens[(1 * (N + 1) + 0) * nx + 3];
+    /* the end position's derivative with respect to its own target is 1 */
+    assert_true(fabs(sens[(0 * (N + 1) + N) * nx + 0] - 1.0) < 1e-9);
+    const double e = 1e-5;
+    double vp, vm;
+    assert_int_equal(disk_bvp_sens(m, N, 1.0, NULL, 0.02 + e, 1.0, 0, NULL, NULL, traj, &rep),
+                     CDYN_OK);
+    vp = traj[0]->v[0];
+    assert_int_equal(disk_bvp_sens(m, N, 1.0, NULL, 0.02 - e, 1.0, 0, NULL, NULL, traj, &rep),
+                     CDYN_OK);
+    vm = traj[0]->v[0];
+    const double fd_xT = (vp - vm) / (2 * e);
+    assert_int_equal(disk_bvp_sens(m, N, 1.0, NULL, 0.02, 1.0 + e, 0, NULL, NULL, traj, &rep),
+                     CDYN_OK);
+    vp = traj[0]->v[0];
+    assert_int_equal(disk_bvp_sens(m, N, 1.0, NULL, 0.02, 1.0 - e, 0, NULL, NULL, traj, &rep),
+                     CDYN_OK);
+    vm = traj[0]->v[0];
+    const double fd_w = (vp - vm) / (2 * e);
+    print_message("dv0/dxT = %.8f (central differences %.8f), dv0/dw0 = %.8f (%.8f)\n", dv_dxT,
+                  fd_xT, dv_dw, fd_w);
+    assert_true(fabs(dv_dxT - fd_xT) <= 1e-5 * fabs(fd_xT));
+    assert_true(fabs(dv_dw - fd_w) <= 1e-5 * fmax(fabs(fd_w), 1e-3));
+    /* a free component is refused */
+    const int bad_which[1] = {3};
+    assert_int_equal(disk_bvp_sens(m, N, 1.0, NULL, 0.02, 1.0, 1, bad_which, sens, traj, &rep),
+                     CDYN_EINVAL);
     free_traj(traj, N);
     cdyn_model_free(m);
 }
@@ -226,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_disk_n21),
         cmocka_unit_test(test_disk_unreachable),
+        cmocka_unit_test(test_disk_sensitivity),
         cmocka_unit_test(test_billiard_consistency),
         cmocka_unit_test(test_refusals),
     };

@@ -44,6 +44,14 @@ typedef struct cdyn_bvp_options {
     const double *tau;       /* n_v generalized forces held over the whole trajectory, or NULL */
     int use_guess;           /* nonzero: start from the trajectory given; 0: from an IVP run
                                 from traj[0]'s q, v and delta (1: default 0) */
+    /* Sensitivities (optional): the derivatives of every state of the solution with respect to
+     * nsens boundary values, sens_which[j] = c for value0[c] or n_x + c for valueN[c] (fixed
+     * components). On CDYN_OK, sens[(j (N + 1) + l) n_x + i] = d x_l,i / d p_j. Exact through
+     * contact (implicit function theorem on the converged complementarity system, one sparse
+     * factorization for all parameters); one-sided at a mode switch. nsens = 0: none. */
+    int nsens;
+    const int *sens_which;
+    double *sens;            /* nsens (N + 1) n_x values */
 } cdyn_bvp_options;
 
 /* N = 100 and the implicit NCP defaults. */

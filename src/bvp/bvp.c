@@ -150,6 +150,9 @@ cdyn_status cdyn_bvp_solve(const cdyn_model *m, const cdyn_bvp_options *opts,
     if (st != CDYN_OK)
         return st;
     const int nv = cdyn_model_nv(m);
+    if (opts->nsens < 0 || (opts->nsens > 0 && (opts->sens_which == NULL || opts->sens == NULL)))
+        return cdyn_fail(r, CDYN_EINVAL, "bvp: nsens = %d with NULL sens_which or sens",
+                         opts->nsens);
     if (opts->tau != NULL)
         for (int j = 0; j < nv; j++)
             if (!isfinite(opts->tau[j]))
@@ -290,6 +293,23 @@ cdyn_status cdyn_bvp_solve(const cdyn_model *m, const cdyn_bvp_options *opts,
     }
     st = bvp_engine_solve(e, z, r);
     rep->continuation_steps = bvp_engine_continuation_steps(e);
+    if (st == CDYN_OK && opts->nsens > 0) {
+        double *dz = cdyn_mem_array(a, (size_t)rep->unknowns * opts->nsens, sizeof(double));
+        cdyn_report sr;
+        if (dz == NULL)
+            st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory (sensitivities)");
+        else if ((st = bvp_engine_sensitivity(e, z, opts->nsens, opts->sens_which, dz, &sr)) !=
+                 CDYN_OK)
+            cdyn_fail(r, st, "%s", sr.message);
+        else
+            for (int j = 0; j < opts->nsens; j++)
+                for (int l = 0; l <= N; l++) {
+                    const double *col = dz + (size_t)j * rep->unknowns;
+                    const double *xl = l == 0 ? col : col + nx + (size_t)(l - 1) * ny;
+                    memcpy(opts->sens + ((size_t)j * (N + 1) + l) * nx, xl, nx * sizeof(double));
+                }
+        cdyn_mem_free(a, dz);
+    }
     if (st == CDYN_OK)
         unpack(&c, z, N, h, traj);
 done:

@@ -2,6 +2,8 @@
 
 #include "core/memory.h"
 #include "core/report.h"
+#include "linalg/sparse_lu.h"
+#include "solvers/mcp_internal.h"
 
 #include <limits.h>
 #include <math.h>
@@ -495,5 +497,90 @@ done:
     cdyn_mcp_solver_free(solver);
     cdyn_mem_free(a, ty);
     cdyn_csc_assembly_free(&A);
+    return st;
+}
+
+cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const int *which,
+                                   double *dz, cdyn_report *r)
+{
+    cdyn_report_clear(r, "bvp-sensitivity");
+    const int n = e->n, nx = e->nx, nnz = e->A.colptr[n];
+    const cdyn_allocator *a = e->alloc;
+    int *slots = cdyn_mem_array(a, (size_t)np + 1, sizeof(int));
+    if (slots == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+    /* the rows (slots) whose residual depends on each parameter, with dF/dp = -1 */
+    for (int j = 0; j < np; j++) {
+        const int c = which[j];
+        int slot = -1;
+        if (c >= 0 && c < nx && e->slot_kind[c] == SLOT_START)
+            slot = c;
+        for (int i = 0; c >= nx && c < 2 * nx && i < nx; i++)
+            if (e->slot_kind[i] == SLOT_END && e->slot_index[i] == c - nx)
+                slot = i;
+        if (slot < 0) {
+            cdyn_mem_free(a, slots);
+            return cdyn_fail(r, CDYN_EINVAL, "bvp: sensitivity to component %d, which is not a "
+                             "fixed start (0..%d) or end (%d..%d) value", c, nx - 1, nx,
+                             2 * nx - 1);
+        }
+        slots[j] = slot;
+    }
+    double *F = cdyn_mem_array(a, 5 * (size_t)n + nnz + 2 * ((size_t)nnz + n), sizeof(double));
+    int *ti = cdyn_mem_array(a, 2 * ((size_t)nnz + n), sizeof(int));
+    cdyn_csc_assembly H;
+    memset(&H, 0, sizeof H);
+    cdyn_sparse_lu *lu = NULL;
+    cdyn_status st = CDYN_OK;
+    if (F == NULL || ti == NULL) {
+        st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+        goto done;
+    }
+    double *Phi = F + n, *da = Phi + n, *db = da + n, *rhs = db + n, *Jv = rhs + n;
+    double *tx = Jv + nnz;
+    int *tj = ti + nnz + n;
+    e->s = 1.0;
+    if (engine_F(e, z, F) != 0 || engine_J(e, z, Jv) != 0) {
+        st = cdyn_fail(r, CDYN_ENUMERIC, "bvp: the formulation cannot be evaluated at z");
+        goto done;
+    }
+    cdyn_mcp_fb_eval(n, e->lower, e->upper, z, F, 1.0, Phi, da, db);
+    /* H = diag(db) J + diag(da) as triplets over J's pattern and the diagonal */
+    int t = 0;
+    for (int col = 0; col < n; col++)
+        for (int p = e->A.colptr[col]; p < e->A.colptr[col + 1]; p++) {
+            ti[t] = e->A.rowind[p];
+            tj[t] = col;
+            tx[t++] = db[e->A.rowind[p]] * Jv[p];
+        }
+    for (int i = 0; i < n; i++) {
+        ti[t] = i;
+        tj[t] = i;
+        tx[t++] = da[i];
+    }
+    if ((st = cdyn_csc_assembly_init(&H, n, n, t, ti, tj, a, r)) != CDYN_OK)
+        goto done;
+    cdyn_csc_assembly_set_values(&H, tx);
+    if ((st = cdyn_sparse_lu_create(&H.A, a, &lu, r)) != CDYN_OK ||
+        (st = cdyn_sparse_lu_factor(lu, &H.A, r)) != CDYN_OK) {
+        if (st == CDYN_ESINGULAR)
+            cdyn_fail(r, st, "bvp: the Newton matrix at the solution is singular: no "
+                      "sensitivities (a degenerate or non-isolated solution)");
+        goto done;
+    }
+    for (int j = 0; j < np; j++) {
+        const int slot = slots[j];
+        memset(rhs, 0, (size_t)n * sizeof(double));
+        rhs[slot] = db[slot]; /* -db * dF/dp with dF/dp = -1 at the slot */
+        if ((st = cdyn_sparse_lu_solve(lu, 0, 1, rhs, dz + (size_t)j * n, r)) != CDYN_OK)
+            goto done;
+    }
+    cdyn_report_method(r, "bvp-sensitivity");
+done:
+    cdyn_sparse_lu_free(lu);
+    cdyn_csc_assembly_free(&H);
+    cdyn_mem_free(a, ti);
+    cdyn_mem_free(a, F);
+    cdyn_mem_free(a, slots);
     return st;
 }

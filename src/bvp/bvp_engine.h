@@ -71,6 +71,16 @@ int bvp_engine_nnz(const bvp_engine *e);
 cdyn_status bvp_engine_solve(bvp_engine *e, double *z, cdyn_report *r);
 int bvp_engine_continuation_steps(const bvp_engine *e);
 
+/* Sensitivities of the solution z (from bvp_engine_solve) to np boundary values: which[j] = c
+ * for value0[c], nx + c for valueN[c] (the component must be fixed). By the implicit function
+ * theorem on Phi(z, p) = 0 (the Fischer-Burmeister form the solver drives to zero):
+ * H dz_j = -diag(db) dF/dp_j, H = diag(da) + diag(db) J at z, factored once with KLU. At a
+ * degenerate point (a pair with both members zero) H is one element of the generalized Jacobian
+ * and dz_j a one-sided derivative. dz: n x np, column-major. CDYN_EINVAL (a component not
+ * fixed), CDYN_ESINGULAR, CDYN_ENOMEM. */
+cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const int *which,
+                                   double *dz, cdyn_report *r);
+
 /* Residual check of a z: the natural residual of the stacked MCP (NAN when a callback fails). */
 double bvp_engine_residual(bvp_engine *e, const double *z);
 
