@@ -143,8 +143,6 @@ typedef struct cdyn_step_options {
     double event_tol;  /* events (gap or multiplier sign change) located to this time (1e-9 s) */
 
     /* all schemes */
-    double contact_tol; /* a row takes part when active and its gap <= contact_tol for the rigid
-                           schemes' classification of modes (1e-8); see docs/api.md */
     const cdyn_allocator *allocator; /* NULL: malloc/free; also the backends' allocator at
                                         creation */
 } cdyn_step_options;

@@ -59,7 +59,6 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     cdyn_coneqp_defaults(&o->coneqp);
     o->coneqp.check_psd = 0; /* W = J M^-1 J' is positive semidefinite by construction */
     o->event_tol = 1e-9;
-    o->contact_tol = 1e-8;
     o->allocator = NULL;
 }
 
@@ -82,9 +81,6 @@ static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
     if (!(o->event_tol > 0) || !isfinite(o->event_tol))
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: event_tol = %g must be > 0",
                          o->event_tol);
-    if (!(o->contact_tol >= 0) || !isfinite(o->contact_tol))
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: contact_tol = %g must be >= 0",
-                         o->contact_tol);
     if (o->sparse_above < 0)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: sparse_above = %d < 0",
                          o->sparse_above);
