@@ -488,6 +488,39 @@ static void test_allocation(void **unused)
     cdyn_model_free(m);
 }
 
+/* No allocation after warm-up for the pyramid LCP and the implicit NCP (dense) either: the
+ * billiard ball, 100 steps after 5. */
+static void test_allocation_other_schemes(void **unused)
+{
+    (void)unused;
+    const cdyn_scheme schemes[2] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_IMPLICIT_NCP};
+    cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
+    for (int k = 0; k < 2; k++) {
+        cdyn_step_options o;
+        cdyn_step_defaults(&o, schemes[k]);
+        test_failing_alloc fa;
+        test_failing_alloc_init(&fa, -1);
+        o.allocator = &fa.allocator;
+        cdyn_stepper *s = NULL;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[2] = 0.05;
+        const double v0[6] = {1, 0.5, 0, 40, -20, -10};
+        memcpy(x->v, v0, sizeof v0);
+        for (int i = 0; i < 5; i++)
+            assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+        const int warm = fa.allocations;
+        for (int i = 0; i < 100; i++)
+            assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+        assert_int_equal(fa.allocations, warm);
+        cdyn_stepper_free(s);
+        assert_int_equal(fa.live, 0);
+        cdyn_state_free(x);
+    }
+    cdyn_model_free(m);
+}
+
 /* The recorder writes a header and full-precision lines that read back exactly. */
 static void test_recorder(void **unused)
 {
@@ -535,18 +568,20 @@ static void test_recorder(void **unused)
     cdyn_model_free(m);
 }
 
-/* Steppers on one shared model in two threads give the serial run's results bit for bit. */
+/* Steppers on one shared model in two threads give the serial run's results bit for bit (the cone
+ * step, the pyramid LCP and the implicit NCP). */
 typedef struct run_arg {
     const cdyn_model *m;
     double out[7];
     int status;
+    cdyn_scheme scheme;
 } run_arg;
 
 static void *run_billiard(void *p)
 {
     run_arg *a = p;
     cdyn_step_options o;
-    cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
+    cdyn_step_defaults(&o, a->scheme);
     cdyn_stepper *s = NULL;
     cdyn_state *x = NULL;
     a->status = cdyn_stepper_create(a->m, &o, &s, NULL);
@@ -569,16 +604,22 @@ static void test_threads(void **unused)
 {
     (void)unused;
     cdyn_model *m = scene_sphere(0.05, 0.2, 0.2);
-    run_arg serial = {m, {0}, 0}, t[2] = {{m, {0}, 0}, {m, {0}, 0}};
-    run_billiard(&serial);
-    assert_int_equal(serial.status, CDYN_OK);
-    pthread_t th[2];
-    for (int i = 0; i < 2; i++)
-        assert_int_equal(pthread_create(&th[i], NULL, run_billiard, &t[i]), 0);
-    for (int i = 0; i < 2; i++) {
-        pthread_join(th[i], NULL);
-        assert_int_equal(t[i].status, CDYN_OK);
-        assert_memory_equal(t[i].out, serial.out, sizeof serial.out);
+    for (int sc = 0; sc < 3; sc++) {
+        const cdyn_scheme scheme = sc == 0   ? CDYN_SCHEME_CONE_STEP
+                                   : sc == 1 ? CDYN_SCHEME_PYRAMID_LCP
+                                             : CDYN_SCHEME_IMPLICIT_NCP;
+        run_arg serial = {m, {0}, 0, scheme};
+        run_arg t[2] = {{m, {0}, 0, scheme}, {m, {0}, 0, scheme}};
+        run_billiard(&serial);
+        assert_int_equal(serial.status, CDYN_OK);
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, run_billiard, &t[i]), 0);
+        for (int i = 0; i < 2; i++) {
+            pthread_join(th[i], NULL);
+            assert_int_equal(t[i].status, CDYN_OK);
+            assert_memory_equal(t[i].out, serial.out, sizeof serial.out);
+        }
     }
     cdyn_model_free(m);
 }
@@ -598,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_cone_energy),
         cmocka_unit_test(test_failed_step_untouched),
         cmocka_unit_test(test_allocation),
+        cmocka_unit_test(test_allocation_other_schemes),
         cmocka_unit_test(test_recorder),
         cmocka_unit_test(test_threads),
     };
