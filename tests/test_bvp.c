@@ -150,6 +150,31 @@ static void test_disk_sensitivity(void **unused)
     cdyn_model_free(m);
 }
 
+/* Finer grids from a naive guess (v0 = 0), through the coarser grids (grid continuation): the
+ * launch speed approaches the analytic 1.2402 m/s within 13 h (a first-order scheme's bound,
+ * issue 8) plus the tangential compliance's share: sliding friction mu m g stretches the
+ * tangential spring by mu m g / K_t, a shift of x(T) the launch speed makes up over T, i.e.
+ * about mu m g / (K_t T) = 1.8e-4 m/s. */
+static void test_disk_fine_grids(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = disk();
+    const int Ns[2] = {200, 2000};
+    for (int i = 0; i < 2; i++) {
+        const int N = Ns[i];
+        const double h = 0.022 / N, bound = 13 * h + 4 * 0.1 * 9.81 / (1e6 * 0.022);
+        cdyn_state **traj = new_traj(m, N);
+        cdyn_bvp_report rep;
+        assert_int_equal(disk_bvp(m, N, 0.0, NULL, traj, &rep), CDYN_OK);
+        print_message("N = %d: v0 = %.6f, |v0 - 1.2402| = %.2e (bound %.2e)\n", N,
+                      traj[0]->v[0], fabs(traj[0]->v[0] - 1.2402), bound);
+        assert_true(fabs(traj[0]->v[0] - 1.2402) <= bound);
+        assert_true(fabs(traj[N]->q[0] - 0.02) <= 1e-9);
+        free_traj(traj, N);
+    }
+    cdyn_model_free(m);
+}
+
 /* No launch speed below 0.5 m/s reaches x = 0.02 m: a clean CDYN_ENOSOLUTION with the miss as
  * the residual, the trajectory untouched. */
 static void test_disk_unreachable(void **unused)
@@ -289,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_disk_n21),
         cmocka_unit_test(test_disk_unreachable),
         cmocka_unit_test(test_disk_sensitivity),
+        cmocka_unit_test(test_disk_fine_grids),
         cmocka_unit_test(test_billiard_consistency),
         cmocka_unit_test(test_refusals),
     };

@@ -44,6 +44,9 @@ typedef struct cdyn_bvp_options {
     const double *tau;       /* n_v generalized forces held over the whole trajectory, or NULL */
     int use_guess;           /* nonzero: start from the trajectory given; 0: from an IVP run
                                 from traj[0]'s q, v and delta (1: default 0) */
+    int grid_continuation;   /* nonzero (default): without a guess and for N >= 50, solve the
+                                problem on a grid ten times coarser first (recursively) and start
+                                from its interpolation; on failure, the IVP guess */
     /* Sensitivities (optional): the derivatives of every state of the solution with respect to
      * nsens boundary values, sens_which[j] = c for value0[c] or n_x + c for valueN[c] (fixed
      * components). On CDYN_OK, sens[(j (N + 1) + l) n_x + i] = d x_l,i / d p_j. Exact through

@@ -21,6 +21,7 @@ void cdyn_bvp_defaults(cdyn_bvp_options *o)
     cdyn_step_defaults(&o->step, CDYN_SCHEME_IMPLICIT_NCP);
     o->tau = NULL;
     o->use_guess = 0;
+    o->grid_continuation = 1;
 }
 
 static int state_nd(const cdyn_model *m)
@@ -128,9 +129,109 @@ static void unpack(const bvp_ctx *c, const double *z, int N, double h, cdyn_stat
     }
 }
 
+static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opts,
+                                const cdyn_bvp_conditions *bc, cdyn_state **traj,
+                                cdyn_bvp_report *report);
+
+static void free_states(cdyn_state **s, int n)
+{
+    for (int l = 0; s != NULL && l < n; l++)
+        cdyn_state_free(s[l]);
+}
+
+/* fine[k] = the coarse trajectory linearly interpolated at t = k T / Nf (states 0..Nf). */
+static void interpolate(cdyn_state **coarse, int Nc, cdyn_state **fine, int Nf, double h)
+{
+    for (int k = 0; k <= Nf; k++) {
+        const double sx = (double)k * Nc / Nf;
+        int l = (int)floor(sx);
+        if (l >= Nc)
+            l = Nc - 1;
+        const double a = sx - l;
+        cdyn_state *x = fine[k];
+        const cdyn_state *p = coarse[l], *q = coarse[l + 1];
+        for (int j = 0; j < x->nq; j++)
+            x->q[j] = (1 - a) * p->q[j] + a * q->q[j];
+        for (int j = 0; j < x->nv; j++)
+            x->v[j] = (1 - a) * p->v[j] + a * q->v[j];
+        for (int j = 0; j < 3 * x->nc; j++) {
+            x->delta[j] = (1 - a) * p->delta[j] + a * q->delta[j];
+            x->lambda[j] = (1 - a) * p->lambda[j] + a * q->lambda[j];
+        }
+        for (int j = 0; j < x->nc; j++)
+            x->mode[j] = a < 0.5 ? p->mode[j] : q->mode[j];
+        x->t = k * h;
+    }
+}
+
+/* Continuation in the grid: the problem on a grid ten times coarser (recursively, same T and
+ * conditions), interpolated, is the guess for this one; returns CDYN_ENOCONV (leaving traj as it
+ * was) when the coarse solve or the final one fails, so the caller falls back to the IVP guess. */
+static cdyn_status solve_by_grid(const cdyn_model *m, const cdyn_bvp_options *opts,
+                                 const cdyn_bvp_conditions *bc, cdyn_state **traj,
+                                 cdyn_bvp_report *rep)
+{
+    const int N = opts->N, Nc = (N + 9) / 10;
+    const cdyn_allocator *a = opts->step.mcp.allocator;
+    cdyn_state **c = cdyn_mem_array(a, (size_t)Nc + 1, sizeof *c);
+    cdyn_state **f = cdyn_mem_array(a, (size_t)N + 1, sizeof *f);
+    cdyn_status st = c != NULL && f != NULL ? CDYN_OK : CDYN_ENOMEM;
+    if (c != NULL)
+        memset(c, 0, ((size_t)Nc + 1) * sizeof *c);
+    if (f != NULL)
+        memset(f, 0, ((size_t)N + 1) * sizeof *f);
+    for (int l = 0; st == CDYN_OK && l <= N; l++) {
+        st = cdyn_state_create(m, a, &f[l], NULL);
+        if (st == CDYN_OK && l <= Nc)
+            st = cdyn_state_create(m, a, &c[l], NULL);
+    }
+    if (st == CDYN_OK)
+        st = cdyn_state_copy(c[0], traj[0], NULL);
+    cdyn_bvp_report rc;
+    memset(&rc, 0, sizeof rc);
+    if (st == CDYN_OK) {
+        cdyn_bvp_options oc = *opts;
+        oc.N = Nc;
+        oc.step.h = opts->step.h * N / Nc;
+        oc.nsens = 0;
+        st = cdyn_bvp_solve(m, &oc, bc, c, &rc);
+    }
+    if (st == CDYN_OK) {
+        interpolate(c, Nc, f, N, opts->step.h);
+        cdyn_bvp_options of = *opts;
+        of.use_guess = 1;
+        st = solve_direct(m, &of, bc, f, rep);
+        rep->guess_iterations += rc.solver.iterations + rc.guess_iterations;
+    }
+    if (st == CDYN_OK)
+        for (int l = 0; l <= N; l++)
+            cdyn_state_copy(traj[l], f[l], NULL);
+    free_states(c, Nc + 1);
+    free_states(f, N + 1);
+    cdyn_mem_free(a, c);
+    cdyn_mem_free(a, f);
+    return st;
+}
+
 cdyn_status cdyn_bvp_solve(const cdyn_model *m, const cdyn_bvp_options *opts,
                            const cdyn_bvp_conditions *bc, cdyn_state **traj,
                            cdyn_bvp_report *report)
+{
+    if (m != NULL && opts != NULL && bc != NULL && traj != NULL && !opts->use_guess &&
+        opts->grid_continuation && opts->N >= 50 && check_traj(m, opts->N, traj, 0, NULL) == 0) {
+        cdyn_bvp_report rg;
+        if (solve_by_grid(m, opts, bc, traj, &rg) == CDYN_OK) {
+            if (report != NULL)
+                *report = rg;
+            return CDYN_OK;
+        }
+    }
+    return solve_direct(m, opts, bc, traj, report);
+}
+
+static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opts,
+                                const cdyn_bvp_conditions *bc, cdyn_state **traj,
+                                cdyn_bvp_report *report)
 {
     cdyn_bvp_report local;
     cdyn_bvp_report *rep = report != NULL ? report : &local;
