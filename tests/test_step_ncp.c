@@ -53,7 +53,8 @@ static cdyn_model *compliant_sphere(double r, double m, double mu, double g, dou
  * closed-form) against central differences of the residual F itself at a point
  * with contact force, slip and friction multiplier all nonzero; both blocks
  * (d/dy and d/dx0). */
-static void check_jacobian(const cdyn_model *m, const double *y, const double *x0, int k)
+static void check_jacobian(const cdyn_model *m, const double *y, const double *x0, int k,
+                           double friction, int qp)
 {
     cdyn_data *data = NULL;
     assert_int_equal(cdyn_data_create(m, NULL, &data, NULL), CDYN_OK);
@@ -67,7 +68,7 @@ static void check_jacobian(const cdyn_model *m, const double *y, const double *x
     f.nx = nq + nv + k * nd;
     f.ny = f.nx + k * nd + k;
     int rows[1] = {0};
-    double mu[1] = {0.3}, A[9] = {0}, Ch[9] = {0};
+    double mu[1] = {friction}, A[9] = {0}, Ch[9] = {0};
     for (int d = 0; d < nd; d++) {
         A[d + d * nd] = 2e3 + 100.0 * d; /* K + C/h */
         Ch[d + d * nd] = 50.0 + d;
@@ -75,12 +76,28 @@ static void check_jacobian(const cdyn_model *m, const double *y, const double *x
     A[1] = A[nd] = 30.0; /* an off-diagonal coupling */
     f.rows = rows, f.mu = mu, f.A = A, f.Ch = Ch;
     f.h = 0.01, f.gamma = 1e-4;
+    f.friction_qp = qp;
     const int n = f.ny, nx = f.nx;
     f.scratch = calloc(ncp_form_scratch(nq, nv, k, nd), sizeof(double));
     double *Jy = calloc((size_t)n * n, sizeof(double)),
            *Jx = calloc((size_t)n * nx, sizeof(double));
     double *Fp = calloc((size_t)n, sizeof(double)), *Fm = calloc((size_t)n, sizeof(double));
     double *yy = malloc(sizeof(double) * (size_t)n), *xx = malloc(sizeof(double) * (size_t)nx);
+    if (qp) {
+        /* which side of the cone the QP's minimizer P = lambda_T - F_T is on: the boundary for
+         * the sliding points with mu = 0.3, inside with mu = 1e3 */
+        assert_int_equal(ncp_form_F(&f, x0, y, Fp), 0);
+        const int ol = f.nx;
+        double pn = 0;
+        for (int d = 1; d < nd; d++)
+            pn = hypot(pn, y[ol + d] - Fp[ol + d]);
+        const double r = friction * y[ol];
+        print_message("friction QP minimizer |P| = %.6g, mu lambda_n = %.6g\n", pn, r);
+        if (friction < 1)
+            assert_true(fabs(pn - r) <= 1e-12 * r);
+        else
+            assert_true(pn < 0.9 * r);
+    }
     for (f.scale_normal = 0; f.scale_normal <= 1; f.scale_normal++) {
         assert_int_equal(ncp_form_J(&f, x0, y, Jy, Jx), 0);
         double worst = 0, scale = 0;
@@ -109,10 +126,10 @@ static void check_jacobian(const cdyn_model *m, const double *y, const double *x
                 worst = fmax(worst, fabs(fd - Jx[i + (size_t)j * n]));
             }
         }
-        print_message("Jacobian vs central differences (normal rows %s): max "
-                      "|error| %.2e (largest "
-                      "entry %.2e)\n",
-                      f.scale_normal ? "scaled" : "plain", worst, scale);
+        print_message("Jacobian vs central differences (normal rows %s, %s, mu %g): max "
+                      "|error| %.2e (largest entry %.2e)\n",
+                      f.scale_normal ? "scaled" : "plain", qp ? "friction QP" : "NCP friction",
+                      friction, worst, scale);
         assert_true(worst <= 1e-6 * scale);
     }
     free(f.scratch), free(Jy), free(Jx), free(Fp), free(Fm), free(yy), free(xx);
@@ -130,24 +147,32 @@ static void test_jacobian_fd(void **unused)
     const double y[7 + 6 + 3 + 3 + 1] = {0.02, 0.025, 0.0493, 0.70, 0.43, 0.56, 0.05,
                                          0.9,  0.45,  -0.05,  38,   -18,  -9,   -2e-4,
                                          1e-4, -5e-5, 1.9,    -0.3, 0.2,  0.7};
-    check_jacobian(m, y, x0, 1);
+    /* mu = 0.3: the NCP rows, and the friction QP on the cone's boundary (sliding); mu = 1e3:
+     * the QP's minimizer inside the cone */
+    check_jacobian(m, y, x0, 1, 0.3, 0);
+    check_jacobian(m, y, x0, 1, 0.3, 1);
+    check_jacobian(m, y, x0, 1, 1e3, 1);
     cdyn_model_free(m);
     /* planar: the disk */
     m = scene_disk(0.4, 1e4, 10);
     const double p0[3 + 3 + 2] = {0.0, 0.0999, 0.2, 1.2, -0.01, 1.0, -2e-4, 1e-5};
     const double py[3 + 3 + 2 + 2 + 1] = {0.012, 0.0998, 0.21, 1.1,   -0.02, 2.0,
                                           -3e-4, 2e-5,   0.5,  -0.18, 0.3};
-    check_jacobian(m, py, p0, 1);
+    check_jacobian(m, py, p0, 1, 0.3, 0);
+    check_jacobian(m, py, p0, 1, 0.3, 1);
+    check_jacobian(m, py, p0, 1, 1e3, 1);
     cdyn_model_free(m);
 }
 
-static void run_billiard(cdyn_step_backend backend, double *xy)
+static void run_billiard(cdyn_step_backend backend, double gamma, int qp, double *xy)
 {
     cdyn_model *m = compliant_sphere(0.05, 0.2, 0.2, 9.8, 1e4, 0);
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
     o.h = 0.01;
     o.backend = backend;
+    o.gamma = gamma;
+    o.friction_qp = qp;
     cdyn_stepper *s = NULL;
     cdyn_report rep;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
@@ -173,11 +198,30 @@ static void test_billiard_paper(void **unused)
 {
     (void)unused;
     double d[2], sp[2];
-    run_billiard(CDYN_BACKEND_FB_DENSE, d);
+    run_billiard(CDYN_BACKEND_FB_DENSE, 1e-4, 0, d);
     print_message("billiard after 101 steps: (%.5f, %.5f), paper (0.5632, -0.0534)\n", d[0], d[1]);
     assert_true(fabs(d[0] - 0.5632) <= 3e-4 && fabs(d[1] + 0.0534) <= 3e-4);
-    run_billiard(CDYN_BACKEND_FB_SPARSE, sp);
+    run_billiard(CDYN_BACKEND_FB_SPARSE, 1e-4, 0, sp);
     assert_true(fabs(d[0] - sp[0]) < 1e-9 && fabs(d[1] - sp[1]) < 1e-9);
+}
+
+/* Proposition 1 inside the iteration: the friction QP gives the exact cone's tangential forces,
+ * so on the billiard it must agree with the NCP rows whose smoothing gamma is negligible
+ * (1e-10 N against mu lambda_n ~ 0.4 N: the cone is then exact to ~1e-10 relative); both solve
+ * the same discrete equations to the solver's tolerance, so the displacements agree to 1e-8 m.
+ * The paper's value holds for it too, and its dense and sparse paths agree. */
+static void test_billiard_friction_qp(void **unused)
+{
+    (void)unused;
+    double ncp[2], qp[2], sp[2];
+    run_billiard(CDYN_BACKEND_FB_DENSE, 1e-10, 0, ncp);
+    run_billiard(CDYN_BACKEND_FB_DENSE, 1e-4, 1, qp);
+    print_message("billiard, friction QP (%.9f, %.9f) vs NCP gamma = 1e-10 (%.9f, %.9f)\n", qp[0],
+                  qp[1], ncp[0], ncp[1]);
+    assert_true(fabs(qp[0] - ncp[0]) < 1e-8 && fabs(qp[1] - ncp[1]) < 1e-8);
+    assert_true(fabs(qp[0] - 0.5632) <= 3e-4 && fabs(qp[1] + 0.0534) <= 3e-4);
+    run_billiard(CDYN_BACKEND_FB_SPARSE, 1e-4, 1, sp);
+    assert_true(fabs(qp[0] - sp[0]) < 1e-9 && fabs(qp[1] - sp[1]) < 1e-9);
 }
 
 /* The rigid limit: a solid sphere sliding with slip s0 = 1 m/s stops slipping
@@ -307,10 +351,6 @@ static void test_refusals(void **unused)
     o.backend = CDYN_BACKEND_LEMKE;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_EINVAL);
     o.backend = CDYN_BACKEND_AUTO;
-    o.friction_qp = 1;
-    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_EINVAL);
-    assert_non_null(strstr(rep.message, "not implemented yet"));
-    o.friction_qp = 0;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
     assert_int_equal(cdyn_stepper_options(s)->backend, CDYN_BACKEND_FB_DENSE);
     cdyn_stepper_free(s);
@@ -327,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_jacobian_fd),         cmocka_unit_test(test_billiard_paper),
         cmocka_unit_test(test_sphere_slip_end),     cmocka_unit_test(test_energy),
         cmocka_unit_test(test_failure_and_halving), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_billiard_friction_qp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,9 +57,6 @@ static void ncp_destroy(cdyn_stepper *s)
 static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
 {
     const cdyn_step_options *o = &s->opts;
-    if (o->friction_qp)
-        return cdyn_fail(r, CDYN_EINVAL, "implicit NCP: friction_qp (Proposition 1 inside the "
-                         "iteration) is not implemented yet");
     const cdyn_allocator *a = o->allocator;
     const int nd = s->dim == 2 ? 2 : 3, nc = s->nc, nv = s->nv, nq = s->nq;
     const size_t ny = (size_t)ncp_size(s, nc), nx = (size_t)nq + nv + (size_t)nc * nd;
@@ -113,6 +110,7 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
         if (active[i])
             w->rows[k++] = i;
     ncp_form_setup(&w->f, s->model, s->data, k, w->rows, w->mu, w->A, w->Ch, h, s->opts.gamma);
+    w->f.friction_qp = s->opts.friction_qp != 0;
 }
 
 static int cb_F(void *ctx, const double *y, double *F)
@@ -205,6 +203,7 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w)
             SET(ol + c * nd + d, ob + c);
             SET(ob + c, ol + c * nd + d);
         }
+        SET(ob + c, ob + c); /* friction_qp pins beta by its own row */
     }
 #undef SET
     const cdyn_allocator *a = s->opts.allocator;
@@ -318,6 +317,13 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     ncp_rows(s, w, h);
     w->f.tau = tau;
     const int k = w->f.k, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    if (w->f.friction_qp) {
+        const int bad = ncp_form_check_qp(&w->f);
+        if (bad > 0)
+            return cdyn_fail(r, CDYN_EINVAL, "implicit NCP: friction_qp needs K + C/h symmetric "
+                             "with a positive definite tangential block of its inverse (contact "
+                             "row %d)", w->rows[bad - 1]);
+    }
     rep->nactive = k;
     /* x0 = (q0, v0, delta0 of the rows); y starts from the last step. */
     memcpy(w->x0, x0->q, (size_t)nq * sizeof(double));
@@ -334,6 +340,9 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         w->y[ob + c] = w->beta[i];
     }
     ncp_predict(s, w, x0->v, h);
+    if (w->f.friction_qp)
+        for (int c = 0; c < k; c++)
+            w->y[ob + c] = 0.0; /* pinned: the friction QP replaces the multiplier */
     if ((st = ncp_solver(s, w, r)) != CDYN_OK)
         return st;
     /* Fischer-Burmeister adds the members of each complementarity pair, so their units matter:

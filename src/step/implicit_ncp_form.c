@@ -1,6 +1,9 @@
 /* The implicit compliant step's residual and Jacobian (implicit_ncp.h). */
 #include "step/implicit_ncp.h"
 
+#include "linalg/dense.h"
+#include "step/friction_qp.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -75,6 +78,82 @@ static double row_scale(const ncp_form *f, int c, int d)
     return f->scale_normal && a > 0 ? 1.0 / a : 1.0;
 }
 
+/* Row c's friction QP (implicit_ncp.h) at lambda_n = ln with the slip's rigid part gv = Gamma_T v:
+ * the solution, and the derivatives of d in lambda_n (dln) and in delta0 (dd0, (nd-1) x nd
+ * column-major); drdln = dr/dlambda_n. */
+typedef struct qp_row {
+    friction_qp_sol sol;
+    double dln[2], dd0[6], drdln;
+} qp_row;
+
+/* A^-1 of row c (nd x nd); 1 when singular. */
+static int row_inverse(const ncp_form *f, int c, double *Ai)
+{
+    const int nd = f->nd;
+    double LU[9];
+    int ipiv[3];
+    memcpy(LU, f->A + (size_t)c * nd * nd, (size_t)nd * nd * sizeof(double));
+    if (cdyn_dense_lu(nd, LU, nd, ipiv) != CDYN_OK)
+        return 1;
+    for (int i = 0; i < nd * nd; i++)
+        Ai[i] = i % (nd + 1) == 0;
+    cdyn_dense_lu_solve(0, nd, LU, nd, ipiv, nd, Ai, nd);
+    return 0;
+}
+
+static int qp_row_solve(const ncp_form *f, int c, double ln, const double *d0, const double *gv,
+                        qp_row *o)
+{
+    const int nd = f->nd, nt = nd - 1;
+    const double *Ch = f->Ch + (size_t)c * nd * nd;
+    double Ai[9], AiCh[9], S[4], d[2];
+    if (row_inverse(f, c, Ai) != 0)
+        return 1;
+    for (int i = 0; i < nd; i++)
+        for (int e = 0; e < nd; e++) {
+            double acc = 0;
+            for (int l = 0; l < nd; l++)
+                acc += Ai[i + l * nd] * Ch[l + e * nd];
+            AiCh[i + e * nd] = acc;
+        }
+    for (int g = 0; g < nt; g++) {
+        const int i = g + 1;
+        for (int e = 0; e < nt; e++)
+            S[g + e * nt] = 0.5 * (Ai[i + (e + 1) * nd] + Ai[(e + 1) + i * nd]) / f->h;
+        double acc = Ai[i] * ln - d0[i];
+        for (int e = 0; e < nd; e++) {
+            acc += AiCh[i + e * nd] * d0[e];
+            o->dd0[g + e * nt] = (AiCh[i + e * nd] - (double)(i == e)) / f->h;
+        }
+        d[g] = acc / f->h + gv[g];
+        o->dln[g] = Ai[i] / f->h;
+    }
+    o->drdln = ln > 0 ? f->mu[c] : 0.0;
+    return friction_qp_solve(nt, S, d, f->mu[c] * fmax(ln, 0.0), &o->sol);
+}
+
+int ncp_form_check_qp(const ncp_form *f)
+{
+    const int nd = f->nd;
+    for (int c = 0; c < f->k; c++) {
+        const double *A = f->A + (size_t)c * nd * nd;
+        double amax = 0, Ai[9];
+        for (int i = 0; i < nd * nd; i++)
+            amax = fmax(amax, fabs(A[i]));
+        for (int i = 0; i < nd; i++)
+            for (int j = 0; j < i; j++)
+                if (fabs(A[i + j * nd] - A[j + i * nd]) > 1e-12 * amax)
+                    return c + 1;
+        if (row_inverse(f, c, Ai) != 0)
+            return c + 1;
+        const double s00 = Ai[1 + nd];
+        const double det = nd == 3 ? Ai[1 + nd] * Ai[2 + 2 * nd] - Ai[2 + nd] * Ai[1 + 2 * nd] : s00;
+        if (!(s00 > 0) || !(det > 0))
+            return c + 1;
+    }
+    return 0;
+}
+
 /* Scratch layout. */
 typedef struct ncp_scr {
     double *qdot, *qp, *qm, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
@@ -131,12 +210,74 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
             rho2 += lc[d] * lc[d];
         const double rho = sqrt(rho2), mln = f->mu[c] * lc[0];
         Fl[c * nd] = normal_scale(f, c) * (s.psi[c] + dc[0]);
+        if (f->friction_qp) {
+            qp_row qr;
+            if (qp_row_solve(f, c, lc[0], d0, s.gv + c * (nd - 1), &qr) != 0)
+                return 1;
+            for (int d = 1; d < nd; d++)
+                Fl[c * nd + d] = lc[d] - qr.sol.x[d - 1];
+            Fb[c] = beta[c];
+            continue;
+        }
         for (int d = 1; d < nd; d++) {
             const double sd = (dc[d] - d0[d]) / f->h + s.gv[c * (nd - 1) + d - 1];
             Fl[c * nd + d] = mln * sd + (rho > 0 ? beta[c] * lc[d] / rho : 0.0);
         }
         Fb[c] = mln + f->gamma - rho;
     }
+    return 0;
+}
+
+/* Row c's friction rows lambda_T - P and beta with friction_qp: dP = Dd dd + Dr dr, d depending on
+ * lambda_n, v and q (Gamma_T(q) v) and delta0. On entry Jy's q columns of the friction rows hold
+ * d(Gamma_T v)/dq (ncp_form_J's differences). */
+static int friction_qp_J(ncp_form *f, int c, const double *y, const double *x0, const double *gv,
+                         double *Jy, double *Jx)
+{
+    const int nq = f->nq, nv = f->nv, nd = f->nd, nt = nd - 1, k = f->k, ny = f->ny, nc = f->nc;
+    const int ov = nq, od = nq + nv, ol = od + k * nd, ob = ol + k * nd, r = f->rows[c];
+    qp_row qr;
+    if (qp_row_solve(f, c, y[ol + c * nd], x0 + od + c * nd, gv, &qr) != 0)
+        return 1;
+    const double *Dd = qr.sol.Dd;
+    if (Jy != NULL) {
+        const double *Jd[2] = {cdyn_data_jacobian(f->data, CDYN_DIR_T),
+                               cdyn_data_jacobian(f->data, CDYN_DIR_O)};
+        for (int j = 0; j < nq; j++) {
+            double raw[2];
+            for (int g = 0; g < nt; g++)
+                raw[g] = Jy[ol + c * nd + 1 + g + (size_t)j * ny];
+            for (int d = 0; d < nt; d++) {
+                double acc = 0;
+                for (int g = 0; g < nt; g++)
+                    acc += Dd[d + g * nt] * raw[g];
+                Jy[ol + c * nd + 1 + d + (size_t)j * ny] = -acc;
+            }
+        }
+        for (int d = 0; d < nt; d++) {
+            const size_t row = (size_t)ol + c * nd + 1 + d;
+            for (int j = 0; j < nv; j++) {
+                double acc = 0;
+                for (int g = 0; g < nt; g++)
+                    acc += Dd[d + g * nt] * Jd[g][r + (size_t)j * nc];
+                Jy[row + (size_t)(ov + j) * ny] = -acc;
+            }
+            double acc = qr.sol.Dr[d] * qr.drdln;
+            for (int g = 0; g < nt; g++)
+                acc += Dd[d + g * nt] * qr.dln[g];
+            Jy[row + (size_t)(ol + c * nd) * ny] = -acc;
+            Jy[row + (size_t)(row + 0) * ny] = 1.0;
+        }
+        Jy[(size_t)(ob + c) * (ny + 1)] = 1.0;
+    }
+    if (Jx != NULL)
+        for (int d = 0; d < nt; d++)
+            for (int e = 0; e < nd; e++) {
+                double acc = 0;
+                for (int g = 0; g < nt; g++)
+                    acc += Dd[d + g * nt] * qr.dd0[g + e * nt];
+                Jx[(size_t)ol + c * nd + 1 + d + (size_t)(od + c * nd + e) * ny] = -acc;
+            }
     return 0;
 }
 
@@ -173,9 +314,11 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
             for (int c = 0; c < k; c++) {
                 const double mln = f->mu[c] * lam[c * nd];
                 JY(ol + c * nd, j) = normal_scale(f, c) * (s.psip[c] - s.psim[c]) * inv;
+                /* with friction_qp the raw d(Gamma_T v)/dq, mapped through dP/dd below */
+                const double scale = f->friction_qp ? 1.0 : mln;
                 for (int d = 1; d < nd; d++) {
                     const int t = c * (nd - 1) + d - 1;
-                    JY(ol + c * nd + d, j) = mln * (s.gvp[t] - s.gvm[t]) * inv;
+                    JY(ol + c * nd + d, j) = scale * (s.gvp[t] - s.gvm[t]) * inv;
                 }
             }
         }
@@ -258,6 +401,17 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
                     JY(od + c * nd + d, od + c * nd + e) = -A[d + e * nd] * rs;
             }
             JY(ol + c * nd, od + c * nd) = normal_scale(f, c); /* Psi + delta_n, scaled */
+        }
+        if (Jx != NULL)
+            for (int d = 0; d < nd; d++)
+                for (int e = 0; e < nd; e++)
+                    JX(od + c * nd + d, od + c * nd + e) = Ch[d + e * nd] * row_scale(f, c, d);
+        if (f->friction_qp) {
+            if (friction_qp_J(f, c, y, x0, s.gv + c * (nd - 1), Jy, Jx) != 0)
+                return 1;
+            continue;
+        }
+        if (Jy != NULL) {
             for (int d = 1; d < nd; d++) {
                 const int row = ol + c * nd + d;
                 const double sd = (dc[d] - d0[d]) / h + s.gv[c * (nd - 1) + d - 1];
@@ -274,13 +428,9 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
             for (int e = 1; e < nd; e++)
                 JY(ob + c, ol + c * nd + e) = -lc[e] / rho;
         }
-        if (Jx != NULL) {
-            for (int d = 0; d < nd; d++)
-                for (int e = 0; e < nd; e++)
-                    JX(od + c * nd + d, od + c * nd + e) = Ch[d + e * nd] * row_scale(f, c, d);
+        if (Jx != NULL)
             for (int d = 1; d < nd; d++)
                 JX(ol + c * nd + d, od + c * nd + d) = -mln / h;
-        }
     }
     if (Jx != NULL) {
         for (int i = 0; i < nv; i++)
