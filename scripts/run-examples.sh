@@ -111,6 +111,13 @@ fi
 plot bouncing_ball.gp "$out/bouncing_ball.png"
 
 echo
+echo "== part_feeder: Song-Kumar-Pang Fig. 6 (paper: the part is turned over and comes to rest on the palm)"
+if ! "$build/examples/part_feeder" --out "$out" | tee "$out/part_feeder.md"; then
+  failed+=(part_feeder)
+fi
+plot part_feeder.gp "$out/part_feeder.png"
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
@@ -122,6 +129,7 @@ echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
+echo "  part_feeder*.csv/.md/.png              part feeder IVP and design (Song-Kumar-Pang Fig. 6)"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1

@@ -1,0 +1,46 @@
+/* The part-feeder scene of Song-Kumar-Pang Fig. 6 as built here (the paper gives the design
+ * variables, the palm's centre and the target, not the part or the chute; docs/examples.md):
+ *
+ *   part        a uniform rectangle 2A x 2B, mass m, released from a frictionless chute
+ *   chute       angle PF_CHUTE_ANGLE below horizontal, the part sliding PF_CHUTE_LENGTH from rest;
+ *               its lip at (PF_LIP_X, PF_LIP_Y). The simulation starts as the part leaves it.
+ *   protrusion  a tab 2 PF_TAB_HW x 2 PF_TAB_HT whose upper-left corner is (x_p, y_p)
+ *   palm        a slab 2 PF_PALM_HW wide with its top at y = 0, centred at x = palm_x
+ *
+ * Contacts (compliant, K = PF_K in n and t, critically damped, friction PF_MU): the part's four
+ * rounded corners against the palm and the tab (rows 0..7, palm then tab per corner), and the
+ * palm's and the tab's rounded upper corners against the part's four edges (rows 8..23: palm
+ * left, palm right, tab left, tab right, four edges each). */
+#ifndef CDYN_EXAMPLES_PART_FEEDER_MODEL_H
+#define CDYN_EXAMPLES_PART_FEEDER_MODEL_H
+
+#include "cdyn/model.h"
+#include "cdyn/step.h"
+
+#define PF_G 9.81
+#define PF_A 0.5    /* half-length of the part (m) */
+#define PF_B 0.2    /* half-height */
+#define PF_MASS 1.0 /* kg */
+#define PF_MU 0.3
+#define PF_K 1e5        /* N/m */
+#define PF_MARGIN 0.2   /* rows take part within 0.2 m */
+#define PF_CHUTE_ANGLE 0.5235987755982988 /* 30 degrees */
+#define PF_CHUTE_LENGTH 1.0
+#define PF_LIP_X 3.5
+#define PF_LIP_Y 6.5
+#define PF_TAB_HW 0.5
+#define PF_TAB_HT 0.5
+#define PF_PALM_HW 2.0
+#define PF_PALM_HT 0.25
+#define PF_ROUND 0.05 /* the part's corner radius */
+#define PF_EDGE 0.02  /* the palm's and the tab's corner radius */
+#define PF_HALF_PI 1.5707963267948966
+
+/* The scene with the protrusion's upper-left corner at (xp, yp) and the palm centred at palm_x;
+ * NULL (rep says why) on failure. */
+cdyn_model *pf_model(double xp, double yp, double palm_x, cdyn_report *rep);
+
+/* The part as it leaves the chute (t = 0). */
+void pf_initial_state(cdyn_state *x);
+
+#endif
