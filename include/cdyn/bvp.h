@@ -45,7 +45,7 @@ typedef struct cdyn_bvp_options {
     int use_guess;           /* nonzero: start from the trajectory given; 0: from an IVP run
                                 from traj[0]'s q, v and delta (1: default 0) */
     int grid_continuation;   /* nonzero (default): without a guess and for N >= 50, solve the
-                                problem on a grid ten times coarser first (recursively) and start
+                                problem on a grid four times coarser first (recursively) and start
                                 from its interpolation; on failure, the IVP guess */
     /* Sensitivities (optional): the derivatives of every state of the solution with respect to
      * nsens boundary values, sens_which[j] = c for value0[c] or n_x + c for valueN[c] (fixed

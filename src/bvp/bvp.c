@@ -164,14 +164,14 @@ static void interpolate(cdyn_state **coarse, int Nc, cdyn_state **fine, int Nf, 
     }
 }
 
-/* Continuation in the grid: the problem on a grid ten times coarser (recursively, same T and
+/* Continuation in the grid: the problem on a grid four times coarser (recursively, same T and
  * conditions), interpolated, is the guess for this one; returns CDYN_ENOCONV (leaving traj as it
  * was) when the coarse solve or the final one fails, so the caller falls back to the IVP guess. */
 static cdyn_status solve_by_grid(const cdyn_model *m, const cdyn_bvp_options *opts,
                                  const cdyn_bvp_conditions *bc, cdyn_state **traj,
                                  cdyn_bvp_report *rep)
 {
-    const int N = opts->N, Nc = (N + 9) / 10;
+    const int N = opts->N, Nc = (N + 3) / 4;
     const cdyn_allocator *a = opts->step.mcp.allocator;
     cdyn_state **c = cdyn_mem_array(a, (size_t)Nc + 1, sizeof *c);
     cdyn_state **f = cdyn_mem_array(a, (size_t)N + 1, sizeof *f);
@@ -302,6 +302,13 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     ncp_form_setup(&c.f, m, data, nc, rows, mu, A, Ch, h, opts->step.gamma);
     c.f.tau = opts->tau;
     c.f.scale_normal = 1;
+    c.f.friction_qp = opts->step.friction_qp != 0;
+    if (c.f.friction_qp && ncp_form_check_qp(&c.f) != 0) {
+        st = cdyn_fail(r, CDYN_EINVAL, "bvp: friction_qp needs K + C/h symmetric with a positive "
+                       "definite tangential block of its inverse (contact row %d)",
+                       ncp_form_check_qp(&c.f) - 1);
+        goto done;
+    }
 
     /* Dense per-step blocks as triplets: Jy column-major, then Jx. */
     int *tj = ti + ny * ny + ny * nx;
@@ -383,8 +390,9 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
                     s2 += sd * sd;
                 }
                 const double rho = sqrt(lt2 + opts->step.gamma * opts->step.gamma);
-                y[nx + nc * nd + i] =
-                    lt2 > 0 ? mu[i] * x->lambda[3 * i] * sqrt(s2) * rho / sqrt(lt2) : 0.0;
+                y[nx + nc * nd + i] = lt2 > 0 && !c.f.friction_qp
+                                          ? mu[i] * x->lambda[3 * i] * sqrt(s2) * rho / sqrt(lt2)
+                                          : 0.0; /* the friction QP pins beta at 0 */
             }
         }
         cdyn_state_free(x);
