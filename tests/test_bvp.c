@@ -196,10 +196,10 @@ static void test_disk_unreachable(void **unused)
 
 /* The billiard consistency check of Song-Kumar-Pang: run the IVP (K = 1e4, h = 0.01, N steps)
  * from v0 = (1, 0.5, 0), w0 = (40, -20, -10); then solve the BVP with the start fixed but for
- * (v_x, v_y) and the end position fixed to the IVP's: it recovers v0 to 1e-6. */
-static void test_billiard_consistency(void **unused)
+ * (v_x, v_y) and the end position fixed to the IVP's: it recovers v0 to 1e-6. With the NCP
+ * friction rows and with the friction QP (Proposition 1) in both the IVP and the BVP. */
+static void billiard_consistency(int friction_qp)
 {
-    (void)unused;
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 3);
     bo.gravity[2] = -9.8;
@@ -234,6 +234,7 @@ static void test_billiard_consistency(void **unused)
     const double v0[6] = {1, 0.5, 0, 40, -20, -10};
     cdyn_step_options so;
     cdyn_step_defaults(&so, CDYN_SCHEME_IMPLICIT_NCP);
+    so.friction_qp = friction_qp;
     cdyn_stepper *st = NULL;
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_stepper_create(m, &so, &st, NULL), CDYN_OK);
@@ -258,6 +259,7 @@ static void test_billiard_consistency(void **unused)
     cdyn_bvp_options o;
     cdyn_bvp_defaults(&o);
     o.N = N;
+    o.step.friction_qp = friction_qp;
     cdyn_state **traj = new_traj(m, N);
     traj[0]->q[2] = 0.05;
     memcpy(traj[0]->v, v0, sizeof v0);
@@ -271,6 +273,13 @@ static void test_billiard_consistency(void **unused)
     cdyn_state_free(x);
     cdyn_stepper_free(st);
     cdyn_model_free(m);
+}
+
+static void test_billiard_consistency(void **unused)
+{
+    (void)unused;
+    billiard_consistency(0);
+    billiard_consistency(1);
 }
 
 static void test_refusals(void **unused)
