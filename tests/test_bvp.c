@@ -49,6 +49,9 @@ static void disk_start(cdyn_state *x, double v0)
 static cdyn_status disk_bvp_sens(const cdyn_model *m, int N, double v_guess, const double *upper0,
                                  double x_end, double omega0, int nsens, const int *which,
                                  double *sens, cdyn_state **traj, cdyn_bvp_report *rep);
+static cdyn_status disk_problem(const cdyn_model *m, int N, double v_guess, const double *upper0,
+                                double x_end, double omega0, int nsens, const int *which,
+                                double *sens, int shoot, cdyn_state **traj, cdyn_bvp_report *rep);
 
 static cdyn_status disk_bvp(const cdyn_model *m, int N, double v_guess, const double *upper0,
                             cdyn_state **traj, cdyn_bvp_report *rep)
@@ -59,6 +62,14 @@ static cdyn_status disk_bvp(const cdyn_model *m, int N, double v_guess, const do
 static cdyn_status disk_bvp_sens(const cdyn_model *m, int N, double v_guess, const double *upper0,
                                  double x_end, double omega0, int nsens, const int *which,
                                  double *sens, cdyn_state **traj, cdyn_bvp_report *rep)
+{
+    return disk_problem(m, N, v_guess, upper0, x_end, omega0, nsens, which, sens, 0, traj, rep);
+}
+
+/* The disk BVP by cdyn_bvp_solve (shoot = 0) or cdyn_bvp_shoot. */
+static cdyn_status disk_problem(const cdyn_model *m, int N, double v_guess, const double *upper0,
+                                double x_end, double omega0, int nsens, const int *which,
+                                double *sens, int shoot, cdyn_state **traj, cdyn_bvp_report *rep)
 {
     static const int fixed0[8] = {1, 1, 1, 0, 1, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
     const double valueN[8] = {x_end, 0, 0, 0, 0, 0, 0, 0};
@@ -75,7 +86,7 @@ static cdyn_status disk_bvp_sens(const cdyn_model *m, int N, double v_guess, con
     o.nsens = nsens;
     o.sens_which = which;
     o.sens = sens;
-    return cdyn_bvp_solve(m, &o, &bc, traj, rep);
+    return shoot ? cdyn_bvp_shoot(m, &o, &bc, traj, rep) : cdyn_bvp_solve(m, &o, &bc, traj, rep);
 }
 
 /* The paper's figure: with N = 21 the launch speed is within 0.015 of the analytic 1.2402 m/s
@@ -197,8 +208,9 @@ static void test_disk_unreachable(void **unused)
 /* The billiard consistency check of Song-Kumar-Pang: run the IVP (K = 1e4, h = 0.01, N steps)
  * from v0 = (1, 0.5, 0), w0 = (40, -20, -10); then solve the BVP with the start fixed but for
  * (v_x, v_y) and the end position fixed to the IVP's: it recovers v0 to 1e-6. With the NCP
- * friction rows and with the friction QP (Proposition 1) in both the IVP and the BVP. */
-static void billiard_consistency(int friction_qp)
+ * friction rows and with the friction QP (Proposition 1) in both the IVP and the BVP; by the
+ * whole-trajectory Newton and by single shooting. */
+static void billiard_consistency(int friction_qp, int shoot)
 {
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 3);
@@ -266,7 +278,9 @@ static void billiard_consistency(int friction_qp)
     traj[0]->v[0] = 0.9; /* a guess off by 0.1 m/s in each */
     traj[0]->v[1] = 0.6;
     cdyn_bvp_report rep;
-    assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_OK);
+    assert_int_equal(shoot ? cdyn_bvp_shoot(m, &o, &bc, traj, &rep)
+                           : cdyn_bvp_solve(m, &o, &bc, traj, &rep),
+                     CDYN_OK);
     assert_true(fabs(traj[0]->v[0] - 1.0) < 1e-6 && fabs(traj[0]->v[1] - 0.5) < 1e-6);
     assert_true(fabs(traj[N]->q[0] - x->q[0]) < 1e-9 && fabs(traj[N]->q[1] - x->q[1]) < 1e-9);
     free_traj(traj, N);
@@ -278,8 +292,57 @@ static void billiard_consistency(int friction_qp)
 static void test_billiard_consistency(void **unused)
 {
     (void)unused;
-    billiard_consistency(0);
-    billiard_consistency(1);
+    billiard_consistency(0, 0);
+    billiard_consistency(1, 0);
+    billiard_consistency(0, 1);
+}
+
+/* Single shooting is a second, independent solver of the same discrete problem: on the disk
+ * (N = 21 and 200) it finds the whole-trajectory Newton's launch speed to 1e-8 (both meet the
+ * end condition to 1e-9), in a few Newton iterations on the one unknown. Refusals: user rows,
+ * as many free start components as end conditions. */
+static void test_shooting(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = disk();
+    const int Ns[2] = {21, 200};
+    for (int k = 0; k < 2; k++) {
+        const int N = Ns[k];
+        cdyn_state **a = new_traj(m, N), **b = new_traj(m, N);
+        cdyn_bvp_report ra, rb;
+        assert_int_equal(disk_problem(m, N, 1.0, NULL, 0.02, 1.0, 0, NULL, NULL, 0, a, &ra),
+                         CDYN_OK);
+        const cdyn_status sb = disk_problem(m, N, 1.0, NULL, 0.02, 1.0, 0, NULL, NULL, 1, b, &rb);
+        if (sb != CDYN_OK)
+            print_message("shooting: %s\n", rb.solver.message);
+        assert_int_equal(sb, CDYN_OK);
+        print_message("disk N = %d: v0 %.10f (trajectory Newton), %.10f (shooting, %d Newton "
+                      "iterations)\n", N, a[0]->v[0], b[0]->v[0], rb.solver.iterations);
+        assert_true(fabs(a[0]->v[0] - b[0]->v[0]) < 1e-8);
+        assert_true(fabs(b[N]->q[0] - 0.02) <= 1e-9);
+        assert_true(rb.solver.iterations >= 1 && rb.solver.iterations <= 10);
+        free_traj(a, N);
+        free_traj(b, N);
+    }
+    const int N = 5;
+    cdyn_state **t = new_traj(m, N);
+    disk_start(t[0], 1.0);
+    double value0[8], valueN[8] = {0.02, 0, 0, 0, 0, 0, 0, 0};
+    cdyn_bvp_state_pack(m, t[0], value0);
+    const int fixed0[8] = {1, 1, 1, 0, 0, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, NULL};
+    cdyn_bvp_options o;
+    cdyn_bvp_defaults(&o);
+    o.N = N;
+    cdyn_bvp_report rep;
+    assert_int_equal(cdyn_bvp_shoot(m, &o, &bc, t, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "must match"));
+    bc.nuser = 1;
+    assert_int_equal(cdyn_bvp_shoot(m, &o, &bc, t, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "user rows"));
+    assert_int_equal(cdyn_bvp_shoot(NULL, &o, &bc, t, &rep), CDYN_EINVAL);
+    free_traj(t, N);
+    cdyn_model_free(m);
 }
 
 static void test_refusals(void **unused)
@@ -325,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_disk_sensitivity),
         cmocka_unit_test(test_disk_fine_grids),
         cmocka_unit_test(test_billiard_consistency),
+        cmocka_unit_test(test_shooting),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

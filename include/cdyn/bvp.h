@@ -74,6 +74,9 @@ CDYN_API int cdyn_bvp_state_size(const cdyn_model *model);
 /* Pack / unpack the BVP state x = (q, v, delta) of a cdyn_state (x: n_x values). */
 CDYN_API void cdyn_bvp_state_pack(const cdyn_model *model, const cdyn_state *s, double *x);
 
+/* The inverse of cdyn_bvp_state_pack: q, v and delta of s from x (lambda, t and modes left). */
+CDYN_API void cdyn_bvp_state_unpack(const cdyn_model *model, const double *x, cdyn_state *s);
+
 /* Solve. traj: N + 1 states of model (cdyn_state_create). In: traj[0] (without use_guess) or
  * the whole guess; out, on CDYN_OK: the trajectory, t = l h, q, v, delta, lambda and modes per
  * state. On failure traj is unchanged. Statuses: CDYN_EINVAL (NULL, bad sizes or options, a
@@ -83,6 +86,23 @@ CDYN_API void cdyn_bvp_state_pack(const cdyn_model *model, const cdyn_state *s, 
  * solution within the bounds; the miss is the residual), the IVP guess's failure,
  * CDYN_ETOOBIG, CDYN_ENOMEM. report may be NULL. */
 CDYN_API cdyn_status cdyn_bvp_solve(const cdyn_model *model, const cdyn_bvp_options *opts,
+                                    const cdyn_bvp_conditions *bc, cdyn_state **traj,
+                                    cdyn_bvp_report *report);
+
+/* The same problem by single shooting: Newton's method on the free start components s (as many
+ * as end conditions; no user rows), each iterate the IVP of N implicit steps from
+ * x_0 = (value0, s) with the exact sensitivities dx_N/ds of its converged trajectory (the
+ * implicit function theorem, as cdyn_bvp_solve's sensitivities); steps projected on the start
+ * bounds and halved until the end miss |x_N - value_N|_inf decreases. Converged when the miss is
+ * below opts->step.mcp.tol times max(1, |value_N|_inf). A cross-check of cdyn_bvp_solve, and the
+ * method of choice when the IVP is robust but the whole-trajectory Newton iteration is not (few
+ * unknowns, impacts). In: traj[0] (its free components are the start); out: the trajectory of the
+ * last IVP run (on CDYN_OK, the solution). report: solver.iterations = Newton iterations,
+ * evaluations = inner Newton iterations of all IVPs and sensitivity solves, residual = the end
+ * miss. Statuses: CDYN_EINVAL (NULL, user rows, counts that differ, NaN), CDYN_ENOSOLUTION
+ * (stalled at a start bound: no solution within the bounds from here), CDYN_ENOCONV,
+ * CDYN_ESINGULAR (the end does not depend on s), an IVP's failure, CDYN_ENOMEM. */
+CDYN_API cdyn_status cdyn_bvp_shoot(const cdyn_model *model, const cdyn_bvp_options *opts,
                                     const cdyn_bvp_conditions *bc, cdyn_state **traj,
                                     cdyn_bvp_report *report);
 
