@@ -18,98 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define H 1e-3
-#define T_END 2.5
-
-typedef struct pf_result {
-    cdyn_status st;
-    double x, y, theta;           /* the part at T_END */
-    double first_tab, first_palm; /* first contact times (s), -1 when none */
-    double palm_force, ke_end;    /* normal force on the palm and kinetic energy at T_END */
-    int iterations;               /* Newton iterations, all steps */
-    char message[400];
-} pf_result;
-
-/* Run the scene to T_END with the tab at (xp, yp), the palm at palm_x; rows to f when not NULL. */
-static void pf_run(double xp, double yp, double palm_x, int friction_qp, FILE *f, pf_result *out)
-{
-    memset(out, 0, sizeof *out);
-    out->first_tab = out->first_palm = -1;
-    cdyn_report rep;
-    cdyn_model *m = pf_model(xp, yp, palm_x, &rep);
-    if (m == NULL) {
-        out->st = rep.status;
-        snprintf(out->message, sizeof out->message, "%s", rep.message);
-        return;
-    }
-    cdyn_step_options o;
-    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
-    o.h = H;
-    o.max_halvings = 6;
-    o.friction_qp = friction_qp;
-    cdyn_stepper *s = NULL;
-    cdyn_state *x = NULL;
-    out->st = cdyn_stepper_create(m, &o, &s, &rep);
-    if (out->st == CDYN_OK)
-        out->st = cdyn_state_create(m, NULL, &x, &rep);
-    if (out->st != CDYN_OK) {
-        snprintf(out->message, sizeof out->message, "%s", rep.message);
-        goto done;
-    }
-    pf_initial_state(x);
-    const int nsteps = (int)lround(T_END / H);
-    cdyn_step_report sr;
-    for (int k = 0; k < nsteps; k++) {
-        if ((out->st = cdyn_step(s, NULL, x, &sr)) != CDYN_OK) {
-            snprintf(out->message, sizeof out->message, "t = %.3f s: %s", x->t,
-                     sr.solver.message);
-            goto done;
-        }
-        out->iterations += sr.solver.iterations;
-        /* rows (part_feeder_model.h): corners 2i (palm), 2i + 1 (tab); 8..15 the palm's
-         * corners, 16..23 the tab's */
-        double fpalm = 0, ftab = 0;
-        for (int i = 0; i < 24; i++) {
-            const int on_palm = i < 8 ? i % 2 == 0 : i < 16;
-            if (on_palm)
-                fpalm += x->lambda[3 * i];
-            else
-                ftab += x->lambda[3 * i];
-        }
-        if (out->first_tab < 0 && ftab > 0)
-            out->first_tab = x->t;
-        if (out->first_palm < 0 && fpalm > 0)
-            out->first_palm = x->t;
-        out->palm_force = fpalm;
-        if (f != NULL)
-            fprintf(f, "%.4f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->t, x->q[0], x->q[1], x->q[2], fpalm,
-                    ftab);
-    }
-    out->x = x->q[0];
-    out->y = x->q[1];
-    out->theta = x->q[2];
-    const double I = PF_MASS * (4 * PF_A * PF_A + 4 * PF_B * PF_B) / 12.0;
-    out->ke_end = 0.5 * PF_MASS * (x->v[0] * x->v[0] + x->v[1] * x->v[1]) +
-                  0.5 * I * x->v[2] * x->v[2];
-done:
-    cdyn_state_free(x);
-    cdyn_stepper_free(s);
-    cdyn_model_free(m);
-}
-
-/* The part's orientation modulo a full turn, in (-pi, pi]: 0 = as it left the chute's bottom
- * face down, pi = turned over. */
-static double wrap(double a)
-{
-    const double two_pi = 2 * 3.14159265358979323846;
-    a = fmod(a, two_pi);
-    if (a > two_pi / 2)
-        a -= two_pi;
-    if (a <= -two_pi / 2)
-        a += two_pi;
-    return a;
-}
-
 /* (a): the IVP at the paper's (5, 5) with the palm at 3.2. Returns nonzero when a check fails. */
 static int ivp(const char *dir)
 {
@@ -128,13 +36,13 @@ static int ivp(const char *dir)
         return 1;
     }
     pf_run(5.0, 5.0, 3.2, 0, NULL, &ncp);
-    printf("(a) IVP, (x_p, y_p) = (5, 5), palm at x = 3.2, h = 1 ms, %g s\n\n", T_END);
+    printf("(a) IVP, (x_p, y_p) = (5, 5), palm at x = 3.2, h = 1 ms, %g s\n\n", PF_T_END);
     if (r.st != CDYN_OK) {
         printf("failed: %s (%s)\n", cdyn_status_str(r.st), r.message);
         return 1;
     }
     const double sag = PF_MASS * PF_G / (2 * PF_K), mg = PF_MASS * PF_G;
-    const double th = wrap(r.theta);
+    const double th = pf_wrap(r.theta);
     printf("| quantity | computed | expected |\n|---|---|---|\n");
     printf("| strikes the tab at | %.3f s | |\n| lands on the palm at | %.3f s | |\n", r.first_tab,
            r.first_palm);
@@ -147,7 +55,7 @@ static int ivp(const char *dir)
     printf("| Newton iterations | %d | |\n\n", r.iterations);
     if (ncp.st == CDYN_OK)
         printf("With the smoothed NCP friction rows instead (gamma = 1e-4 N): rests at x = %.4f, "
-               "orientation %.4f rad.\n\n", ncp.x, wrap(ncp.theta));
+               "orientation %.4f rad.\n\n", ncp.x, pf_wrap(ncp.theta));
     else
         printf("With the smoothed NCP friction rows instead (gamma = 1e-4 N) the step fails: %s "
                "(%s)\n\n", cdyn_status_str(ncp.st), ncp.message);

@@ -2,6 +2,7 @@
 #include "part_feeder_model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* One compliant pair: critically damped in the normal direction for the part's mass, so that an
@@ -106,4 +107,90 @@ void pf_initial_state(cdyn_state *x)
     memset(x->lambda, 0, 3 * (size_t)x->nc * sizeof(double));
     for (int i = 0; i < x->nc; i++)
         x->mode[i] = CDYN_MODE_FREE;
+}
+
+void pf_run(double xp, double yp, double palm_x, int friction_qp, FILE *f, pf_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->first_tab = out->first_palm = -1;
+    cdyn_report rep;
+    cdyn_model *m = pf_model(xp, yp, palm_x, &rep);
+    if (m == NULL) {
+        out->st = rep.status;
+        snprintf(out->message, sizeof out->message, "%s", rep.message);
+        return;
+    }
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.h = PF_H;
+    o.max_halvings = 6;
+    o.friction_qp = friction_qp;
+    cdyn_stepper *s = NULL;
+    cdyn_state *x = NULL;
+    out->st = cdyn_stepper_create(m, &o, &s, &rep);
+    if (out->st == CDYN_OK)
+        out->st = cdyn_state_create(m, NULL, &x, &rep);
+    if (out->st != CDYN_OK) {
+        snprintf(out->message, sizeof out->message, "%s", rep.message);
+        goto done;
+    }
+    pf_initial_state(x);
+    const int nsteps = (int)lround(PF_T_END / PF_H);
+    cdyn_step_report sr;
+    for (int k = 0; k < nsteps; k++) {
+        if ((out->st = cdyn_step(s, NULL, x, &sr)) != CDYN_OK) {
+            snprintf(out->message, sizeof out->message, "t = %.3f s: %s", x->t,
+                     sr.solver.message);
+            goto done;
+        }
+        out->iterations += sr.solver.iterations;
+        /* rows (part_feeder_model.h): corners 2i (palm), 2i + 1 (tab); 8..15 the palm's
+         * corners, 16..23 the tab's */
+        double fpalm = 0, ftab = 0;
+        for (int i = 0; i < 24; i++) {
+            const int on_palm = i < 8 ? i % 2 == 0 : i < 16;
+            if (on_palm)
+                fpalm += x->lambda[3 * i];
+            else
+                ftab += x->lambda[3 * i];
+        }
+        if (out->first_tab < 0 && ftab > 0)
+            out->first_tab = x->t;
+        if (out->first_palm < 0 && fpalm > 0)
+            out->first_palm = x->t;
+        out->palm_force = fpalm;
+        if (f != NULL)
+            fprintf(f, "%.4f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->t, x->q[0], x->q[1], x->q[2], fpalm,
+                    ftab);
+    }
+    out->x = x->q[0];
+    out->y = x->q[1];
+    out->theta = x->q[2];
+    const double I = PF_MASS * (4 * PF_A * PF_A + 4 * PF_B * PF_B) / 12.0;
+    out->ke_end = 0.5 * PF_MASS * (x->v[0] * x->v[0] + x->v[1] * x->v[1]) +
+                  0.5 * I * x->v[2] * x->v[2];
+done:
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+double pf_wrap(double a)
+{
+    const double two_pi = 2 * 3.14159265358979323846;
+    a = fmod(a, two_pi);
+    if (a > two_pi / 2)
+        a -= two_pi;
+    if (a <= -two_pi / 2)
+        a += two_pi;
+    return a;
+}
+
+double pf_cost(const pf_result *r)
+{
+    if (r->st != CDYN_OK)
+        return PF_COST_FAILED;
+    const double dx = r->x - PF_TARGET_X, dy = r->y - (PF_B - PF_MASS * PF_G / (2 * PF_K));
+    const double turn = 1 + cos(r->theta); /* 0 when turned over */
+    return dx * dx + dy * dy + PF_TURN_WEIGHT * turn * turn;
 }

@@ -17,6 +17,8 @@
 #include "cdyn/model.h"
 #include "cdyn/step.h"
 
+#include <stdio.h>
+
 #define PF_G 9.81
 #define PF_A 0.5    /* half-length of the part (m) */
 #define PF_B 0.2    /* half-height */
@@ -42,5 +44,35 @@ cdyn_model *pf_model(double xp, double yp, double palm_x, cdyn_report *rep);
 
 /* The part as it leaves the chute (t = 0). */
 void pf_initial_state(cdyn_state *x);
+
+#define PF_H 1e-3    /* time step (s) */
+#define PF_T_END 2.5 /* simulated time (s): the part is at rest by then */
+
+typedef struct pf_result {
+    cdyn_status st;
+    double x, y, theta;           /* the part at T_END */
+    double first_tab, first_palm; /* first contact times (s), -1 when none */
+    double palm_force, ke_end;    /* normal force on the palm and kinetic energy at T_END */
+    int iterations;               /* Newton iterations, all steps */
+    char message[400];
+} pf_result;
+
+/* Run the scene from pf_initial_state to PF_T_END with the tab at (xp, yp), the palm at palm_x,
+ * the implicit compliant step with friction_qp as given; CSV rows (t, x, y, theta, palm and tab
+ * normal forces) to f when not NULL. */
+void pf_run(double xp, double yp, double palm_x, int friction_qp, FILE *f, pf_result *out);
+
+/* An angle in (-pi, pi]. */
+double pf_wrap(double a);
+
+/* The design problem (b): the part should come to rest at x = PF_TARGET_X on the palm at
+ * PF_PALM_B_X, turned over. Cost (x_N - target)^2 + (y_N - y_rest)^2 + w (1 + cos theta_N)^2, with
+ * y_rest = B - m g / (2K) (lying on its long side) and w = PF_TURN_WEIGHT; PF_COST_FAILED when the
+ * run failed. */
+#define PF_PALM_B_X 1.7
+#define PF_TARGET_X 2.5
+#define PF_TURN_WEIGHT 0.25
+#define PF_COST_FAILED 1e3
+double pf_cost(const pf_result *r);
 
 #endif

@@ -118,6 +118,31 @@ fi
 plot part_feeder.gp "$out/part_feeder.png"
 
 echo
+echo "== part_feeder_mpi: the design sweep over MPI ranks (1 and 2 ranks must give the same file)"
+# MPI only serves this example: without it (or its packages) the example is skipped.
+if scripts/deps.sh libopenmpi-dev openmpi-bin >/dev/null 2>&1; then
+  # configured again: the first configure ran before MPI was there
+  cmake -S . -B "$build" >/dev/null &&
+    cmake --build "$build" -j"$jobs" --target part_feeder_mpi >/dev/null ||
+    echo "cdyn: part_feeder_mpi did not build" >&2
+else
+  echo "cdyn: the MPI packages could not be installed" >&2
+fi
+if [ -x "$build/examples/part_feeder_mpi" ] && command -v mpirun >/dev/null 2>&1; then
+  mpi=(mpirun)
+  if [ "$(id -u)" -eq 0 ]; then mpi+=(--allow-run-as-root); fi
+  if "${mpi[@]}" -np 1 "$build/examples/part_feeder_mpi" --grid 7 --csv "$out/part_feeder_sweep_np1.csv" &&
+    "${mpi[@]}" -np 2 "$build/examples/part_feeder_mpi" --grid 7 --csv "$out/part_feeder_sweep.csv" &&
+    cmp "$out/part_feeder_sweep_np1.csv" "$out/part_feeder_sweep.csv"; then
+    echo "1 and 2 ranks: identical results ($out/part_feeder_sweep.csv)"
+  else
+    failed+=(part_feeder_mpi)
+  fi
+else
+  echo "MPI not available: part_feeder_mpi skipped"
+fi
+
+echo
 echo "Outputs in $out:"
 echo "  lcp_table.csv   the table as CSV"
 echo "  lcp_table.txt   the table as printed"
@@ -130,6 +155,7 @@ echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and 
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
 echo "  part_feeder*.csv/.md/.png              part feeder IVP and design (Song-Kumar-Pang Fig. 6)"
+echo "  part_feeder_sweep.csv                  the design sweep over MPI ranks"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1
