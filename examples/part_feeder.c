@@ -13,10 +13,12 @@
  * a run fails or a check is out of tolerance. */
 #include "part_feeder_model.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* (a): the IVP at the paper's (5, 5) with the palm at 3.2. Returns nonzero when a check fails. */
 static int ivp(const char *dir)
@@ -80,6 +82,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: part_feeder [--out DIR] [--quick]\n");
             return 2;
         }
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "part_feeder: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
     }
     return ivp(dir);
 }
