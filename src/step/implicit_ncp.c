@@ -137,75 +137,21 @@ static int cb_J_sparse(void *ctx, const double *y, double *values)
     return 0;
 }
 
-/* The structural pattern of the step's Jacobian for k rows: every entry ncp_form_J can write,
- * with the q and v blocks restricted to kinematic trees and contact rows to the dofs of their
- * bodies (from the model's Jacobian pattern). Returns the number of entries, or -1 (memory). */
+/* The structural pattern of the step's Jacobian for k rows (ncp_form_pattern), as CSC in
+ * w->colptr / w->rowind. Returns the number of entries, or -1 (memory). */
 static int ncp_pattern(cdyn_stepper *s, ncp_ws *w)
 {
     const ncp_form *f = &w->f;
-    const int n = f->ny, nq = s->nq, nv = s->nv, nd = w->nd, k = f->k;
-    const int ov = nq, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
-    /* q coordinates of each dof's tree: map dofs to q through the bodies. */
-    int *qtree = cdyn_mem_array(&s->arena.as, (size_t)nq, sizeof(int));
+    const int n = f->ny, nq = s->nq;
+    int *qtree = cdyn_mem_array(&s->arena.as, (size_t)nq + 1, sizeof(int));
+    int *pos = cdyn_mem_array(&s->arena.as, (size_t)s->nc + 1, sizeof(int));
     unsigned char *mark = cdyn_mem_alloc(&s->arena.as, (size_t)n * n / 8 + 1);
-    if (qtree == NULL || mark == NULL)
+    if (qtree == NULL || pos == NULL || mark == NULL)
         return -1;
-    memset(mark, 0, (size_t)n * n / 8 + 1);
-    for (int b = 0; b < cdyn_model_nbody(s->model); b++) {
-        cdyn_body_info bi;
-        cdyn_model_body_info(s->model, b, &bi);
-        const int T = bi.nv > 0 ? w->trees.dof_tree[bi.vadr] : -1;
-        for (int j = 0; j < bi.nq; j++)
-            qtree[bi.qadr + j] = T;
-    }
-#define SET(i, j) mark[((size_t)(i) + (size_t)(j) * n) >> 3] |= (unsigned char)(1u << (((size_t)(i) + (size_t)(j) * n) & 7))
-    /* q and v rows against q and v columns of the same tree */
-    for (int i = 0; i < nq + nv; i++) {
-        const int Ti = i < nq ? qtree[i] : w->trees.dof_tree[i - nq];
-        for (int j = 0; j < nq + nv; j++) {
-            const int Tj = j < nq ? qtree[j] : w->trees.dof_tree[j - nq];
-            if (Ti == Tj)
-                SET(i, j);
-        }
-    }
-    /* contact rows: dofs of their bodies from the model's Jacobian pattern */
+    ncp_form_qtree(s->model, w->trees.dof_tree, qtree);
     cdyn_csc Jn;
     cdyn_data_jacobian_csc(s->data, CDYN_DIR_N, &Jn);
-    int *pos = cdyn_mem_array(&s->arena.as, (size_t)s->nc, sizeof(int));
-    if (pos == NULL)
-        return -1;
-    for (int i = 0; i < s->nc; i++)
-        pos[i] = -1;
-    for (int c = 0; c < k; c++)
-        pos[f->rows[c]] = c;
-    for (int j = 0; j < nv; j++)
-        for (int p = Jn.colptr[j]; p < Jn.colptr[j + 1]; p++) {
-            const int c = pos[Jn.rowind[p]];
-            if (c < 0)
-                continue;
-            const int T = w->trees.dof_tree[j];
-            for (int d = 0; d < nd; d++) {
-                SET(ov + j, ol + c * nd + d);       /* dynamics: Gamma' lambda */
-                SET(ol + c * nd + d, ov + j);       /* slip: Gamma v */
-                for (int qj = 0; qj < nq; qj++)     /* q of the row's trees */
-                    if (qtree[qj] == T)
-                        SET(ol + c * nd + d, qj);
-            }
-        }
-    for (int c = 0; c < k; c++) {
-        for (int d = 0; d < nd; d++) {
-            SET(od + c * nd + d, ol + c * nd + d);
-            for (int e = 0; e < nd; e++) {
-                SET(od + c * nd + d, od + c * nd + e);
-                SET(ol + c * nd + d, ol + c * nd + e);
-            }
-            SET(ol + c * nd + d, od + c * nd + d);
-            SET(ol + c * nd + d, ob + c);
-            SET(ob + c, ol + c * nd + d);
-        }
-        SET(ob + c, ob + c); /* friction_qp pins beta by its own row */
-    }
-#undef SET
+    ncp_form_pattern(f, qtree, w->trees.dof_tree, &Jn, pos, mark, NULL);
     const cdyn_allocator *a = s->opts.allocator;
     size_t nnz = 0;
     for (size_t t = 0; t < (size_t)n * n; t++)

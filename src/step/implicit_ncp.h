@@ -25,6 +25,7 @@
 #ifndef CDYN_STEP_IMPLICIT_NCP_H
 #define CDYN_STEP_IMPLICIT_NCP_H
 
+#include "cdyn/sparse.h"
 #include "cdyn/step.h"
 
 typedef struct ncp_form {
@@ -63,5 +64,16 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F);
 /* Dense Jacobians at (x0, y): Jy (ny x ny, column-major) and Jx (ny x nx) when not NULL.
  * 0 on success. */
 int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, double *Jx);
+
+/* The q coordinates' kinematic trees (qtree: nq; -1 for the ground) from the dofs' (dof_tree). */
+void ncp_form_qtree(const cdyn_model *m, const int *dof_tree, int *qtree);
+
+/* The structural pattern of ncp_form_J's blocks as bit masks, bit i + j ny: Jy (ny x ny) into
+ * marky and, when markx is not NULL, Jx (ny x nx) into markx ((ny ny or ny nx) / 8 + 1 bytes
+ * each). q and v couple within a kinematic tree; a contact row with the dofs of its bodies (Jn:
+ * the model's normal Jacobian, for its pattern) and the q of their trees. pos: nc ints of
+ * scratch. Holds for both friction laws. */
+void ncp_form_pattern(const ncp_form *f, const int *qtree, const int *dof_tree, const cdyn_csc *Jn,
+                      int *pos, unsigned char *marky, unsigned char *markx);
 
 #endif

@@ -492,3 +492,79 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
         f->lower[ob + c] = 0.0;
     }
 }
+
+void ncp_form_qtree(const cdyn_model *m, const int *dof_tree, int *qtree)
+{
+    for (int b = 0; b < cdyn_model_nbody(m); b++) {
+        cdyn_body_info bi;
+        cdyn_model_body_info(m, b, &bi);
+        const int T = bi.nv > 0 ? dof_tree[bi.vadr] : -1;
+        for (int j = 0; j < bi.nq; j++)
+            qtree[bi.qadr + j] = T;
+    }
+}
+
+#define MARK(m, i, j, n)                                                                          \
+    ((m)[((size_t)(i) + (size_t)(j) * (n)) >> 3] |=                                             \
+     (unsigned char)(1u << (((size_t)(i) + (size_t)(j) * (n)) & 7)))
+
+void ncp_form_pattern(const ncp_form *f, const int *qtree, const int *dof_tree, const cdyn_csc *Jn,
+                      int *pos, unsigned char *marky, unsigned char *markx)
+{
+    const int n = f->ny, nq = f->nq, nv = f->nv, nd = f->nd, k = f->k;
+    const int ov = nq, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    memset(marky, 0, (size_t)n * n / 8 + 1);
+    if (markx != NULL)
+        memset(markx, 0, (size_t)n * f->nx / 8 + 1);
+    /* q and v rows against q and v columns of the same tree (Jx: q0 and v0 the same way) */
+    for (int i = 0; i < nq + nv; i++) {
+        const int Ti = i < nq ? qtree[i] : dof_tree[i - nq];
+        for (int j = 0; j < nq + nv; j++) {
+            const int Tj = j < nq ? qtree[j] : dof_tree[j - nq];
+            if (Ti != Tj)
+                continue;
+            MARK(marky, i, j, n);
+            if (markx != NULL)
+                MARK(markx, i, j, n);
+        }
+    }
+    /* contact rows: the dofs of their bodies (the model's Jacobian pattern) and the q of their
+     * trees */
+    for (int i = 0; i < f->nc; i++)
+        pos[i] = -1;
+    for (int c = 0; c < k; c++)
+        pos[f->rows[c]] = c;
+    for (int j = 0; j < nv; j++)
+        for (int p = Jn->colptr[j]; p < Jn->colptr[j + 1]; p++) {
+            const int c = pos[Jn->rowind[p]];
+            if (c < 0)
+                continue;
+            const int T = dof_tree[j];
+            for (int d = 0; d < nd; d++) {
+                MARK(marky, ov + j, ol + c * nd + d, n); /* dynamics: Gamma' lambda */
+                MARK(marky, ol + c * nd + d, ov + j, n); /* slip: Gamma v */
+                for (int qj = 0; qj < nq; qj++)          /* q of the row's trees */
+                    if (qtree[qj] == T)
+                        MARK(marky, ol + c * nd + d, qj, n);
+            }
+        }
+    for (int c = 0; c < k; c++) {
+        for (int d = 0; d < nd; d++) {
+            MARK(marky, od + c * nd + d, ol + c * nd + d, n);
+            for (int e = 0; e < nd; e++) {
+                MARK(marky, od + c * nd + d, od + c * nd + e, n);
+                MARK(marky, ol + c * nd + d, ol + c * nd + e, n);
+                if (markx != NULL) { /* constitutive and friction rows against delta0 */
+                    MARK(markx, od + c * nd + d, od + c * nd + e, n);
+                    MARK(markx, ol + c * nd + d, od + c * nd + e, n);
+                }
+            }
+            MARK(marky, ol + c * nd + d, od + c * nd + d, n);
+            MARK(marky, ol + c * nd + d, ob + c, n);
+            MARK(marky, ob + c, ol + c * nd + d, n);
+        }
+        MARK(marky, ob + c, ob + c, n); /* friction_qp pins beta by its own row */
+    }
+}
+
+#undef MARK
