@@ -151,7 +151,7 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w)
     ncp_form_qtree(s->model, w->trees.dof_tree, qtree);
     cdyn_csc Jn;
     cdyn_data_jacobian_csc(s->data, CDYN_DIR_N, &Jn);
-    ncp_form_pattern(f, qtree, w->trees.dof_tree, &Jn, pos, mark, NULL);
+    ncp_form_pattern(f, qtree, w->trees.dof_tree, &Jn, pos, mark);
     const cdyn_allocator *a = s->opts.allocator;
     size_t nnz = 0;
     for (size_t t = 0; t < (size_t)n * n; t++)

@@ -68,12 +68,11 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
 /* The q coordinates' kinematic trees (qtree: nq; -1 for the ground) from the dofs' (dof_tree). */
 void ncp_form_qtree(const cdyn_model *m, const int *dof_tree, int *qtree);
 
-/* The structural pattern of ncp_form_J's blocks as bit masks, bit i + j ny: Jy (ny x ny) into
- * marky and, when markx is not NULL, Jx (ny x nx) into markx ((ny ny or ny nx) / 8 + 1 bytes
- * each). q and v couple within a kinematic tree; a contact row with the dofs of its bodies (Jn:
- * the model's normal Jacobian, for its pattern) and the q of their trees. pos: nc ints of
- * scratch. Holds for both friction laws. */
+/* The structural pattern of ncp_form_J's Jy (ny x ny) as a bit mask, bit i + j ny
+ * (ny ny / 8 + 1 bytes): q and v couple within a kinematic tree; a contact row with the dofs of
+ * its bodies (Jn: the model's normal Jacobian, for its pattern) and the q of their trees. pos: nc
+ * ints of scratch. Holds for both friction laws. */
 void ncp_form_pattern(const ncp_form *f, const int *qtree, const int *dof_tree, const cdyn_csc *Jn,
-                      int *pos, unsigned char *marky, unsigned char *markx);
+                      int *pos, unsigned char *marky);
 
 #endif

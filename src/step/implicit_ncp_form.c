@@ -509,23 +509,18 @@ void ncp_form_qtree(const cdyn_model *m, const int *dof_tree, int *qtree)
      (unsigned char)(1u << (((size_t)(i) + (size_t)(j) * (n)) & 7)))
 
 void ncp_form_pattern(const ncp_form *f, const int *qtree, const int *dof_tree, const cdyn_csc *Jn,
-                      int *pos, unsigned char *marky, unsigned char *markx)
+                      int *pos, unsigned char *marky)
 {
     const int n = f->ny, nq = f->nq, nv = f->nv, nd = f->nd, k = f->k;
     const int ov = nq, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
     memset(marky, 0, (size_t)n * n / 8 + 1);
-    if (markx != NULL)
-        memset(markx, 0, (size_t)n * f->nx / 8 + 1);
-    /* q and v rows against q and v columns of the same tree (Jx: q0 and v0 the same way) */
+    /* q and v rows against q and v columns of the same tree */
     for (int i = 0; i < nq + nv; i++) {
         const int Ti = i < nq ? qtree[i] : dof_tree[i - nq];
         for (int j = 0; j < nq + nv; j++) {
             const int Tj = j < nq ? qtree[j] : dof_tree[j - nq];
-            if (Ti != Tj)
-                continue;
-            MARK(marky, i, j, n);
-            if (markx != NULL)
-                MARK(markx, i, j, n);
+            if (Ti == Tj)
+                MARK(marky, i, j, n);
         }
     }
     /* contact rows: the dofs of their bodies (the model's Jacobian pattern) and the q of their
@@ -554,10 +549,6 @@ void ncp_form_pattern(const ncp_form *f, const int *qtree, const int *dof_tree, 
             for (int e = 0; e < nd; e++) {
                 MARK(marky, od + c * nd + d, od + c * nd + e, n);
                 MARK(marky, ol + c * nd + d, ol + c * nd + e, n);
-                if (markx != NULL) { /* constitutive and friction rows against delta0 */
-                    MARK(markx, od + c * nd + d, od + c * nd + e, n);
-                    MARK(markx, ol + c * nd + d, od + c * nd + e, n);
-                }
             }
             MARK(marky, ol + c * nd + d, od + c * nd + d, n);
             MARK(marky, ol + c * nd + d, ob + c, n);
