@@ -16,9 +16,11 @@
  *   three_finger_sphere [--out DIR]
  *
  * Writes DIR/three_finger_sphere.csv and prints the Markdown table of docs/examples.md. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "three_finger_model.h"
 
@@ -237,6 +239,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: three_finger_sphere [--out DIR]\n");
             return 2;
         }
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "three_finger_sphere: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/three_finger_sphere.csv", dir);

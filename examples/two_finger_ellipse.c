@@ -11,10 +11,12 @@
  *
  * Writes DIR/two_finger_ellipse_map_mu0.2.csv, ..._mu0.4.csv (the maps), ..._diag.csv
  * (tau1 = tau2) and prints a summary. Configuration and conventions: docs/examples.md. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "two_finger_model.h"
 
@@ -247,6 +249,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: two_finger_ellipse [--out DIR] [--n N] [--lo T] [--hi T]\n");
             return 2;
         }
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "two_finger_ellipse: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
     }
     if (n < 2 || !(hi > lo)) {
         fprintf(stderr, "two_finger_ellipse: need n >= 2 and hi > lo\n");
