@@ -111,6 +111,13 @@ fi
 plot bouncing_ball.gp "$out/bouncing_ball.png"
 
 echo
+echo "== delta_robot: Bortoff Fig. 13 (paper: contact at 12 s, peak 90 mN, hold 40 mN, the brick does not move)"
+if ! "$build/examples/delta_robot" --out "$out" | tee "$out/delta_robot.md"; then
+  failed+=(delta_robot)
+fi
+plot delta_robot.gp "$out/delta_robot.png"
+
+echo
 echo "== part_feeder: Song-Kumar-Pang Fig. 6 (paper: the part is turned over and comes to rest on the palm)"
 if ! "$build/examples/part_feeder" --out "$out" | tee "$out/part_feeder.md"; then
   failed+=(part_feeder)
@@ -154,6 +161,7 @@ echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
+echo "  delta_robot.csv/.md/.png               delta robot soft touch (Bortoff Fig. 13)"
 echo "  part_feeder*.csv/.md/.png              part feeder IVP and design (Song-Kumar-Pang Fig. 6)"
 echo "  part_feeder_sweep.csv                  the design sweep over MPI ranks"
 if [ ${#failed[@]} -gt 0 ]; then
