@@ -358,6 +358,14 @@ static const pair_case CASES[] = {
      0},
     {"polygon-circle", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_CIRCLE, {0.02}, {0.07, 0.05}, 0},
     {"polygon-point", 2, CDYN_GEOM_POLYGON, {0}, CDYN_GEOM_POINT, {0}, {0.02, 0.08}, 0},
+    /* a ring of radius 0.2 with a gate (half-angle 2.5 rad): outside it, inside it, past an end */
+    {"arc-circle-out", 2, CDYN_GEOM_ARC, {0.01, 0.2, 2.5}, CDYN_GEOM_CIRCLE, {0.02}, {0.01, 0.24},
+     0},
+    {"arc-circle-in", 2, CDYN_GEOM_ARC, {0.01, 0.2, 2.5}, CDYN_GEOM_CIRCLE, {0.02}, {0.1, 0.13},
+     0},
+    {"arc-circle-end", 2, CDYN_GEOM_ARC, {0.01, 0.2, 2.5}, CDYN_GEOM_CIRCLE, {0.02},
+     {-0.2, -0.1}, 0},
+    {"arc-point", 2, CDYN_GEOM_ARC, {0.0, 0.2, 2.5}, CDYN_GEOM_POINT, {0}, {0.12, -0.12}, 0},
 };
 #define NCASES ((int)(sizeof(CASES) / sizeof(CASES[0])))
 
@@ -473,6 +481,56 @@ static double ellipse_distance_sampled(double a, double b, double px, double py)
     const double dist = hypot(px - a * cos(t), py - b * sin(t));
     const double inside = (px / a) * (px / a) + (py / b) * (py / b) < 1.0;
     return inside ? -dist : dist;
+}
+
+/* The arc (ring radius R, thickness w, half-angle al, its frame turned by be): a circle of
+ * radius rb centred at polar radius r and angle phi (in the arc's frame) has the gap
+ * |r - R| - w - rb while |phi| <= al, and else its distance to the nearer end minus w + rb; the
+ * normal points from the ring toward the circle's centre. */
+static void test_gaps_arc(void **state)
+{
+    (void)state;
+    const double R = 0.2, w = 0.005, al = 2.8, be = 0.3, rb = 0.01, c[2] = {0.05, -0.02};
+    cdyn_geom_desc arc = tm_geom(CDYN_GROUND, CDYN_GEOM_ARC, w, R, al);
+    arc.frame = cdyn_pose_planar(c[0], c[1], be);
+    cdyn_model *m = ground_and_free(2, arc, tm_geom(0, CDYN_GEOM_CIRCLE, rb, 0, 0), INFINITY);
+    const double rs[4] = {0.23, 0.17, 0.205, 0.21}, phis[4] = {1.2, -0.4, 2.0, 2.95};
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    for (int k = 0; k < 4; ++k) {
+        const double x = c[0] + rs[k] * cos(phis[k] + be), y = c[1] + rs[k] * sin(phis[k] + be);
+        const double q[3] = {x, y, 0.7};
+        assert_int_equal(cdyn_eval(m, d, q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        double ref, foot[2];
+        if (fabs(phis[k]) <= al) {
+            ref = fabs(rs[k] - R) - w - rb;
+            foot[0] = c[0] + R * cos(phis[k] + be), foot[1] = c[1] + R * sin(phis[k] + be);
+        } else {
+            foot[0] = c[0] + R * cos(al + be), foot[1] = c[1] + R * sin(al + be);
+            ref = hypot(x - foot[0], y - foot[1]) - w - rb;
+        }
+        cdyn_contact ct;
+        assert_int_equal(cdyn_data_contact(d, 0, &ct), CDYN_OK);
+        const double dist = hypot(x - foot[0], y - foot[1]);
+        assert_true(fabs(cdyn_data_gap(d)[0] - ref) < 1e-15);
+        assert_true(fabs(ct.n[0] - (x - foot[0]) / dist) < 1e-12 &&
+                    fabs(ct.n[1] - (y - foot[1]) / dist) < 1e-12);
+    }
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+    /* bad sizes are refused with a message */
+    cdyn_builder_options o;
+    cdyn_builder_defaults(&o, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    cdyn_report r;
+    const double bad[4][3] = {{-0.01, 0.2, 1}, {0.01, 0.005, 1}, {0.01, 0.2, 0}, {0.01, 0.2, 3.2}};
+    for (int k = 0; k < 4; ++k) {
+        cdyn_geom_desc g = tm_geom(CDYN_GROUND, CDYN_GEOM_ARC, bad[k][0], bad[k][1], bad[k][2]);
+        assert_int_equal(cdyn_builder_add_geom(b, &g, NULL, &r), CDYN_EINVAL);
+        assert_non_null(strstr(r.message, "arc"));
+    }
+    cdyn_builder_free(b);
 }
 
 static void test_gaps_3d(void **state)
@@ -836,6 +894,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jacobians_all_pairs),
         cmocka_unit_test(test_gaps_3d),
+        cmocka_unit_test(test_gaps_arc),
         cmocka_unit_test(test_gaps_2d),
         cmocka_unit_test(test_ellipse_capsule_branches),
         cmocka_unit_test(test_solid_inside_branches),

@@ -154,7 +154,12 @@ typedef enum cdyn_geom_type {
     CDYN_GEOM_CIRCLE = 5,    /* 2D: size[0] = radius */
     CDYN_GEOM_ELLIPSE = 6,   /* 2D: semi-axes size[0] along x, size[1] along y */
     CDYN_GEOM_RECTANGLE = 7, /* 2D: half-extents size[0], size[1] */
-    CDYN_GEOM_POLYGON = 8    /* 2D: convex, vertices counter-clockwise */
+    CDYN_GEOM_POLYGON = 8,   /* 2D: convex, vertices counter-clockwise */
+    CDYN_GEOM_ARC = 9        /* 2D: the circular arc of radius size[1] about the geom frame's
+                                origin over the polar angles |phi| <= size[2] (0 < size[2] <= pi,
+                                from the frame's +x axis), swept by a disk of radius
+                                size[0] >= 0: a ring (size[2] = pi) or a ring with a gate.
+                                Distances are to the arc curve from either side */
 } cdyn_geom_type;
 
 typedef struct cdyn_geom_desc {
@@ -198,7 +203,7 @@ CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
  *       point}, box-{sphere, point};
  *   2D: plane-{circle, point, capsule, rectangle, polygon, ellipse}, circle-{circle, point},
  *       capsule-{capsule, circle, point}, ellipse-{circle, point, capsule},
- *       rectangle-{circle, point}, polygon-{circle, point}.
+ *       rectangle-{circle, point}, polygon-{circle, point}, arc-{circle, point}.
  * Rows per pair: plane-box 8, plane-rectangle 4, plane-polygon n_vertices, plane-capsule 2,
  * otherwise 1. CDYN_EINVAL for unknown geometry ids, both geometries on the same rigid body
  * (also: bodies welded by FIXED joints, or both immobile), a pair of types without a contact

@@ -338,6 +338,7 @@ static int geom_allowed(int dim, int type)
     case CDYN_GEOM_ELLIPSE:
     case CDYN_GEOM_RECTANGLE:
     case CDYN_GEOM_POLYGON:
+    case CDYN_GEOM_ARC:
         return dim == 2;
     default:
         return 0;
@@ -412,6 +413,13 @@ cdyn_status cdyn_builder_add_geom(cdyn_builder *b, const cdyn_geom_desc *d, int 
             return cdyn_fail(report, CDYN_EINVAL,
                              "capsule radius %g must be >= 0 and half-length %g > 0", d->size[0],
                              d->size[1]);
+        break;
+    case CDYN_GEOM_ARC:
+        if (!(d->size[0] >= 0.0) || !(d->size[1] > d->size[0]) || !(d->size[2] > 0.0) ||
+            !(d->size[2] <= 3.14159265358979323846))
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "arc thickness %g must be >= 0, radius %g > the thickness and "
+                             "half-angle %g in (0, pi]", d->size[0], d->size[1], d->size[2]);
         break;
     default:
         break;

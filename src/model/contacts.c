@@ -53,6 +53,37 @@ static void fn_capsule_round(const gstate *a, const gstate *b, int index, cpoint
     cdyn_cf_point_point(a->dim, P, Pd, ra, mb, mbd, rb, o);
 }
 
+/* Arc a (2D) against the swept centre of b: the closest point of the arc curve — the radial foot
+ * when the centre's polar angle lies within the arc, else the nearer end — swept by the arc's
+ * thickness; the normal runs from the curve toward b on either side of it. */
+static void fn_arc_round(const gstate *a, const gstate *b, int index, cpoint *o)
+{
+    (void)index;
+    double lb[3], mb[3], mbd[3], cd[3], x[3], xd[3], l[2], ld[2], P[3], Pd[3];
+    const double rb = cdyn_cf_feature(b, 0, lb);
+    cdyn_gs_point(b, lb, mb, mbd);
+    const double thick = a->g->size[0], R = a->g->size[1], half = a->g->size[2];
+    cdyn_gs_vel(a, a->c, cd);
+    v3_sub(x, mb, a->c);
+    v3_sub(xd, mbd, cd);
+    cdyn_cf_to_local(a, x, xd, l, ld);
+    const double r = hypot(l[0], l[1]), phi = atan2(l[1], l[0]);
+    if (fabs(phi) <= half && r > 0) {
+        /* f = R u, u = l / |l|: df = R (I - u u') dl / |l| */
+        const double u[2] = {l[0] / r, l[1] / r}, ul = u[0] * ld[0] + u[1] * ld[1];
+        const double f[2] = {R * u[0], R * u[1]};
+        const double fd[2] = {R * (ld[0] - u[0] * ul) / r, R * (ld[1] - u[1] * ul) / r};
+        cdyn_cf_to_world(a, f, fd, x, xd);
+        v3_add(P, a->c, x);
+        v3_add(Pd, cd, xd);
+    } else {
+        const double end = phi >= 0 ? half : -half;
+        const double loc[3] = {R * cos(end), R * sin(end), 0.0};
+        cdyn_gs_point(a, loc, P, Pd);
+    }
+    cdyn_cf_point_point(a->dim, P, Pd, thick, mb, mbd, rb, o);
+}
+
 static void fn_ellipse_round(const gstate *a, const gstate *b, int index, cpoint *o)
 {
     (void)index;
@@ -325,6 +356,8 @@ static const pair_entry TABLE[] = {
     {CDYN_GEOM_RECTANGLE, CDYN_GEOM_POINT, D2, fn_solid_round, 1},
     {CDYN_GEOM_POLYGON, CDYN_GEOM_CIRCLE, D2, fn_solid_round, 1},
     {CDYN_GEOM_POLYGON, CDYN_GEOM_POINT, D2, fn_solid_round, 1},
+    {CDYN_GEOM_ARC, CDYN_GEOM_CIRCLE, D2, fn_arc_round, 1},
+    {CDYN_GEOM_ARC, CDYN_GEOM_POINT, D2, fn_arc_round, 1},
 };
 #define NTABLE ((int)(sizeof(TABLE) / sizeof(TABLE[0])))
 

@@ -15,9 +15,10 @@ const char *cdyn_model_joint_name(int joint)
 
 const char *cdyn_model_geom_name(int type)
 {
-    static const char *const names[] = {"plane",  "sphere",  "box",       "capsule", "point",
-                                        "circle", "ellipse", "rectangle", "polygon"};
-    return type >= 0 && type <= 8 ? names[type] : "unknown";
+    static const char *const names[] = {"plane",   "sphere",  "box",       "capsule",
+                                        "point",   "circle",  "ellipse",   "rectangle",
+                                        "polygon", "arc"};
+    return type >= 0 && type <= 9 ? names[type] : "unknown";
 }
 
 int cdyn_model_dim(const cdyn_model *m)
