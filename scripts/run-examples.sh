@@ -111,6 +111,13 @@ fi
 plot bouncing_ball.gp "$out/bouncing_ball.png"
 
 echo
+echo "== ball_maze: Bortoff Figs. 10-11 (paper: contact with the outer ring at about 0.1 s, then through the gates to the centre)"
+if ! "$build/examples/ball_maze" --out "$out" | tee "$out/ball_maze.md"; then
+  failed+=(ball_maze)
+fi
+plot ball_maze.gp "$out/ball_maze.png"
+
+echo
 echo "== delta_robot: Bortoff Fig. 13 (paper: contact at 12 s, peak 90 mN, hold 40 mN, the brick does not move)"
 if ! "$build/examples/delta_robot" --out "$out" | tee "$out/delta_robot.md"; then
   failed+=(delta_robot)
@@ -161,6 +168,7 @@ echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
+echo "  ball_maze.csv/.md/.png                 ball maze solved by feedback (Bortoff Figs. 10-11)"
 echo "  delta_robot.csv/.md/.png               delta robot soft touch (Bortoff Fig. 13)"
 echo "  part_feeder*.csv/.md/.png              part feeder IVP and design (Song-Kumar-Pang Fig. 6)"
 echo "  part_feeder_sweep.csv                  the design sweep over MPI ranks"
