@@ -1,11 +1,15 @@
 # Finds cdyn's Debian dependencies and defines imported targets for them:
 #   cdyn::suitesparse  CHOLMOD, KLU and their ordering/config libraries
 #   cdyn::lapack       LAPACKE + OpenBLAS (CBLAS)
+# and Threads::Threads (POSIX threads: the design layer's parallel evaluations).
 # Used both by the build and by the installed cdynConfig.cmake (static consumers need it).
 # SuiteSparse 5.x on Debian ships neither CMake packages nor pkg-config files, so the
 # libraries are located directly.
 
 include_guard(GLOBAL)
+
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
 
 if(NOT TARGET cdyn::suitesparse)
   find_path(CDYN_SUITESPARSE_INCLUDE_DIR cholmod.h PATH_SUFFIXES suitesparse)

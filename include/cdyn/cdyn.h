@@ -8,6 +8,7 @@
 #include "cdyn/boxmerit.h"
 #include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/design.h"
 #include "cdyn/instant.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
