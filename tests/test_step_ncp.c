@@ -13,8 +13,18 @@
 #include "step/implicit_ncp.h"
 #include "step_scenes.h"
 
+/* A sphere on the plane with compliant contact K = diag(k, kt, kt), C = c I. */
+static cdyn_model *compliant_sphere_kt(double r, double m, double mu, double g, double k,
+                                       double kt, double c);
+
 /* A sphere on the plane with compliant contact K = k I, C = c I. */
 static cdyn_model *compliant_sphere(double r, double m, double mu, double g, double k, double c)
+{
+    return compliant_sphere_kt(r, m, mu, g, k, k, c);
+}
+
+static cdyn_model *compliant_sphere_kt(double r, double m, double mu, double g, double k,
+                                       double kt, double c)
 {
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 3);
@@ -40,7 +50,8 @@ static cdyn_model *compliant_sphere(double r, double m, double mu, double g, dou
     pd.geom_a = gp;
     pd.geom_b = gs;
     pd.mu = mu;
-    pd.stiffness[0] = pd.stiffness[4] = pd.stiffness[8] = k;
+    pd.stiffness[0] = k;
+    pd.stiffness[4] = pd.stiffness[8] = kt;
     pd.damping[0] = pd.damping[4] = pd.damping[8] = c;
     assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
     cdyn_model *model = NULL;
@@ -357,6 +368,22 @@ static void test_refusals(void **unused)
     o.sparse_above = 5;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
     assert_int_equal(cdyn_stepper_options(s)->backend, CDYN_BACKEND_FB_SPARSE);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+    /* the friction QP needs a compliant tangential direction: with K_t = C_t = 0 the step
+     * fails with a message and leaves the state as it was */
+    m = compliant_sphere_kt(0.05, 0.2, 0.2, 9.8, 1e4, 0.0, 0.0);
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.friction_qp = 1;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[2] = 0.049; /* pressed in: the row takes part */
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_EINVAL);
+    assert_non_null(strstr(sr.solver.message, "friction_qp"));
+    assert_true(x->t == 0 && x->q[2] == 0.049);
+    cdyn_state_free(x);
     cdyn_stepper_free(s);
     cdyn_model_free(m);
 }

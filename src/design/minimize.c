@@ -25,8 +25,14 @@ void cdyn_design_defaults(cdyn_design_options *o)
     o->threads = 1;
 }
 
-static cdyn_status check_options(const cdyn_design_options *o, cdyn_report *r)
+/* opts, or the defaults when NULL, into o; checked. */
+static cdyn_status take_options(const cdyn_design_options *opts, cdyn_design_options *o,
+                                cdyn_report *r)
 {
+    if (opts != NULL)
+        *o = *opts;
+    else
+        cdyn_design_defaults(o);
     if (o->max_iter < 0 || !(o->tol >= 0) || !(o->fd_step > 0) || !isfinite(o->fd_step) ||
         o->threads < 1 || o->threads > 1024 || o->gradient < CDYN_DESIGN_GRAD_CENTRAL ||
         o->gradient > CDYN_DESIGN_GRAD_USER)
@@ -134,11 +140,7 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
         return cdyn_fail(report, CDYN_EINVAL, "design: n = %d must be >= 1; objective, bounds and "
                          "start must not be NULL", n);
     cdyn_design_options o;
-    if (opts != NULL)
-        o = *opts;
-    else
-        cdyn_design_defaults(&o);
-    cdyn_status st = check_options(&o, report);
+    cdyn_status st = take_options(opts, &o, report);
     if (st != CDYN_OK)
         return st;
     for (int i = 0; i < n; i++)
@@ -289,11 +291,7 @@ cdyn_status cdyn_design_sweep(int n, cdyn_design_objective fn, void *ctx, int np
         return cdyn_fail(report, CDYN_EINVAL, "design sweep: n = %d >= 1, npoints = %d >= 0, "
                          "objective, points and values not NULL", n, npoints);
     cdyn_design_options o;
-    if (opts != NULL)
-        o = *opts;
-    else
-        cdyn_design_defaults(&o);
-    cdyn_status st = check_options(&o, report);
+    cdyn_status st = take_options(opts, &o, report);
     if (st != CDYN_OK)
         return st;
     int *mine = ok;
