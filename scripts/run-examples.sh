@@ -104,6 +104,13 @@ if ! "$build/examples/billiard_bvp" --out "$out" | tee "$out/billiard_bvp.md"; t
 fi
 
 echo
+echo "== ball_impacts: Song-Kumar-Pang Fig. 5 (paper: a BVP through frictional impacts; about 20 s)"
+if ! "$build/examples/ball_impacts" --out "$out" | tee "$out/ball_impacts.md"; then
+  failed+=(ball_impacts)
+fi
+plot ball_impacts.gp "$out/ball_impacts.png"
+
+echo
 echo "== bouncing_ball: Bortoff Figs. 2-3 (paper: comes to rest with lambda = m g; alpha1 = 0: apex height grows)"
 if ! "$build/examples/bouncing_ball" --out "$out" | tee "$out/bouncing_ball.md"; then
   failed+=(bouncing_ball)
@@ -168,6 +175,7 @@ echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
+echo "  ball_impacts.csv/.md/.png              BVP through frictional impacts (Song-Kumar-Pang Fig. 5)"
 echo "  ball_maze.csv/.md/.png                 ball maze solved by feedback (Bortoff Figs. 10-11)"
 echo "  delta_robot.csv/.md/.png               delta robot soft touch (Bortoff Fig. 13)"
 echo "  part_feeder*.csv/.md/.png              part feeder IVP and design (Song-Kumar-Pang Fig. 6)"
