@@ -66,7 +66,7 @@ static cdyn_status disk_bvp_sens(const cdyn_model *m, int N, double v_guess, con
     return disk_problem(m, N, v_guess, upper0, x_end, omega0, nsens, which, sens, 0, traj, rep);
 }
 
-/* The disk BVP by cdyn_bvp_solve (shoot = 0) or cdyn_bvp_shoot. */
+/* The disk BVP by cdyn_bvp_solve (shoot = 0) or cdyn_bvp_shoot with `shoot` segments. */
 static cdyn_status disk_problem(const cdyn_model *m, int N, double v_guess, const double *upper0,
                                 double x_end, double omega0, int nsens, const int *which,
                                 double *sens, int shoot, cdyn_state **traj, cdyn_bvp_report *rep)
@@ -86,6 +86,7 @@ static cdyn_status disk_problem(const cdyn_model *m, int N, double v_guess, cons
     o.nsens = nsens;
     o.sens_which = which;
     o.sens = sens;
+    o.shoot_segments = shoot; /* 1: single shooting, > 1: that many segments */
     return shoot ? cdyn_bvp_shoot(m, &o, &bc, traj, rep) : cdyn_bvp_solve(m, &o, &bc, traj, rep);
 }
 
@@ -297,10 +298,11 @@ static void test_billiard_consistency(void **unused)
     billiard_consistency(0, 1);
 }
 
-/* Single shooting is a second, independent solver of the same discrete problem: on the disk
- * (N = 21 and 200) it finds the whole-trajectory Newton's launch speed to 1e-8 (both meet the
- * end condition to 1e-9), in a few Newton iterations on the one unknown. Refusals: user rows,
- * as many free start components as end conditions. */
+/* Single and multiple shooting are second, independent solvers of the same discrete problem: on
+ * the disk (N = 21 and 200) they find the whole-trajectory Newton's launch speed to 1e-8 (and
+ * meet the end condition to 1e-9), single shooting in a few Newton iterations on the one unknown,
+ * multiple shooting (3 segments: 1 + 2 x 8 unknowns) with the same trajectory to 1e-8. Refusals:
+ * user rows, as many free start components as end conditions. */
 static void test_shooting(void **unused)
 {
     (void)unused;
@@ -321,6 +323,18 @@ static void test_shooting(void **unused)
         assert_true(fabs(a[0]->v[0] - b[0]->v[0]) < 1e-8);
         assert_true(fabs(b[N]->q[0] - 0.02) <= 1e-9);
         assert_true(rb.solver.iterations >= 1 && rb.solver.iterations <= 10);
+        /* multiple shooting, 3 segments: the same answer; the trajectory is continuous across
+         * the segments' joints (the continuity rows hold to the tolerance) */
+        const cdyn_status sm = disk_problem(m, N, 1.0, NULL, 0.02, 1.0, 0, NULL, NULL, 3, b, &rb);
+        if (sm != CDYN_OK)
+            print_message("multiple shooting: %s\n", rb.solver.message);
+        assert_int_equal(sm, CDYN_OK);
+        print_message("disk N = %d, 3 segments: v0 %.10f (%d Newton iterations, %d unknowns)\n",
+                      N, b[0]->v[0], rb.solver.iterations, rb.unknowns);
+        assert_true(fabs(a[0]->v[0] - b[0]->v[0]) < 1e-8);
+        assert_int_equal(rb.unknowns, 1 + 2 * 8);
+        for (int l = 0; l <= N; l++)
+            assert_true(fabs(b[l]->q[0] - a[l]->q[0]) < 1e-8 && b[l]->t == a[l]->t);
         free_traj(a, N);
         free_traj(b, N);
     }

@@ -55,6 +55,8 @@ typedef struct cdyn_bvp_options {
     int nsens;
     const int *sens_which;
     double *sens;            /* nsens (N + 1) n_x values */
+    int shoot_segments;      /* cdyn_bvp_shoot: 1 (or 0) single shooting, M > 1 multiple shooting
+                                with M segments of about N / M steps (1) */
 } cdyn_bvp_options;
 
 /* N = 100 and the implicit NCP defaults. */
@@ -89,12 +91,14 @@ CDYN_API cdyn_status cdyn_bvp_solve(const cdyn_model *model, const cdyn_bvp_opti
                                     const cdyn_bvp_conditions *bc, cdyn_state **traj,
                                     cdyn_bvp_report *report);
 
-/* The same problem by single shooting: Newton's method on the free start components s (as many
- * as end conditions; no user rows), each iterate the IVP of N implicit steps from
- * x_0 = (value0, s) with the exact sensitivities dx_N/ds of its converged trajectory (the
- * implicit function theorem, as cdyn_bvp_solve's sensitivities); steps projected on the start
- * bounds and halved until the end miss |x_N - value_N|_inf decreases. Converged when the miss is
- * below opts->step.mcp.tol times max(1, |value_N|_inf). A cross-check of cdyn_bvp_solve, and the
+/* The same problem by shooting: Newton's method on the free start components s (as many as end
+ * conditions; no user rows) and, for opts->shoot_segments = M > 1, on the full states where
+ * segments 2 .. M start (multiple shooting: the continuity of the state between segments becomes
+ * n_x rows each). Every iterate runs the segments' IVPs of implicit steps with the exact
+ * sensitivities of their converged trajectories (the implicit function theorem, as
+ * cdyn_bvp_solve's sensitivities); steps projected on the start bounds and halved until the
+ * residual's largest entry decreases. Converged when it is below opts->step.mcp.tol times
+ * max(1, |value_N|_inf). A cross-check of cdyn_bvp_solve, and the
  * method of choice when the IVP is robust but the whole-trajectory Newton iteration is not (few
  * unknowns, impacts). In: traj[0] (its free components are the start); out: the trajectory of the
  * last IVP run (on CDYN_OK, the solution). report: solver.iterations = Newton iterations,

@@ -22,6 +22,7 @@ void cdyn_bvp_defaults(cdyn_bvp_options *o)
     o->tau = NULL;
     o->use_guess = 0;
     o->grid_continuation = 1;
+    o->shoot_segments = 1;
 }
 
 static int state_nd(const cdyn_model *m)

@@ -1,9 +1,10 @@
-/* cdyn_bvp_shoot: single shooting on the free start components. Each iterate is the IVP from
- * x_0 = (fixed values, s) together with its exact sensitivities dx_N/ds, both from
- * cdyn_bvp_solve on the problem whose start is fixed entirely (its IVP guess is already its
- * solution; the sensitivities are the implicit function theorem on the converged trajectory).
- * Newton's method on the end conditions G(s) = x_N[fixed] - value_N, projected on the start
- * bounds and damped by halving until |G| decreases. */
+/* cdyn_bvp_shoot: single or multiple shooting. The unknowns are the free start components s and,
+ * with M > 1 segments, the full states S_1 .. S_{M-1} where segments 1 .. M-1 start. Each segment
+ * is an IVP with its exact sensitivities, both from cdyn_bvp_solve on the problem whose start is
+ * fixed entirely (its IVP guess is already its solution; the sensitivities are the implicit
+ * function theorem on the converged trajectory). Newton's method on the continuity rows
+ * x_end(k) - S_{k+1} and the end conditions x_N[fixed] - value_N, projected on the start bounds
+ * and damped by halving until the residual's largest entry decreases. */
 #include "cdyn/bvp.h"
 
 #include "core/memory.h"
@@ -29,44 +30,77 @@ typedef struct shoot_ws {
     const cdyn_bvp_options *opts;
     const cdyn_bvp_conditions *bc;
     cdyn_state **traj;
-    int nx, N, nfree, nend;
-    int *free_idx, *end_idx, *all_fixed;
-    double *x0, *xe, *sens, *G, *J;
+    int nx, N, M, nfree, nend, nz;
+    int *free_idx, *end_idx, *all_fixed, *all_idx, *bound; /* bound: M + 1 segment limits */
+    double *x0, *xe, *sens;
     cdyn_bvp_report inner;
 } shoot_ws;
 
-/* The IVP from the start with free components s: the trajectory into w->traj, G (nend) and, when
- * J is not NULL, dG/ds (nend x nfree, column-major). */
-static cdyn_status shoot_eval(shoot_ws *w, const double *s, double *G, double *J, int *iters)
+/* The start state of segment k from the unknowns z = (s, S_1, ..., S_{M-1}) into x. */
+static void segment_start(const shoot_ws *w, int k, const double *z, double *x)
 {
-    const int nx = w->nx, N = w->N;
-    memcpy(w->x0, w->bc->value0, (size_t)nx * sizeof(double));
-    for (int k = 0; k < w->nfree; k++)
-        w->x0[w->free_idx[k]] = s[k];
-    /* q, v, delta from x_0; traj[0]'s lambda stays, the first step's warm start */
-    cdyn_bvp_state_unpack(w->m, w->x0, w->traj[0]);
-    cdyn_bvp_conditions c;
-    memset(&c, 0, sizeof c);
-    c.fixed0 = w->all_fixed;
-    c.value0 = w->x0;
-    cdyn_bvp_options o = *w->opts;
-    o.use_guess = 0;
-    o.grid_continuation = 0;
-    o.nsens = J != NULL ? w->nfree : 0;
-    o.sens_which = w->free_idx;
-    o.sens = w->sens;
-    cdyn_status st = cdyn_bvp_solve(w->m, &o, &c, w->traj, &w->inner);
-    *iters += w->inner.solver.iterations + w->inner.guess_iterations;
-    if (st != CDYN_OK)
-        return st;
-    cdyn_bvp_state_pack(w->m, w->traj[N], w->xe);
-    for (int r = 0; r < w->nend; r++)
-        G[r] = w->xe[w->end_idx[r]] - w->bc->valueN[w->end_idx[r]];
+    if (k == 0) {
+        memcpy(x, w->bc->value0, (size_t)w->nx * sizeof(double));
+        for (int j = 0; j < w->nfree; j++)
+            x[w->free_idx[j]] = z[j];
+    } else {
+        memcpy(x, z + w->nfree + (size_t)(k - 1) * w->nx, (size_t)w->nx * sizeof(double));
+    }
+}
+
+/* The M segments' IVPs from z into w->traj, the residuals R (nz: the continuity rows
+ * x_end(k) - S_{k+1} for k < M - 1, then the end conditions) and, when J is not NULL, their
+ * Jacobian (nz x nz, column-major) from each segment's exact sensitivities. */
+static cdyn_status shoot_eval(shoot_ws *w, const double *z, double *R, double *J, int *iters)
+{
+    const int nx = w->nx, M = w->M, nz = w->nz, nf = w->nfree;
     if (J != NULL)
-        for (int k = 0; k < w->nfree; k++)
+        memset(J, 0, (size_t)nz * nz * sizeof(double));
+    for (int k = 0; k < M; k++) {
+        const int l0 = w->bound[k], Nk = w->bound[k + 1] - l0;
+        segment_start(w, k, z, w->x0);
+        /* q, v, delta from the start; lambda stays: the first step's warm start */
+        cdyn_bvp_state_unpack(w->m, w->x0, w->traj[l0]);
+        cdyn_bvp_conditions c;
+        memset(&c, 0, sizeof c);
+        c.fixed0 = w->all_fixed;
+        c.value0 = w->x0;
+        cdyn_bvp_options o = *w->opts;
+        o.N = Nk;
+        o.use_guess = 0;
+        o.grid_continuation = 0;
+        const int np = k == 0 ? nf : nx; /* the segment's start unknowns */
+        o.nsens = J != NULL ? np : 0;
+        o.sens_which = k == 0 ? w->free_idx : w->all_idx;
+        o.sens = w->sens;
+        cdyn_status st = cdyn_bvp_solve(w->m, &o, &c, w->traj + l0, &w->inner);
+        *iters += w->inner.solver.iterations + w->inner.guess_iterations;
+        if (st != CDYN_OK)
+            return st;
+        cdyn_bvp_state_pack(w->m, w->traj[l0 + Nk], w->xe);
+        const int col0 = k == 0 ? 0 : nf + (k - 1) * nx;
+        if (k < M - 1) {
+            const double *next = z + nf + (size_t)k * nx;
+            for (int i = 0; i < nx; i++)
+                R[k * nx + i] = w->xe[i] - next[i];
+            if (J != NULL)
+                for (int i = 0; i < nx; i++) {
+                    for (int j = 0; j < np; j++)
+                        J[k * nx + i + (size_t)(col0 + j) * nz] =
+                            w->sens[((size_t)j * (Nk + 1) + Nk) * nx + i];
+                    J[k * nx + i + (size_t)(nf + k * nx + i) * nz] = -1.0;
+                }
+        } else {
+            const int r0 = (M - 1) * nx;
             for (int r = 0; r < w->nend; r++)
-                J[r + (size_t)k * w->nend] =
-                    w->sens[((size_t)k * (N + 1) + N) * nx + w->end_idx[r]];
+                R[r0 + r] = w->xe[w->end_idx[r]] - w->bc->valueN[w->end_idx[r]];
+            if (J != NULL)
+                for (int r = 0; r < w->nend; r++)
+                    for (int j = 0; j < np; j++)
+                        J[r0 + r + (size_t)(col0 + j) * nz] =
+                            w->sens[((size_t)j * (Nk + 1) + Nk) * nx + w->end_idx[r]];
+        }
+    }
     return CDYN_OK;
 }
 
@@ -78,17 +112,17 @@ static double norm_inf(int n, const double *x)
     return m;
 }
 
-/* s + t d projected on the bounds of the free components into out. */
-static void project(const shoot_ws *w, const double *s, const double *d, double t, double *out)
+/* z + t d into out, the free start components projected on their bounds. */
+static void project(const shoot_ws *w, const double *z, const double *d, double t, double *out)
 {
+    for (int k = 0; k < w->nz; k++)
+        out[k] = z[k] + t * d[k];
     for (int k = 0; k < w->nfree; k++) {
         const int i = w->free_idx[k];
-        double v = s[k] + t * d[k];
-        if (w->bc->lower0 != NULL && v < w->bc->lower0[i])
-            v = w->bc->lower0[i];
-        if (w->bc->upper0 != NULL && v > w->bc->upper0[i])
-            v = w->bc->upper0[i];
-        out[k] = v;
+        if (w->bc->lower0 != NULL && out[k] < w->bc->lower0[i])
+            out[k] = w->bc->lower0[i];
+        if (w->bc->upper0 != NULL && out[k] > w->bc->upper0[i])
+            out[k] = w->bc->upper0[i];
     }
 }
 
@@ -126,14 +160,25 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
             (bc->fixedN[i] && !isfinite(bc->valueN[i])))
             return cdyn_fail(r, CDYN_EINVAL, "bvp shooting: a fixed value is NaN or Inf "
                              "(component %d)", i);
+    const int M = opts->shoot_segments > 1 ? opts->shoot_segments : 1;
+    if (M > N)
+        return cdyn_fail(r, CDYN_EINVAL, "bvp shooting: %d segments for %d steps", M, N);
     const cdyn_allocator *a = opts->step.allocator;
     shoot_ws w;
     memset(&w, 0, sizeof w);
     w.m = m, w.opts = opts, w.bc = bc, w.traj = traj;
-    w.nx = nx, w.N = N, w.nfree = nfree, w.nend = nend;
-    const size_t nints = 3 * (size_t)nx + 2 * (size_t)nfree + 8;
-    const size_t ndbl = 2 * (size_t)nx + (size_t)nfree * (N + 1) * nx + (size_t)nend +
-                        (size_t)nend * nfree + 5 * (size_t)nfree + 8;
+    w.nx = nx, w.N = N, w.M = M, w.nfree = nfree, w.nend = nend;
+    const int nz = nfree + (M - 1) * nx;
+    w.nz = nz;
+    int maxseg = 0;
+    for (int k = 0; k < M; k++) {
+        const int len = (int)((long)(k + 1) * N / M - (long)k * N / M);
+        maxseg = len > maxseg ? len : maxseg;
+    }
+    const int np = M > 1 ? nx : nfree;
+    const size_t nints = 4 * (size_t)nx + 2 * (size_t)nfree + (size_t)nz + M + 9;
+    const size_t ndbl = 2 * (size_t)nx + (size_t)np * (maxseg + 1) * nx +
+                        (size_t)nz * nz + 5 * (size_t)nz + 8;
     int *ip = cdyn_mem_array(a, nints, sizeof(int));
     double *dp = cdyn_mem_array(a, ndbl, sizeof(double));
     if (ip == NULL || dp == NULL) {
@@ -142,53 +187,64 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
         return cdyn_fail(r, CDYN_ENOMEM, "bvp shooting: out of memory");
     }
     w.free_idx = ip, w.end_idx = ip + nfree, w.all_fixed = ip + 2 * nfree;
-    int *ipiv = w.all_fixed + nx;
+    w.all_idx = w.all_fixed + nx, w.bound = w.all_idx + nx;
+    int *ipiv = w.bound + M + 1;
     for (int i = 0, f = 0, e = 0; i < nx; i++) {
         w.all_fixed[i] = 1;
+        w.all_idx[i] = i;
         if (!bc->fixed0[i])
             w.free_idx[f++] = i;
         if (bc->fixedN[i])
             w.end_idx[e++] = i;
     }
+    for (int k = 0; k <= M; k++)
+        w.bound[k] = (int)((long)k * N / M);
     w.x0 = dp;
     w.xe = w.x0 + nx;
     w.sens = w.xe + nx;
-    w.G = w.sens + (size_t)nfree * (N + 1) * nx;
-    w.J = w.G + nend;
-    double *s = w.J + (size_t)nend * nfree, *d = s + nfree, *trial = d + nfree;
-    double *Gt = trial + nfree, *best = Gt + nfree;
+    double *J = w.sens + (size_t)np * (maxseg + 1) * nx;
+    double *z = J + (size_t)nz * nz, *R = z + nz, *d = R + nz, *trial = d + nz, *Rt = trial + nz;
 
-    /* the start: traj[0]'s free components, projected on the bounds */
+    /* the start: traj[0]'s free components, projected on the bounds; the segments' starts from
+     * one IVP through them (all continuity rows hold at first) */
     cdyn_bvp_state_pack(m, traj[0], w.x0);
     for (int k = 0; k < nfree; k++)
-        s[k] = w.x0[w.free_idx[k]];
-    memset(d, 0, (size_t)nfree * sizeof(double));
-    project(&w, s, d, 0.0, s);
+        z[k] = w.x0[w.free_idx[k]];
+    memset(d, 0, (size_t)nz * sizeof(double));
+    project(&w, z, d, 0.0, z);
+    int iters = 0, newton = 0;
+    cdyn_status st = CDYN_OK;
+    for (int k = 1; k < M && st == CDYN_OK; k++) {
+        /* segments 0 .. k-1 with the starts found so far give S_k */
+        w.M = k;
+        w.nz = nfree + (k - 1) * nx;
+        st = shoot_eval(&w, z, R, NULL, &iters);
+        cdyn_bvp_state_pack(m, traj[w.bound[k]], z + nfree + (size_t)(k - 1) * nx);
+    }
+    w.M = M, w.nz = nz;
     const double tol = opts->step.mcp.tol > 0 ? opts->step.mcp.tol : 1e-10;
     const double scale = fmax(1.0, norm_inf(nx, bc->valueN));
-    int iters = 0, newton = 0;
-    cdyn_status st = shoot_eval(&w, s, w.G, w.J, &iters);
-    double g = st == CDYN_OK ? norm_inf(nend, w.G) : INFINITY;
-    memcpy(best, s, (size_t)nfree * sizeof(double));
+    if (st == CDYN_OK)
+        st = shoot_eval(&w, z, R, J, &iters);
+    double g = st == CDYN_OK ? norm_inf(nz, R) : INFINITY;
     const int max_newton = 50;
     while (st == CDYN_OK && g > tol * scale && newton < max_newton) {
         newton++;
-        /* Newton direction: J d = -G (LU; a singular J ends the iteration) */
-        for (int k = 0; k < nend; k++)
-            d[k] = -w.G[k];
-        if (cdyn_dense_lu(nend, w.J, nend, ipiv) != CDYN_OK) {
+        /* Newton direction: J d = -R (LU; a singular J ends the iteration) */
+        for (int k = 0; k < nz; k++)
+            d[k] = -R[k];
+        if (cdyn_dense_lu(nz, J, nz, ipiv) != CDYN_OK) {
             st = cdyn_fail(r, CDYN_ESINGULAR, "bvp shooting: the end conditions do not depend "
                            "on the free start components (singular sensitivity, iteration %d)",
                            newton);
             break;
         }
-        cdyn_dense_lu_solve(0, nend, w.J, nend, ipiv, 1, d, nend);
+        cdyn_dense_lu_solve(0, nz, J, nz, ipiv, 1, d, nz);
         double t = 1.0, gt = INFINITY;
-        cdyn_status sa = CDYN_ENOCONV;
         for (int half = 0; half < 30; half++, t *= 0.5) {
-            project(&w, s, d, t, trial);
-            sa = shoot_eval(&w, trial, Gt, NULL, &iters);
-            gt = sa == CDYN_OK ? norm_inf(nend, Gt) : INFINITY;
+            project(&w, z, d, t, trial);
+            const cdyn_status sa = shoot_eval(&w, trial, Rt, NULL, &iters);
+            gt = sa == CDYN_OK ? norm_inf(nz, Rt) : INFINITY;
             if (gt < (1 - 1e-4 * t) * g)
                 break;
         }
@@ -197,29 +253,32 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
             int at_bound = 0;
             for (int k = 0; k < nfree; k++) {
                 const int i = w.free_idx[k];
-                at_bound |= (bc->lower0 != NULL && s[k] <= bc->lower0[i]) ||
-                            (bc->upper0 != NULL && s[k] >= bc->upper0[i]);
+                at_bound |= (bc->lower0 != NULL && z[k] <= bc->lower0[i]) ||
+                            (bc->upper0 != NULL && z[k] >= bc->upper0[i]);
             }
             st = at_bound ? cdyn_fail(r, CDYN_ENOSOLUTION, "bvp shooting: stalled at a start "
                                       "bound with the end conditions missed by %.3g", g)
-                          : cdyn_fail(r, CDYN_ENOCONV, "bvp shooting: no decrease of the end "
-                                      "miss %.3g at iteration %d", g, newton);
+                          : cdyn_fail(r, CDYN_ENOCONV, "bvp shooting: no decrease of the "
+                                      "residual %.3g at iteration %d", g, newton);
             break;
         }
-        memcpy(s, trial, (size_t)nfree * sizeof(double));
-        st = shoot_eval(&w, s, w.G, w.J, &iters);
-        g = st == CDYN_OK ? norm_inf(nend, w.G) : INFINITY;
+        memcpy(z, trial, (size_t)nz * sizeof(double));
+        st = shoot_eval(&w, z, R, J, &iters);
+        g = st == CDYN_OK ? norm_inf(nz, R) : INFINITY;
     }
     if (st == CDYN_OK && g > tol * scale)
-        st = cdyn_fail(r, CDYN_ENOCONV, "bvp shooting: %d Newton iterations, end conditions "
+        st = cdyn_fail(r, CDYN_ENOCONV, "bvp shooting: %d Newton iterations, conditions "
                        "missed by %.3g", newton, g);
     else if (st != CDYN_OK && r->status == CDYN_OK)
         cdyn_fail(r, st, "bvp shooting: %s", w.inner.solver.message);
+    /* the segments' times run from 0: the whole trajectory's */
+    for (int l = 0; l <= N; l++)
+        traj[l]->t = l * opts->step.h;
     r->iterations = newton;
     r->evaluations = iters;
     r->residual = g;
-    rep->unknowns = w.inner.unknowns;
-    rep->nonzeros = w.inner.nonzeros;
+    rep->unknowns = nz;
+    rep->nonzeros = nz * nz;
     cdyn_mem_free(a, ip);
     cdyn_mem_free(a, dp);
     return st;
