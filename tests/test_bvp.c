@@ -187,6 +187,90 @@ static void test_disk_fine_grids(void **unused)
     cdyn_model_free(m);
 }
 
+/* The exact v0 of the rigid disk: sliding with back-spin w0 = 1 rad/s, the slip s = v + r w falls
+ * at mu g (1 + m r^2 / I) = 117.72 m/s^2 until tau = s0 / 117.72, v at mu g = 39.24 m/s^2, then it
+ * rolls at v(tau); x(T) = v0 tau - 39.24 tau^2 / 2 + v(tau) (T - tau) = 0.02 m at T = 0.022 s,
+ * solved by bisection (the paper rounds it to 1.2402). */
+static double disk_v0_exact(void)
+{
+    double lo = 0.5, hi = 3.0;
+    for (int it = 0; it < 200; it++) {
+        const double v0 = 0.5 * (lo + hi), tau = (v0 + 0.1) / 117.72;
+        const double x = v0 * tau - 0.5 * 39.24 * tau * tau + (v0 - 39.24 * tau) * (0.022 - tau);
+        if (x > 0.02)
+            hi = v0;
+        else
+            lo = v0;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The issue's bound taken literally: |v0_h - v0| <= 13 h at N = 200 and 2000 against the exact
+ * v0, with a tangential spring stiff enough (K_t = 1e8 N/m) that its share mu m g / (K_t T) is
+ * negligible; with the friction QP each N takes 1-2 Newton iterations (the NCP rows: 67). The
+ * error is first order: about 12 h at both N. */
+static void test_disk_fine_grids_stiff(void **unused)
+{
+    (void)unused;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    bo.gravity[1] = -9.81;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.mass = 0.1;
+    d.inertia[2] = 5e-4;
+    int body, gl, gc, pair;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc line, dk;
+    cdyn_geom_desc_defaults(&line);
+    cdyn_geom_desc_defaults(&dk);
+    dk.body = body;
+    dk.type = CDYN_GEOM_CIRCLE;
+    dk.size[0] = 0.1;
+    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &dk, &gc, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gl, pd.geom_b = gc, pd.mu = 4;
+    pd.stiffness[0] = 1e6;
+    pd.stiffness[4] = 1e8;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    const double v0 = disk_v0_exact();
+    assert_true(fabs(v0 - 1.2402) < 5e-5); /* the paper's rounding */
+    const int Ns[2] = {200, 2000};
+    for (int i = 0; i < 2; i++) {
+        const int N = Ns[i];
+        const double h = 0.022 / N;
+        cdyn_state **traj = new_traj(m, N);
+        disk_start(traj[0], 0.0);
+        static const int fixed0[8] = {1, 1, 1, 0, 1, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+        const double valueN[8] = {0.02, 0, 0, 0, 0, 0, 0, 0};
+        double value0[8];
+        cdyn_bvp_state_pack(m, traj[0], value0);
+        cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, NULL};
+        cdyn_bvp_options o;
+        cdyn_bvp_defaults(&o);
+        o.N = N;
+        o.step.h = h;
+        o.step.mcp.max_iter = 200;
+        o.step.friction_qp = 1;
+        cdyn_bvp_report rep;
+        assert_int_equal(cdyn_bvp_solve(m, &o, &bc, traj, &rep), CDYN_OK);
+        print_message("K_t = 1e8, friction QP, N = %d: v0 = %.7f, |v0 - %.7f| = %.2e = %.1f h "
+                      "(bound 13 h)\n", N, traj[0]->v[0], v0, fabs(traj[0]->v[0] - v0),
+                      fabs(traj[0]->v[0] - v0) / h);
+        assert_true(fabs(traj[0]->v[0] - v0) <= 13 * h);
+        assert_true(fabs(traj[N]->q[0] - 0.02) <= 1e-9);
+        free_traj(traj, N);
+    }
+    cdyn_model_free(m);
+}
+
 /* No launch speed below 0.5 m/s reaches x = 0.02 m: a clean CDYN_ENOSOLUTION with the miss as
  * the residual, the trajectory untouched. */
 static void test_disk_unreachable(void **unused)
@@ -401,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_disk_unreachable),
         cmocka_unit_test(test_disk_sensitivity),
         cmocka_unit_test(test_disk_fine_grids),
+        cmocka_unit_test(test_disk_fine_grids_stiff),
         cmocka_unit_test(test_billiard_consistency),
         cmocka_unit_test(test_shooting),
         cmocka_unit_test(test_refusals),
