@@ -171,6 +171,14 @@ typedef struct bvp_result {
     int unknowns, nonzeros, iterations, steps;
 } bvp_result;
 
+
+/* The BVP's progress line: Newton iteration and natural residual of the solve under way. */
+static int progress_line(void *ctx, int iteration, double residual)
+{
+    fprintf(stderr, "\r  BVP N = %d: Newton iteration %d, residual %.2e   ", *(const int *)ctx,
+            iteration, residual);
+    return 0;
+}
 static int run_bvp(const cdyn_model *m, int N, double v_guess, FILE *csv, bvp_result *out)
 {
     const int nx = cdyn_bvp_state_size(m); /* x, y, theta, vx, vy, omega, delta_n, delta_t */
@@ -191,10 +199,16 @@ static int run_bvp(const cdyn_model *m, int N, double v_guess, FILE *csv, bvp_re
     o.N = N;
     o.step.h = T_END / N;
     o.step.mcp.max_iter = 200;
+    if (N >= 1000) { /* a long solve: a progress line on stderr (the tables stay on stdout) */
+        o.step.mcp.progress = progress_line;
+        o.step.mcp.progress_ctx = &N;
+    }
     cdyn_bvp_report rep;
     const clock_t c0 = clock();
     const cdyn_status st = cdyn_bvp_solve(m, &o, &bc, traj, &rep);
     out->seconds = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (N >= 1000)
+        fprintf(stderr, "\n");
     if (st != CDYN_OK) {
         fprintf(stderr, "disk: BVP N = %d: %s: %s\n", N, cdyn_status_str(st), rep.solver.message);
         free_traj(traj, N);

@@ -352,6 +352,7 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
          * from traj[0]; the friction multipliers from the friction rows' balance
          * mu lambda_n s + beta lambda_T / rho = 0. */
         cdyn_step_options so = opts->step;
+        so.mcp.progress = NULL; /* the progress line is the whole trajectory's, not each step's */
         so.scheme = CDYN_SCHEME_IMPLICIT_NCP;
         so.backend = CDYN_BACKEND_AUTO;
         if (so.max_halvings < 4)
