@@ -102,6 +102,7 @@ echo "== billiard_bvp: Song-Kumar-Pang billiard BVPs (paper: recovers the IVP's 
 if ! "$build/examples/billiard_bvp" --out "$out" | tee "$out/billiard_bvp.md"; then
   failed+=(billiard_bvp)
 fi
+plot billiard_bvp.gp "$out/billiard_bvp.png"
 
 echo
 echo "== ball_impacts: Song-Kumar-Pang Fig. 5 (paper: a BVP through frictional impacts; about 20 s)"
@@ -174,7 +175,7 @@ echo "  three_finger_sphere*.csv/.md/.png      sliding LCP / rolling MNCP table 
 echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (Song-Kumar-Pang Fig. 3)"
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
-echo "  billiard_bvp.csv/.md                   billiard BVPs: consistency check and Fig. 4 target"
+echo "  billiard_bvp.csv/.md/.png              billiard BVPs: consistency check and Fig. 4 target"
 echo "  ball_impacts.csv/.md/.png              BVP through frictional impacts (Song-Kumar-Pang Fig. 5)"
 echo "  ball_maze.csv/.md/.png                 ball maze solved by feedback (Bortoff Figs. 10-11)"
 echo "  delta_robot.csv/.md/.png               delta robot soft touch (Bortoff Fig. 13)"
