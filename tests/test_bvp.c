@@ -53,6 +53,14 @@ static cdyn_status disk_problem(const cdyn_model *m, int N, double v_guess, cons
                                 double x_end, double omega0, int nsens, const int *which,
                                 double *sens, int shoot, cdyn_state **traj, cdyn_bvp_report *rep);
 
+/* Model-parameter sensitivities for the next disk_problem call (nparam = 0: none). */
+typedef struct disk_params {
+    int nparam;
+    const cdyn_bvp_param *params;
+    double *sens;
+} disk_params;
+static disk_params disk_param_request;
+
 static cdyn_status disk_bvp(const cdyn_model *m, int N, double v_guess, const double *upper0,
                             cdyn_state **traj, cdyn_bvp_report *rep)
 {
@@ -87,6 +95,9 @@ static cdyn_status disk_problem(const cdyn_model *m, int N, double v_guess, cons
     o.sens_which = which;
     o.sens = sens;
     o.shoot_segments = shoot; /* 1: single shooting, > 1: that many segments */
+    o.nparam = disk_param_request.nparam;
+    o.params = disk_param_request.params;
+    o.param_sens = disk_param_request.sens;
     return shoot ? cdyn_bvp_shoot(m, &o, &bc, traj, rep) : cdyn_bvp_solve(m, &o, &bc, traj, rep);
 }
 
@@ -269,6 +280,62 @@ static void test_disk_fine_grids_stiff(void **unused)
         free_traj(traj, N);
     }
     cdyn_model_free(m);
+}
+
+/* Exact gradients with respect to model parameters: dv0/dmu and dv0/dK (normal + tangential,
+ * which scene_disk sets together) from one factorization at the solution, against central
+ * differences of whole BVP solves on rebuilt models (N = 21; the perturbations keep the rolling
+ * onset in its step). */
+static void test_disk_param_sensitivity(void **unused)
+{
+    (void)unused;
+    const int N = 21, nx = 8;
+    const cdyn_bvp_param params[3] = {{CDYN_BVP_PARAM_MU, 0},
+                                      {CDYN_BVP_PARAM_STIFFNESS_N, 0},
+                                      {CDYN_BVP_PARAM_STIFFNESS_T, 0}};
+    double *psens = calloc((size_t)3 * (N + 1) * nx, sizeof(double));
+    cdyn_model *m = disk();
+    cdyn_state **traj = new_traj(m, N);
+    cdyn_bvp_report rep;
+    disk_param_request = (disk_params){3, params, psens};
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    disk_param_request = (disk_params){0, NULL, NULL};
+    const double dv_dmu = psens[3], dv_dk = psens[(N + 1) * nx + 3] + psens[2 * (N + 1) * nx + 3];
+    cdyn_model_free(m);
+    double vp, vm;
+    const double emu = 1e-3, ek = 1e2;
+    m = scene_disk(4.0 + emu, 1e6, 0.0);
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    vp = traj[0]->v[0];
+    cdyn_model_free(m);
+    m = scene_disk(4.0 - emu, 1e6, 0.0);
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    vm = traj[0]->v[0];
+    cdyn_model_free(m);
+    const double fd_mu = (vp - vm) / (2 * emu);
+    m = scene_disk(4.0, 1e6 + ek, 0.0);
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    vp = traj[0]->v[0];
+    cdyn_model_free(m);
+    m = scene_disk(4.0, 1e6 - ek, 0.0);
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    vm = traj[0]->v[0];
+    cdyn_model_free(m);
+    const double fd_k = (vp - vm) / (2 * ek);
+    print_message("dv0/dmu = %.8e (central differences %.8e), dv0/dK = %.8e (%.8e)\n", dv_dmu,
+                  fd_mu, dv_dk, fd_k);
+    assert_true(fabs(dv_dmu - fd_mu) <= 1e-5 * fabs(fd_mu));
+    assert_true(fabs(dv_dk - fd_k) <= 1e-4 * fabs(fd_k));
+    /* bad requests are refused */
+    m = disk();
+    const cdyn_bvp_param bad[1] = {{CDYN_BVP_PARAM_MU, 7}};
+    disk_param_request = (disk_params){1, bad, psens};
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "params[0]"));
+    disk_param_request = (disk_params){0, NULL, NULL};
+    free_traj(traj, N);
+    cdyn_model_free(m);
+    free(psens);
 }
 
 /* No launch speed below 0.5 m/s reaches x = 0.02 m: a clean CDYN_ENOSOLUTION with the miss as
@@ -484,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_disk_n21),
         cmocka_unit_test(test_disk_unreachable),
         cmocka_unit_test(test_disk_sensitivity),
+        cmocka_unit_test(test_disk_param_sensitivity),
         cmocka_unit_test(test_disk_fine_grids),
         cmocka_unit_test(test_disk_fine_grids_stiff),
         cmocka_unit_test(test_billiard_consistency),

@@ -37,6 +37,21 @@ typedef struct cdyn_bvp_conditions {
     const double *lower0, *upper0; /* n_x bounds of the free start components (NULL: none) */
 } cdyn_bvp_conditions;
 
+/* A model parameter for sensitivities: a contact pair's friction coefficient, or one part of
+ * its compliance (the normal, or both tangential, diagonal entries of K or C). */
+typedef enum cdyn_bvp_param_kind {
+    CDYN_BVP_PARAM_MU = 0,
+    CDYN_BVP_PARAM_STIFFNESS_N = 1,
+    CDYN_BVP_PARAM_STIFFNESS_T = 2,
+    CDYN_BVP_PARAM_DAMPING_N = 3,
+    CDYN_BVP_PARAM_DAMPING_T = 4
+} cdyn_bvp_param_kind;
+
+typedef struct cdyn_bvp_param {
+    cdyn_bvp_param_kind kind;
+    int pair; /* the contact pair (0 .. cdyn_model_npair - 1) */
+} cdyn_bvp_param;
+
 typedef struct cdyn_bvp_options {
     int N;                   /* steps, >= 1 (the trajectory has N + 1 states) */
     cdyn_step_options step;  /* the implicit NCP's settings: h, gamma and the FB-Newton options
@@ -57,6 +72,13 @@ typedef struct cdyn_bvp_options {
     double *sens;            /* nsens (N + 1) n_x values */
     int shoot_segments;      /* cdyn_bvp_shoot: 1 (or 0) single shooting, M > 1 multiple shooting
                                 with M segments of about N / M steps (1) */
+    /* Sensitivities to model parameters (optional, cdyn_bvp_solve): on CDYN_OK,
+     * param_sens[(j (N + 1) + l) n_x + i] = d x_l,i / d p_j for the nparam parameters params[j]
+     * (the implicit function theorem as above; dF/dp by central differences of the step
+     * residual in p, which it depends on smoothly). nparam = 0: none. */
+    int nparam;
+    const cdyn_bvp_param *params;
+    double *param_sens;      /* nparam (N + 1) n_x values */
 } cdyn_bvp_options;
 
 /* N = 100 and the implicit NCP defaults. */

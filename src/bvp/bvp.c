@@ -71,6 +71,63 @@ static int ops_J(void *ctx, int step, const double *xprev, const double *y, doub
     return 0;
 }
 
+/* Move model parameter prm by de in the form's per-row arrays of its pair's rows: mu, or the
+ * diagonal of K + C/h (A) and of C/h (Ch). */
+static void move_param(const cdyn_bvp_param *prm, const cdyn_pair_info *pi, int nd, double h,
+                       double *mu, double *A, double *Ch, double de)
+{
+    for (int row = pi->row; row < pi->row + pi->nrows; row++) {
+        double *Ar = A + (size_t)row * nd * nd, *Cr = Ch + (size_t)row * nd * nd;
+        const int normal = prm->kind == CDYN_BVP_PARAM_STIFFNESS_N ||
+                           prm->kind == CDYN_BVP_PARAM_DAMPING_N;
+        const int damping = prm->kind == CDYN_BVP_PARAM_DAMPING_N ||
+                            prm->kind == CDYN_BVP_PARAM_DAMPING_T;
+        if (prm->kind == CDYN_BVP_PARAM_MU) {
+            mu[row] += de;
+            continue;
+        }
+        for (int d = normal ? 0 : 1; d < (normal ? 1 : nd); d++) {
+            Ar[d + d * nd] += damping ? de / h : de;
+            if (damping)
+                Cr[d + d * nd] += de / h;
+        }
+    }
+}
+
+/* dF/dp (the engine's rows: nx + N ny) for the model parameter prm at the solution z: the step
+ * rows by central differences of the form's residual with the parameter moved in the form's own
+ * arrays; the boundary rows do not depend on it. 0, or 1 when an evaluation failed. */
+static int param_rhs(bvp_ctx *c, const cdyn_model *m, const cdyn_bvp_param *prm, double *mu,
+                     double *A, double *Ch, const double *z, int N, double *dF, double *Fp,
+                     double *Fm)
+{
+    ncp_form *f = &c->f;
+    const int nd = f->nd, nx = f->nx, ny = f->ny;
+    cdyn_pair_info pi;
+    cdyn_model_pair_info(m, prm->pair, &pi);
+    double ref = pi.mu;
+    if (prm->kind == CDYN_BVP_PARAM_STIFFNESS_N || prm->kind == CDYN_BVP_PARAM_STIFFNESS_T)
+        ref = pi.stiffness[prm->kind == CDYN_BVP_PARAM_STIFFNESS_N ? 0 : 4];
+    else if (prm->kind != CDYN_BVP_PARAM_MU)
+        ref = pi.damping[prm->kind == CDYN_BVP_PARAM_DAMPING_N ? 0 : 4];
+    const double eps = 1e-6 * fmax(1.0, fabs(ref));
+    int fail = 0;
+    for (int l = 1; l <= N && !fail; l++) {
+        const double *y = z + nx + (size_t)(l - 1) * ny;
+        const double *xprev = l == 1 ? z : y - ny;
+        move_param(prm, &pi, nd, f->h, mu, A, Ch, eps);
+        fail |= ncp_form_F(f, xprev, y, Fp) != 0;
+        move_param(prm, &pi, nd, f->h, mu, A, Ch, -2 * eps);
+        fail |= ncp_form_F(f, xprev, y, Fm) != 0;
+        move_param(prm, &pi, nd, f->h, mu, A, Ch, eps);
+        double *out = dF + nx + (size_t)(l - 1) * ny;
+        for (int i = 0; i < ny; i++)
+            out[i] = (Fp[i] - Fm[i]) / (2 * eps);
+    }
+    memset(dF, 0, (size_t)nx * sizeof(double));
+    return fail;
+}
+
 static cdyn_status check_traj(const cdyn_model *m, int N, cdyn_state **traj, int use_guess,
                               cdyn_report *r)
 {
@@ -195,6 +252,7 @@ static cdyn_status solve_by_grid(const cdyn_model *m, const cdyn_bvp_options *op
         oc.N = Nc;
         oc.step.h = opts->step.h * N / Nc;
         oc.nsens = 0;
+        oc.nparam = 0;
         st = cdyn_bvp_solve(m, &oc, bc, c, &rc);
     }
     if (st == CDYN_OK) {
@@ -255,6 +313,17 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     if (opts->nsens < 0 || (opts->nsens > 0 && (opts->sens_which == NULL || opts->sens == NULL)))
         return cdyn_fail(r, CDYN_EINVAL, "bvp: nsens = %d with NULL sens_which or sens",
                          opts->nsens);
+    if (opts->nparam < 0 ||
+        (opts->nparam > 0 && (opts->params == NULL || opts->param_sens == NULL)))
+        return cdyn_fail(r, CDYN_EINVAL, "bvp: nparam = %d with NULL params or param_sens",
+                         opts->nparam);
+    for (int j = 0; j < opts->nparam; j++)
+        if (opts->params[j].pair < 0 || opts->params[j].pair >= cdyn_model_npair(m) ||
+            opts->params[j].kind < CDYN_BVP_PARAM_MU ||
+            opts->params[j].kind > CDYN_BVP_PARAM_DAMPING_T)
+            return cdyn_fail(r, CDYN_EINVAL, "bvp: params[%d]: pair %d (0..%d) or kind %d "
+                             "unknown", j, opts->params[j].pair, cdyn_model_npair(m) - 1,
+                             (int)opts->params[j].kind);
     if (opts->tau != NULL)
         for (int j = 0; j < nv; j++)
             if (!isfinite(opts->tau[j]))
@@ -420,6 +489,32 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
                     memcpy(opts->sens + ((size_t)j * (N + 1) + l) * nx, xl, nx * sizeof(double));
                 }
         cdyn_mem_free(a, dz);
+    }
+    if (st == CDYN_OK && opts->nparam > 0) {
+        const size_t nu = (size_t)rep->unknowns;
+        double *buf = cdyn_mem_array(a, 2 * nu * opts->nparam + 2 * ny, sizeof(double));
+        cdyn_report sr;
+        if (buf == NULL) {
+            st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory (parameter sensitivities)");
+        } else {
+            double *dF = buf, *dz = buf + nu * opts->nparam, *Fp = dz + nu * opts->nparam;
+            for (int j = 0; j < opts->nparam && st == CDYN_OK; j++)
+                if (param_rhs(&c, m, &opts->params[j], mu, A, Ch, z, N, dF + nu * j, Fp,
+                              Fp + ny) != 0)
+                    st = cdyn_fail(r, CDYN_ENUMERIC, "bvp: the step residual cannot be "
+                                   "evaluated for a parameter sensitivity");
+            if (st == CDYN_OK &&
+                (st = bvp_engine_sensitivity_rhs(e, z, opts->nparam, dF, dz, &sr)) != CDYN_OK)
+                cdyn_fail(r, st, "%s", sr.message);
+            for (int j = 0; st == CDYN_OK && j < opts->nparam; j++)
+                for (int l = 0; l <= N; l++) {
+                    const double *col = dz + (size_t)j * nu;
+                    const double *xl = l == 0 ? col : col + nx + (size_t)(l - 1) * ny;
+                    memcpy(opts->param_sens + ((size_t)j * (N + 1) + l) * nx, xl,
+                           nx * sizeof(double));
+                }
+        }
+        cdyn_mem_free(a, buf);
     }
     if (st == CDYN_OK)
         unpack(&c, z, N, h, traj);

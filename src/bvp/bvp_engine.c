@@ -500,8 +500,10 @@ done:
     return st;
 }
 
-cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const int *which,
-                                   double *dz, cdyn_report *r)
+/* Both kinds of sensitivity: boundary values (which, dF/dp = -1 at a boundary slot) or general
+ * parameters (dFdp given, n x np). */
+static cdyn_status sensitivity(bvp_engine *e, const double *z, int np, const int *which,
+                               const double *dFdp, double *dz, cdyn_report *r)
 {
     cdyn_report_clear(r, "bvp-sensitivity");
     const int n = e->n, nx = e->nx, nnz = e->A.colptr[n];
@@ -509,8 +511,8 @@ cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const
     int *slots = cdyn_mem_array(a, (size_t)np + 1, sizeof(int));
     if (slots == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
-    /* the rows (slots) whose residual depends on each parameter, with dF/dp = -1 */
-    for (int j = 0; j < np; j++) {
+    /* the rows (slots) whose residual depends on each boundary value, with dF/dp = -1 */
+    for (int j = 0; which != NULL && j < np; j++) {
         const int c = which[j];
         int slot = -1;
         if (c >= 0 && c < nx && e->slot_kind[c] == SLOT_START)
@@ -569,9 +571,13 @@ cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const
         goto done;
     }
     for (int j = 0; j < np; j++) {
-        const int slot = slots[j];
-        memset(rhs, 0, (size_t)n * sizeof(double));
-        rhs[slot] = db[slot]; /* -db * dF/dp with dF/dp = -1 at the slot */
+        if (which != NULL) {
+            memset(rhs, 0, (size_t)n * sizeof(double));
+            rhs[slots[j]] = db[slots[j]]; /* -db * dF/dp with dF/dp = -1 at the slot */
+        } else {
+            for (int i = 0; i < n; i++)
+                rhs[i] = -db[i] * dFdp[i + (size_t)j * n];
+        }
         if ((st = cdyn_sparse_lu_solve(lu, 0, 1, rhs, dz + (size_t)j * n, r)) != CDYN_OK)
             goto done;
     }
@@ -583,4 +589,16 @@ done:
     cdyn_mem_free(a, F);
     cdyn_mem_free(a, slots);
     return st;
+}
+
+cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const int *which,
+                                   double *dz, cdyn_report *r)
+{
+    return sensitivity(e, z, np, which, NULL, dz, r);
+}
+
+cdyn_status bvp_engine_sensitivity_rhs(bvp_engine *e, const double *z, int np, const double *dFdp,
+                                       double *dz, cdyn_report *r)
+{
+    return sensitivity(e, z, np, NULL, dFdp, dz, r);
 }

@@ -81,6 +81,11 @@ int bvp_engine_continuation_steps(const bvp_engine *e);
 cdyn_status bvp_engine_sensitivity(bvp_engine *e, const double *z, int np, const int *which,
                                    double *dz, cdyn_report *r);
 
+/* The same for parameters p_j the stacked residual depends on, given dF/dp_j (dFdp: n x np,
+ * column-major, rows in the engine's order: boundary rows, then step after step). */
+cdyn_status bvp_engine_sensitivity_rhs(bvp_engine *e, const double *z, int np, const double *dFdp,
+                                       double *dz, cdyn_report *r);
+
 /* Residual check of a z: the natural residual of the stacked MCP (NAN when a callback fails). */
 double bvp_engine_residual(bvp_engine *e, const double *z);
 

@@ -69,6 +69,7 @@ static cdyn_status shoot_eval(shoot_ws *w, const double *z, double *R, double *J
         o.N = Nk;
         o.use_guess = 0;
         o.grid_continuation = 0;
+        o.nparam = 0;
         const int np = k == 0 ? nf : nx; /* the segment's start unknowns */
         o.nsens = J != NULL ? np : 0;
         o.sens_which = k == 0 ? w->free_idx : w->all_idx;
