@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cdyn/bvp.h"
+#include "cdyn/design.h"
 #include "step_scenes.h"
 
 static cdyn_state **new_traj(const cdyn_model *m, int N)
@@ -338,6 +339,65 @@ static void test_disk_param_sensitivity(void **unused)
     free(psens);
 }
 
+/* Design with exact gradients: the friction coefficient for which the disk's BVP launch speed is
+ * a given v*, found by cdyn_design_minimize on (v0(mu) - v*)^2 with the gradient
+ * 2 (v0 - v*) dv0/dmu from the parameter sensitivities. v* is the BVP's answer at mu = 3.5, so
+ * the design must come back to 3.5 (to 1e-6), from mu = 4.5 within [2, 6]. */
+typedef struct mu_design {
+    int N;
+    double target;
+    int solves;
+} mu_design;
+
+static int mu_cost(void *ctx, int thread, const double *p, double *f, double *g)
+{
+    (void)thread;
+    mu_design *d = ctx;
+    cdyn_model *m = scene_disk(p[0], 1e6, 0.0);
+    cdyn_state **traj = new_traj(m, d->N);
+    const cdyn_bvp_param prm = {CDYN_BVP_PARAM_MU, 0};
+    double *ps = calloc((size_t)(d->N + 1) * 8, sizeof(double));
+    disk_param_request = (disk_params){g != NULL ? 1 : 0, &prm, ps};
+    cdyn_bvp_report rep;
+    const cdyn_status st = disk_bvp(m, d->N, 1.0, NULL, traj, &rep);
+    disk_param_request = (disk_params){0, NULL, NULL};
+    d->solves++;
+    const double e = traj[0]->v[0] - d->target;
+    *f = e * e;
+    if (g != NULL)
+        g[0] = 2 * e * ps[3];
+    free(ps);
+    free_traj(traj, d->N);
+    cdyn_model_free(m);
+    return st != CDYN_OK;
+}
+
+static void test_design_mu_exact_gradient(void **unused)
+{
+    (void)unused;
+    mu_design d = {21, 0, 0};
+    cdyn_model *m = scene_disk(3.5, 1e6, 0.0);
+    cdyn_state **traj = new_traj(m, 21);
+    cdyn_bvp_report rep;
+    assert_int_equal(disk_bvp(m, 21, 1.0, NULL, traj, &rep), CDYN_OK);
+    d.target = traj[0]->v[0];
+    free_traj(traj, 21);
+    cdyn_model_free(m);
+    const double lo = 2.0, hi = 6.0;
+    double p = 4.5;
+    cdyn_design_options o;
+    cdyn_design_defaults(&o);
+    o.gradient = CDYN_DESIGN_GRAD_USER;
+    o.tol = 1e-12;
+    cdyn_design_result res;
+    d.solves = 0;
+    const cdyn_status st = cdyn_design_minimize(1, mu_cost, &d, &lo, &hi, &p, &o, &res, NULL);
+    print_message("design over mu with exact gradients: mu = %.9f (target 3.5) after %d "
+                  "iterations, %d BVP solves\n", p, res.iterations, d.solves);
+    assert_int_equal(st, CDYN_OK);
+    assert_true(fabs(p - 3.5) < 1e-6);
+}
+
 /* No launch speed below 0.5 m/s reaches x = 0.02 m: a clean CDYN_ENOSOLUTION with the miss as
  * the residual, the trajectory untouched. */
 static void test_disk_unreachable(void **unused)
@@ -552,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_disk_unreachable),
         cmocka_unit_test(test_disk_sensitivity),
         cmocka_unit_test(test_disk_param_sensitivity),
+        cmocka_unit_test(test_design_mu_exact_gradient),
         cmocka_unit_test(test_disk_fine_grids),
         cmocka_unit_test(test_disk_fine_grids_stiff),
         cmocka_unit_test(test_billiard_consistency),
