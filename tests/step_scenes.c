@@ -106,6 +106,11 @@ cdyn_model *scene_incline(double theta, double mu)
 
 cdyn_model *scene_disk(double mu, double k, double c)
 {
+    return scene_disk_kt(mu, k, k, c);
+}
+
+cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c)
+{
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 2);
     cdyn_builder *b = NULL;
@@ -129,7 +134,8 @@ cdyn_model *scene_disk(double mu, double k, double c)
     pd.geom_a = gl;
     pd.geom_b = gc;
     pd.mu = mu;
-    pd.stiffness[0] = pd.stiffness[4] = k;
+    pd.stiffness[0] = kn;
+    pd.stiffness[4] = kt;
     pd.damping[0] = pd.damping[4] = c;
     assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
     cdyn_model *model = NULL;

@@ -25,6 +25,8 @@ cdyn_model *scene_incline(double theta, double mu);
 /* Song-Kumar-Pang's disk (planar: m = 0.1, r = 0.1, I = 5e-4) on the line y = 0, friction mu,
  * compliant contact K = k, C = c (normal and tangential), default gravity. */
 cdyn_model *scene_disk(double mu, double k, double c);
+/* The same disk with normal stiffness kn and tangential stiffness kt. */
+cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c);
 
 /* A stepper with the scheme's defaults and step h. */
 cdyn_stepper *scene_stepper(const cdyn_model *m, cdyn_scheme scheme, double h);

@@ -224,34 +224,7 @@ static double disk_v0_exact(void)
 static void test_disk_fine_grids_stiff(void **unused)
 {
     (void)unused;
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 2);
-    bo.gravity[1] = -9.81;
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.mass = 0.1;
-    d.inertia[2] = 5e-4;
-    int body, gl, gc, pair;
-    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
-    cdyn_geom_desc line, dk;
-    cdyn_geom_desc_defaults(&line);
-    cdyn_geom_desc_defaults(&dk);
-    dk.body = body;
-    dk.type = CDYN_GEOM_CIRCLE;
-    dk.size[0] = 0.1;
-    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &dk, &gc, NULL), CDYN_OK);
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gl, pd.geom_b = gc, pd.mu = 4;
-    pd.stiffness[0] = 1e6;
-    pd.stiffness[4] = 1e8;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
-    cdyn_model *m = NULL;
-    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
-    cdyn_builder_free(b);
+    cdyn_model *m = scene_disk_kt(4.0, 1e6, 1e8, 0.0);
     const double v0 = disk_v0_exact();
     assert_true(fabs(v0 - 1.2402) < 5e-5); /* the paper's rounding */
     const int Ns[2] = {200, 2000};
