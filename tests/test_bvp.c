@@ -527,7 +527,8 @@ static void test_shooting(void **unused)
     disk_start(t[0], 1.0);
     double value0[8], valueN[8] = {0.02, 0, 0, 0, 0, 0, 0, 0};
     cdyn_bvp_state_pack(m, t[0], value0);
-    const int fixed0[8] = {1, 1, 1, 0, 0, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    const int fixed0[8] = {1, 1, 1, 0, 0, 1, 1, 1};
+    int fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
     cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, NULL};
     cdyn_bvp_options o;
     cdyn_bvp_defaults(&o);
@@ -539,6 +540,13 @@ static void test_shooting(void **unused)
     assert_int_equal(cdyn_bvp_shoot(m, &o, &bc, t, &rep), CDYN_EINVAL);
     assert_non_null(strstr(rep.solver.message, "user rows"));
     assert_int_equal(cdyn_bvp_shoot(NULL, &o, &bc, t, &rep), CDYN_EINVAL);
+    bc.nuser = 0;
+    cdyn_state *holey[N + 1];
+    memcpy(holey, t, sizeof holey);
+    holey[N] = NULL; /* a trajectory with a hole is refused, not dereferenced */
+    fixedN[1] = 1;
+    assert_int_equal(cdyn_bvp_shoot(m, &o, &bc, holey, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "traj[5]"));
     free_traj(t, N);
     cdyn_model_free(m);
 }

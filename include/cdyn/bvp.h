@@ -95,10 +95,12 @@ typedef struct cdyn_bvp_report {
 /* n_x for a model: n_q + n_v + n_d n_c. */
 CDYN_API int cdyn_bvp_state_size(const cdyn_model *model);
 
-/* Pack / unpack the BVP state x = (q, v, delta) of a cdyn_state (x: n_x values). */
+/* Pack / unpack the BVP state x = (q, v, delta) of a cdyn_state (x: n_x values). A NULL
+ * argument makes it do nothing. */
 CDYN_API void cdyn_bvp_state_pack(const cdyn_model *model, const cdyn_state *s, double *x);
 
-/* The inverse of cdyn_bvp_state_pack: q, v and delta of s from x (lambda, t and modes left). */
+/* The inverse of cdyn_bvp_state_pack: q, v and delta of s from x (lambda, t and modes left;
+ * nothing when an argument is NULL). */
 CDYN_API void cdyn_bvp_state_unpack(const cdyn_model *model, const double *x, cdyn_state *s);
 
 /* Solve. traj: N + 1 states of model (cdyn_state_create). In: traj[0] (without use_guess) or

@@ -39,6 +39,8 @@ int cdyn_bvp_state_size(const cdyn_model *m)
 
 void cdyn_bvp_state_pack(const cdyn_model *m, const cdyn_state *s, double *x)
 {
+    if (m == NULL || s == NULL || x == NULL)
+        return;
     const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nd = state_nd(m);
     memcpy(x, s->q, (size_t)nq * sizeof(double));
     memcpy(x + nq, s->v, (size_t)nv * sizeof(double));

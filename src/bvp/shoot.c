@@ -16,6 +16,8 @@
 
 void cdyn_bvp_state_unpack(const cdyn_model *m, const double *x, cdyn_state *s)
 {
+    if (m == NULL || x == NULL || s == NULL)
+        return;
     const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m);
     const int nd = cdyn_model_dim(m) == 2 ? 2 : 3;
     memcpy(s->q, x, (size_t)nq * sizeof(double));
@@ -48,6 +50,33 @@ static void segment_start(const shoot_ws *w, int k, const double *z, double *x)
     }
 }
 
+/* Segment k's IVP from its start in z into w->traj (its steps), the end state into w->xe and,
+ * when sens is nonzero, its sensitivities to the segment's start unknowns into w->sens. */
+static cdyn_status run_segment(shoot_ws *w, int k, const double *z, int sens, int *iters)
+{
+    const int l0 = w->bound[k], Nk = w->bound[k + 1] - l0;
+    segment_start(w, k, z, w->x0);
+    /* q, v, delta from the start; lambda stays: the first step's warm start */
+    cdyn_bvp_state_unpack(w->m, w->x0, w->traj[l0]);
+    cdyn_bvp_conditions c;
+    memset(&c, 0, sizeof c);
+    c.fixed0 = w->all_fixed;
+    c.value0 = w->x0;
+    cdyn_bvp_options o = *w->opts;
+    o.N = Nk;
+    o.use_guess = 0;
+    o.grid_continuation = 0;
+    o.nparam = 0;
+    o.nsens = sens ? (k == 0 ? w->nfree : w->nx) : 0;
+    o.sens_which = k == 0 ? w->free_idx : w->all_idx;
+    o.sens = w->sens;
+    const cdyn_status st = cdyn_bvp_solve(w->m, &o, &c, w->traj + l0, &w->inner);
+    *iters += w->inner.solver.iterations + w->inner.guess_iterations;
+    if (st == CDYN_OK)
+        cdyn_bvp_state_pack(w->m, w->traj[l0 + Nk], w->xe);
+    return st;
+}
+
 /* The M segments' IVPs from z into w->traj, the residuals R (nz: the continuity rows
  * x_end(k) - S_{k+1} for k < M - 1, then the end conditions) and, when J is not NULL, their
  * Jacobian (nz x nz, column-major) from each segment's exact sensitivities. */
@@ -57,49 +86,24 @@ static cdyn_status shoot_eval(shoot_ws *w, const double *z, double *R, double *J
     if (J != NULL)
         memset(J, 0, (size_t)nz * nz * sizeof(double));
     for (int k = 0; k < M; k++) {
-        const int l0 = w->bound[k], Nk = w->bound[k + 1] - l0;
-        segment_start(w, k, z, w->x0);
-        /* q, v, delta from the start; lambda stays: the first step's warm start */
-        cdyn_bvp_state_unpack(w->m, w->x0, w->traj[l0]);
-        cdyn_bvp_conditions c;
-        memset(&c, 0, sizeof c);
-        c.fixed0 = w->all_fixed;
-        c.value0 = w->x0;
-        cdyn_bvp_options o = *w->opts;
-        o.N = Nk;
-        o.use_guess = 0;
-        o.grid_continuation = 0;
-        o.nparam = 0;
-        const int np = k == 0 ? nf : nx; /* the segment's start unknowns */
-        o.nsens = J != NULL ? np : 0;
-        o.sens_which = k == 0 ? w->free_idx : w->all_idx;
-        o.sens = w->sens;
-        cdyn_status st = cdyn_bvp_solve(w->m, &o, &c, w->traj + l0, &w->inner);
-        *iters += w->inner.solver.iterations + w->inner.guess_iterations;
+        const cdyn_status st = run_segment(w, k, z, J != NULL, iters);
         if (st != CDYN_OK)
             return st;
-        cdyn_bvp_state_pack(w->m, w->traj[l0 + Nk], w->xe);
+        const int Nk = w->bound[k + 1] - w->bound[k];
+        const int np = k == 0 ? nf : nx; /* the segment's start unknowns */
         const int col0 = k == 0 ? 0 : nf + (k - 1) * nx;
-        if (k < M - 1) {
-            const double *next = z + nf + (size_t)k * nx;
-            for (int i = 0; i < nx; i++)
-                R[k * nx + i] = w->xe[i] - next[i];
-            if (J != NULL)
-                for (int i = 0; i < nx; i++) {
-                    for (int j = 0; j < np; j++)
-                        J[k * nx + i + (size_t)(col0 + j) * nz] =
-                            w->sens[((size_t)j * (Nk + 1) + Nk) * nx + i];
-                    J[k * nx + i + (size_t)(nf + k * nx + i) * nz] = -1.0;
-                }
-        } else {
-            const int r0 = (M - 1) * nx;
-            for (int r = 0; r < w->nend; r++)
-                R[r0 + r] = w->xe[w->end_idx[r]] - w->bc->valueN[w->end_idx[r]];
-            if (J != NULL)
-                for (int r = 0; r < w->nend; r++)
-                    for (int j = 0; j < np; j++)
-                        J[r0 + r + (size_t)(col0 + j) * nz] =
-                            w->sens[((size_t)j * (Nk + 1) + Nk) * nx + w->end_idx[r]];
+        const int r0 = k < M - 1 ? k * nx : (M - 1) * nx; /* continuity rows, or the end's */
+        const int nr = k < M - 1 ? nx : w->nend;
+        for (int r = 0; r < nr; r++) {
+            const int i = k < M - 1 ? r : w->end_idx[r];
+            R[r0 + r] = w->xe[i] - (k < M - 1 ? z[nf + (size_t)k * nx + i] : w->bc->valueN[i]);
+            if (J == NULL)
+                continue;
+            for (int j = 0; j < np; j++)
+                J[r0 + r + (size_t)(col0 + j) * nz] =
+                    w->sens[((size_t)j * (Nk + 1) + Nk) * nx + i];
+            if (k < M - 1)
+                J[r0 + r + (size_t)(nf + k * nx + i) * nz] = -1.0;
         }
     }
     return CDYN_OK;
@@ -161,6 +165,11 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
             (bc->fixedN[i] && !isfinite(bc->valueN[i])))
             return cdyn_fail(r, CDYN_EINVAL, "bvp shooting: a fixed value is NaN or Inf "
                              "(component %d)", i);
+    for (int l = 0; l <= N; l++)
+        if (traj[l] == NULL || traj[l]->nq != cdyn_model_nq(m) ||
+            traj[l]->nv != cdyn_model_nv(m) || traj[l]->nc != cdyn_model_ncontact(m))
+            return cdyn_fail(r, CDYN_EINVAL, "bvp shooting: traj[%d] is NULL or of another "
+                             "model", l);
     const int M = opts->shoot_segments > 1 ? opts->shoot_segments : 1;
     if (M > N)
         return cdyn_fail(r, CDYN_EINVAL, "bvp shooting: %d segments for %d steps", M, N);
@@ -215,14 +224,11 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
     project(&w, z, d, 0.0, z);
     int iters = 0, newton = 0;
     cdyn_status st = CDYN_OK;
-    for (int k = 1; k < M && st == CDYN_OK; k++) {
-        /* segments 0 .. k-1 with the starts found so far give S_k */
-        w.M = k;
-        w.nz = nfree + (k - 1) * nx;
-        st = shoot_eval(&w, z, R, NULL, &iters);
-        cdyn_bvp_state_pack(m, traj[w.bound[k]], z + nfree + (size_t)(k - 1) * nx);
+    for (int k = 0; k + 1 < M && st == CDYN_OK; k++) {
+        /* segment k from the start found so far gives S_{k+1} */
+        st = run_segment(&w, k, z, 0, &iters);
+        memcpy(z + nfree + (size_t)k * nx, w.xe, (size_t)nx * sizeof(double));
     }
-    w.M = M, w.nz = nz;
     const double tol = opts->step.mcp.tol > 0 ? opts->step.mcp.tol : 1e-10;
     const double scale = fmax(1.0, norm_inf(nx, bc->valueN));
     if (st == CDYN_OK)
