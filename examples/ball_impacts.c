@@ -24,42 +24,11 @@
 
 #include <cdyn/cdyn.h>
 
-#define R 0.05
-#define MASS 0.2
+#include "billiard_ball.h"
+
+#define R BALL_R
 #define NSTEPS 4500
 #define T_END 0.45
-
-static cdyn_model *model(cdyn_report *rep)
-{
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    bo.gravity[2] = -9.8;
-    cdyn_builder *b = NULL;
-    cdyn_model *m = NULL;
-    if (cdyn_builder_create(&bo, &b, rep) != CDYN_OK)
-        return NULL;
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.mass = MASS;
-    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * MASS * R * R;
-    cdyn_geom_desc table, ball;
-    cdyn_geom_desc_defaults(&table);
-    cdyn_geom_desc_defaults(&ball);
-    ball.type = CDYN_GEOM_SPHERE;
-    ball.size[0] = R;
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.mu = 0.2;
-    pd.stiffness[0] = pd.stiffness[4] = pd.stiffness[8] = 1e4;
-    int body, id;
-    if (cdyn_builder_add_body(b, &d, &body, rep) == CDYN_OK &&
-        (ball.body = body, cdyn_builder_add_geom(b, &table, &pd.geom_a, rep)) == CDYN_OK &&
-        cdyn_builder_add_geom(b, &ball, &pd.geom_b, rep) == CDYN_OK &&
-        cdyn_builder_add_contact_pair(b, &pd, &id, rep) == CDYN_OK)
-        cdyn_builder_build(b, &m, rep);
-    cdyn_builder_free(b);
-    return m;
-}
 
 int main(int argc, char **argv)
 {
@@ -77,7 +46,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cdyn_report rep;
-    cdyn_model *m = model(&rep);
+    cdyn_model *m = billiard_ball_model(1e4, &rep);
     if (m == NULL) {
         fprintf(stderr, "ball_impacts: model: %s\n", rep.message);
         return 1;

@@ -29,10 +29,11 @@
 
 #include <cdyn/cdyn.h>
 
-#define R 0.05
-#define MASS 0.2
-#define MU 0.2
-#define GRAV 9.8
+#include "billiard_ball.h"
+
+#define R BALL_R
+#define MU BALL_MU
+#define GRAV BALL_G
 #define T_END 1.01 /* 101 steps of 0.01 s: the paper's q^{N+1} */
 
 static const double V0[6] = {1, 0.5, 0, 40, -20, -10};
@@ -54,45 +55,6 @@ static const scheme_case CASES[] = {
     {"cone-step", CDYN_SCHEME_CONE_STEP, CDYN_PYRAMID_DIAMOND, 0},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
-
-static cdyn_model *billiard_model_k(double K, cdyn_report *rep);
-
-static cdyn_model *billiard_model(cdyn_report *rep)
-{
-    return billiard_model_k(1e4, rep); /* the paper's K */
-}
-
-static cdyn_model *billiard_model_k(double K, cdyn_report *rep)
-{
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    bo.gravity[2] = -GRAV;
-    cdyn_builder *b = NULL;
-    cdyn_model *m = NULL;
-    if (cdyn_builder_create(&bo, &b, rep) != CDYN_OK)
-        return NULL;
-    cdyn_body_desc ball;
-    cdyn_body_desc_defaults(&ball);
-    ball.mass = MASS;
-    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * MASS * R * R;
-    cdyn_geom_desc table, sphere;
-    cdyn_geom_desc_defaults(&table);
-    cdyn_geom_desc_defaults(&sphere);
-    sphere.type = CDYN_GEOM_SPHERE;
-    sphere.size[0] = R;
-    cdyn_contact_pair_desc pair;
-    cdyn_contact_pair_desc_defaults(&pair);
-    pair.mu = MU;
-    pair.stiffness[0] = pair.stiffness[4] = pair.stiffness[8] = K;
-    int body;
-    if (cdyn_builder_add_body(b, &ball, &body, rep) == CDYN_OK &&
-        (sphere.body = body, cdyn_builder_add_geom(b, &table, &pair.geom_a, rep)) == CDYN_OK &&
-        cdyn_builder_add_geom(b, &sphere, &pair.geom_b, rep) == CDYN_OK &&
-        cdyn_builder_add_contact_pair(b, &pair, &(int){0}, rep) == CDYN_OK)
-        cdyn_builder_build(b, &m, rep);
-    cdyn_builder_free(b);
-    return m;
-}
 
 /* The rigid analytic solution at time t: centre displacement (x, y). */
 static void rigid_solution(double t, double *x, double *y)
@@ -206,7 +168,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cdyn_report rep;
-    cdyn_model *m = billiard_model(&rep);
+    cdyn_model *m = billiard_ball_model(1e4, &rep); /* the paper's K */
     if (m == NULL) {
         fprintf(stderr, "billiard: model: %s\n", rep.message);
         return 1;
@@ -310,7 +272,7 @@ int main(int argc, char **argv)
     printf("\n|---|---|---|---|---|\n| distance (m) |");
     double kx[4] = {0}, ky[4] = {0};
     for (int k = 0; k < (quick ? 2 : 4); k++) {
-        cdyn_model *mk = billiard_model_k(Ks[k], &rep);
+        cdyn_model *mk = billiard_ball_model(Ks[k], &rep);
         run_result res;
         if (mk == NULL) {
             printf(" failed |");

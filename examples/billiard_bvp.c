@@ -25,42 +25,12 @@
 
 #include <cdyn/cdyn.h>
 
-#define R 0.05
+#include "billiard_ball.h"
+
+#define R BALL_R
 #define NSTEPS 100 /* steps of 0.01 s: T = 1 s */
 
 static const double V0[6] = {1, 0.5, 0, 40, -20, -10};
-
-static cdyn_model *model(cdyn_report *rep)
-{
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    bo.gravity[2] = -9.8;
-    cdyn_builder *b = NULL;
-    cdyn_model *m = NULL;
-    if (cdyn_builder_create(&bo, &b, rep) != CDYN_OK)
-        return NULL;
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.mass = 0.2;
-    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * 0.2 * R * R;
-    cdyn_geom_desc table, ball;
-    cdyn_geom_desc_defaults(&table);
-    cdyn_geom_desc_defaults(&ball);
-    ball.type = CDYN_GEOM_SPHERE;
-    ball.size[0] = R;
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.mu = 0.2;
-    pd.stiffness[0] = pd.stiffness[4] = pd.stiffness[8] = 1e4;
-    int body, id;
-    if (cdyn_builder_add_body(b, &d, &body, rep) == CDYN_OK &&
-        (ball.body = body, cdyn_builder_add_geom(b, &table, &pd.geom_a, rep)) == CDYN_OK &&
-        cdyn_builder_add_geom(b, &ball, &pd.geom_b, rep) == CDYN_OK &&
-        cdyn_builder_add_contact_pair(b, &pd, &id, rep) == CDYN_OK)
-        cdyn_builder_build(b, &m, rep);
-    cdyn_builder_free(b);
-    return m;
-}
 
 typedef struct result {
     double vx, vy, xN, yN, roll; /* roll: max |rolling condition| at the end */
@@ -216,7 +186,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cdyn_report rep;
-    cdyn_model *m = model(&rep);
+    cdyn_model *m = billiard_ball_model(1e4, &rep);
     if (m == NULL) {
         fprintf(stderr, "billiard_bvp: model: %s\n", rep.message);
         return 1;
