@@ -53,8 +53,9 @@ typedef struct dwork {
     int evaluations, failed;
 } dwork;
 
-/* f and the gradient at p. 0, or nonzero when f (or every difference of a component) failed. */
-static int value_and_gradient(dwork *w, const double *p, double *f, double *g)
+/* f and the gradient at p; with known, *f already holds f(p) and is not evaluated again (the
+ * differences only). 0, or nonzero when f or a difference failed. */
+static int value_and_gradient(dwork *w, const double *p, double *f, double *g, int known)
 {
     const int n = w->n;
     if (w->o->gradient == CDYN_DESIGN_GRAD_USER) {
@@ -87,9 +88,12 @@ static int value_and_gradient(dwork *w, const double *p, double *f, double *g)
                 minus[i] = p[i]; /* no room: one-sided */
         }
     }
-    w->failed += design_batch(n, w->fn, w->ctx, m, w->pts, w->vals, w->ok, w->o->threads,
-                              w->o->allocator);
-    w->evaluations += m;
+    const int skip = known != 0; /* point 0 is p itself */
+    if (skip)
+        w->vals[0] = *f, w->ok[0] = 1;
+    w->failed += design_batch(n, w->fn, w->ctx, m - skip, w->pts + (size_t)skip * n,
+                              w->vals + skip, w->ok + skip, w->o->threads, w->o->allocator);
+    w->evaluations += m - skip;
     if (!w->ok[0])
         return 1;
     *f = w->vals[0];
@@ -105,11 +109,15 @@ static int value_and_gradient(dwork *w, const double *p, double *f, double *g)
     return 0;
 }
 
-static double eval_f(dwork *w, const double *p, int *fail)
+/* f at p, and the user's gradient into g when g is not NULL (then asked for at once: an
+ * accepted trial point needs no second call). */
+static double eval_f(dwork *w, const double *p, int *fail, double *g)
 {
     double f = NAN;
     w->evaluations++;
-    *fail = w->fn(w->ctx, 0, p, &f, NULL) != 0 || !isfinite(f);
+    *fail = w->fn(w->ctx, 0, p, &f, g) != 0 || !isfinite(f);
+    for (int i = 0; g != NULL && i < w->n && !*fail; i++)
+        *fail = !isfinite(g[i]);
     w->failed += *fail;
     return f;
 }
@@ -166,7 +174,7 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
         res->projected_start |= x[i] != p[i];
     }
     double f;
-    if (value_and_gradient(&w, x, &f, g) != 0) {
+    if (value_and_gradient(&w, x, &f, g, 0) != 0) {
         st = cdyn_fail(report, CDYN_ENUMERIC, "design: the objective cannot be evaluated (or "
                        "differenced) at the start");
         goto done;
@@ -212,7 +220,7 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
                 dec += g[i] * (xt[i] - x[i]);
             }
             int fail;
-            ft = eval_f(&w, xt, &fail);
+            ft = eval_f(&w, xt, &fail, o.gradient == CDYN_DESIGN_GRAD_USER ? gt : NULL);
             accepted = !fail && ft <= f + 1e-4 * dec && ft < f;
         }
         if (!accepted) {
@@ -229,7 +237,7 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
             why = "the line search found no decrease (a rough or noisy cost?)";
             break;
         }
-        if (value_and_gradient(&w, xt, &ft, gt) != 0) {
+        if (o.gradient != CDYN_DESIGN_GRAD_USER && value_and_gradient(&w, xt, &ft, gt, 1) != 0) {
             why = "the gradient failed at an accepted point";
             memcpy(x, xt, (size_t)n * sizeof(double));
             f = ft;
