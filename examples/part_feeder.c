@@ -186,7 +186,7 @@ static int design(const char *dir)
 
 int main(int argc, char **argv)
 {
-    const char *dir = ".";
+    const char *dir = "out";
     int quick = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
