@@ -9,6 +9,7 @@
 #include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
 #include "cdyn/design.h"
+#include "cdyn/fc3d.h"
 #include "cdyn/instant.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
