@@ -1,0 +1,157 @@
+/* The default frictional contact solver: a few Gauss–Seidel sweeps to find the contact modes,
+ * semismooth Newton (Alart–Curnier, then Fischer–Burmeister) for the fast finish, and
+ * Gauss–Seidel again, then Newton once more from its result, when Newton fails. Every stage
+ * starts from the best point so far. */
+#include "solvers/fc3d_internal.h"
+#include "solvers/fc3d_solvers.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/memory.h"
+
+void cdyn_fc3d_defaults(cdyn_fc3d_options *opts)
+{
+    if (opts == NULL)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->tol = 1e-10;
+    opts->warm_sweeps = 10;
+    cdyn_fc3d_nsgs_defaults(&opts->nsgs);
+    cdyn_fc3d_newton_defaults(&opts->newton);
+    opts->try_fb = 1;
+    opts->fallback_nsgs = 1;
+}
+
+typedef struct chain {
+    const fc3d_sys *sys;
+    size_t bytes;
+    double *x, *u, *best, *best_u; /* current point, and the best one of all stages */
+    const double *start;           /* the caller's starting point */
+    double best_res;
+    const char *best_method;
+} chain;
+
+static void keep_best(chain *c, double res, const char *method)
+{
+    if (res < c->best_res) {
+        c->best_res = res;
+        c->best_method = method;
+        memcpy(c->best, c->x, c->bytes);
+        memcpy(c->best_u, c->u, c->bytes);
+    }
+}
+
+static void restart_from_best(chain *c)
+{
+    memcpy(c->x, c->best, c->bytes);
+}
+
+static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_report *rep)
+{
+    const fc3d_sys *s = c->sys;
+    double res;
+    cdyn_status st = CDYN_ENOCONV;
+    if (o->warm_sweeps > 0) {
+        cdyn_fc3d_nsgs_options g = o->nsgs;
+        g.max_sweeps = o->warm_sweeps;
+        g.tol = o->tol;
+        g.stall_ratio = 0.0;
+        st = fc3d_nsgs_run(s, &g, c->x, c->u, &res, rep);
+        keep_best(c, res, "nsgs");
+        if (st == CDYN_OK)
+            return st;
+        restart_from_best(c);
+    }
+    cdyn_fc3d_newton_options nt = o->newton;
+    nt.tol = o->tol;
+    nt.formulation = CDYN_FC3D_ALART_CURNIER;
+    st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
+    keep_best(c, res, "newton-ac");
+    if (st == CDYN_OK || st == CDYN_ENOMEM)
+        return st;
+    if (o->try_fb) {
+        restart_from_best(c);
+        nt.formulation = CDYN_FC3D_FISCHER_BURMEISTER;
+        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
+        keep_best(c, res, "newton-fb");
+        if (st == CDYN_OK || st == CDYN_ENOMEM)
+            return st;
+        /* The warm start can lie in a basin where the merit has no descent to a solution
+           (OneObject-i100000-499: Gauss–Seidel cycles there, FB from zero converges). */
+        memcpy(c->x, c->start, c->bytes);
+        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
+        keep_best(c, res, "newton-fb");
+        if (st == CDYN_OK || st == CDYN_ENOMEM)
+            return st;
+    }
+    if (o->fallback_nsgs) {
+        restart_from_best(c);
+        cdyn_fc3d_nsgs_options g = o->nsgs;
+        g.tol = o->tol;
+        st = fc3d_nsgs_run(s, &g, c->x, c->u, &res, rep);
+        keep_best(c, res, "nsgs");
+        if (st == CDYN_OK)
+            return st;
+        /* Gauss–Seidel may have moved to where Newton converges (the modes settled). */
+        restart_from_best(c);
+        nt.formulation = CDYN_FC3D_ALART_CURNIER;
+        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
+        keep_best(c, res, "nsgs+newton-ac");
+    }
+    return st;
+}
+
+cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts, double *r,
+                            double *u, cdyn_fc3d_report *report)
+{
+    fc3d_report_clear(report, "fc3d");
+    cdyn_fc3d_options o;
+    if (opts != NULL)
+        o = *opts;
+    else
+        cdyn_fc3d_defaults(&o);
+    if (!(o.tol > 0.0) || !isfinite(o.tol) || o.warm_sweeps < 0)
+        return fc3d_fail(report, CDYN_EINVAL, "options: tol > 0 and warm_sweeps >= 0 needed");
+    o.nsgs.allocator = o.allocator;
+    o.newton.allocator = o.allocator;
+    o.nsgs.tol = o.newton.tol = o.tol;
+    cdyn_status st = fc3d_nsgs_check_options(&o.nsgs, report);
+    if (st == CDYN_OK)
+        st = fc3d_newton_check_options(&o.newton, report);
+    if (st != CDYN_OK)
+        return st;
+    fc3d_sys sys;
+    if ((st = fc3d_sys_init(&sys, problem, o.allocator, report)) != CDYN_OK)
+        return st;
+    size_t m = 3 * (size_t)sys.n;
+    if (r == NULL || fc3d_vec_bad((int)m, r)) {
+        fc3d_sys_free(&sys);
+        return fc3d_fail(report, CDYN_EINVAL, "r is NULL or not finite");
+    }
+    double *mem = cdyn_mem_array(o.allocator, 4 * m, sizeof(double));
+    if (mem == NULL) {
+        fc3d_sys_free(&sys);
+        return fc3d_fail(report, CDYN_ENOMEM, "out of memory");
+    }
+    chain c = {&sys, m * sizeof(double), mem, mem + m, mem + 2 * m, mem + 3 * m, r, INFINITY,
+               "fc3d"};
+    memcpy(c.x, r, c.bytes);
+    st = run_chain(&c, &o, report);
+    if (report != NULL) {
+        report->status = st;
+        report->residual = c.best_res;
+        report->residual_rel = fc3d_sys_relative(&sys, c.best_res);
+        fc3d_report_method(report, c.best_method);
+        if (st == CDYN_OK)
+            report->message[0] = '\0';
+    }
+    if (st == CDYN_OK) {
+        memcpy(r, c.best, c.bytes);
+        if (u != NULL)
+            memcpy(u, c.best_u, c.bytes);
+    }
+    cdyn_mem_free(o.allocator, mem);
+    fc3d_sys_free(&sys);
+    return st;
+}
