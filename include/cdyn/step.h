@@ -39,6 +39,7 @@
 #include "cdyn/alloc.h"
 #include "cdyn/coneqp.h"
 #include "cdyn/export.h"
+#include "cdyn/fc3d.h"
 #include "cdyn/lcp.h"
 #include "cdyn/mcp.h"
 #include "cdyn/model.h"
@@ -87,10 +88,11 @@ typedef enum cdyn_scheme {
     CDYN_SCHEME_IMPLICIT_NCP = 0,
     CDYN_SCHEME_PYRAMID_LCP = 1,
     CDYN_SCHEME_CONE_STEP = 2,
-    CDYN_SCHEME_BAUMGARTE = 3
+    CDYN_SCHEME_BAUMGARTE = 3,
+    CDYN_SCHEME_COULOMB_STEP = 4
 } cdyn_scheme;
 
-/* "implicit-ncp", "pyramid-lcp", "cone-step", "baumgarte"; never NULL. */
+/* "implicit-ncp", "pyramid-lcp", "cone-step", "baumgarte", "coulomb-step"; never NULL. */
 CDYN_API const char *cdyn_scheme_str(cdyn_scheme scheme);
 
 /* The solver of the one-step problem. Which fit which scheme (the first is the default):
@@ -98,6 +100,7 @@ CDYN_API const char *cdyn_scheme_str(cdyn_scheme scheme);
  *   PYRAMID_LCP   LEMKE, FB_DENSE
  *   CONE_STEP     CONEQP
  *   BAUMGARTE     DIRECT (a dense linear solve per step and per event)
+ *   COULOMB_STEP  FC3D
  * Any other combination is refused by cdyn_stepper_create. */
 typedef enum cdyn_step_backend {
     CDYN_BACKEND_AUTO = 0,      /* the scheme's default */
@@ -105,10 +108,11 @@ typedef enum cdyn_step_backend {
     CDYN_BACKEND_FB_DENSE = 2,  /* cdyn_mcp_solve / cdyn_lcp_fb_newton, dense LU */
     CDYN_BACKEND_FB_SPARSE = 3, /* cdyn_mcp_solve with the KLU path */
     CDYN_BACKEND_CONEQP = 4,    /* cdyn_coneqp_run */
-    CDYN_BACKEND_DIRECT = 5     /* LAPACK linear solve, no complementarity solver */
+    CDYN_BACKEND_DIRECT = 5,    /* LAPACK linear solve, no complementarity solver */
+    CDYN_BACKEND_FC3D = 6       /* cdyn_fc3d_solve (Gauss-Seidel warm start, semismooth Newton) */
 } cdyn_step_backend;
 
-/* "auto", "lemke", "fb-dense", "fb-sparse", "coneqp", "direct"; never NULL. */
+/* "auto", "lemke", "fb-dense", "fb-sparse", "coneqp", "direct", "fc3d"; never NULL. */
 CDYN_API const char *cdyn_step_backend_str(cdyn_step_backend backend);
 
 typedef enum cdyn_pyramid_bound {
@@ -138,6 +142,8 @@ typedef struct cdyn_step_options {
 
     /* cone step */
     cdyn_coneqp_options coneqp; /* interior-point settings (cdyn_coneqp_defaults) */
+    /* Coulomb step */
+    cdyn_fc3d_options fc3d;     /* frictional contact settings (cdyn_fc3d_defaults) */
 
     /* Baumgarte */
     double event_tol;  /* events (gap or multiplier sign change) located to this time (1e-9 s) */

@@ -42,5 +42,6 @@ extern const step_scheme cdyn_scheme_implicit_ncp;
 extern const step_scheme cdyn_scheme_pyramid_lcp;
 extern const step_scheme cdyn_scheme_cone_step;
 extern const step_scheme cdyn_scheme_baumgarte;
+extern const step_scheme cdyn_scheme_coulomb_step;
 
 #endif

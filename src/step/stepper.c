@@ -16,6 +16,7 @@ static const step_scheme *const schemes[] = {
     [CDYN_SCHEME_PYRAMID_LCP] = &cdyn_scheme_pyramid_lcp,
     [CDYN_SCHEME_CONE_STEP] = &cdyn_scheme_cone_step,
     [CDYN_SCHEME_BAUMGARTE] = &cdyn_scheme_baumgarte,
+    [CDYN_SCHEME_COULOMB_STEP] = &cdyn_scheme_coulomb_step,
 };
 #define NSCHEMES ((int)(sizeof schemes / sizeof schemes[0]))
 
@@ -35,6 +36,7 @@ const char *cdyn_step_backend_str(cdyn_step_backend backend)
     case CDYN_BACKEND_FB_SPARSE: return "fb-sparse";
     case CDYN_BACKEND_CONEQP: return "coneqp";
     case CDYN_BACKEND_DIRECT: return "direct";
+    case CDYN_BACKEND_FC3D: return "fc3d";
     }
     return "unknown backend";
 }
@@ -57,6 +59,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->restitution = 0;
     cdyn_lcp_defaults(&o->lcp);
     cdyn_coneqp_defaults(&o->coneqp);
+    cdyn_fc3d_defaults(&o->fc3d);
     o->coneqp.check_psd = 0; /* W = J M^-1 J' is positive semidefinite by construction */
     o->event_tol = 1e-9;
     o->allocator = NULL;
@@ -66,7 +69,7 @@ static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
 {
     if ((int)o->scheme < 0 || (int)o->scheme >= NSCHEMES)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: unknown scheme %d", (int)o->scheme);
-    if ((int)o->backend < 0 || (int)o->backend > CDYN_BACKEND_DIRECT)
+    if ((int)o->backend < 0 || (int)o->backend > CDYN_BACKEND_FC3D)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: unknown backend %d",
                          (int)o->backend);
     if (!(o->h > 0) || !isfinite(o->h))
@@ -130,12 +133,13 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
     s->opts.mcp.allocator = &s->arena.as;
     s->opts.lcp.lemke.allocator = &s->arena.as;
     s->opts.coneqp.allocator = &s->arena.as;
+    s->opts.fc3d.allocator = &s->arena.as;
 
     cdyn_data_options dopt;
     cdyn_data_defaults(&dopt);
-    /* The cone step works on the sparse matrices (src/step/contact_space.c): dense copies of M
-     * and the Jacobians would cost n_v^2 and 3 n_c n_v doubles on large scenes. */
-    dopt.dense = o.scheme != CDYN_SCHEME_CONE_STEP;
+    /* The cone and Coulomb steps work on the sparse matrices (src/step/contact_space.c): dense
+     * copies of M and the Jacobians would cost n_v^2 and 3 n_c n_v doubles on large scenes. */
+    dopt.dense = o.scheme != CDYN_SCHEME_CONE_STEP && o.scheme != CDYN_SCHEME_COULOMB_STEP;
     dopt.allocator = o.allocator;
     st = cdyn_data_create(model, &dopt, &s->data, report);
     if (st == CDYN_OK)

@@ -1,0 +1,170 @@
+/* The Coulomb step (Moreau–Jean velocity-level time stepping with the exact cone): with the
+ * matrices at q, the contact impulses p_i = (p_n, p_t, p_o) of the rows taking part and the
+ * contact velocities u = W p + r solve the 3-D frictional contact problem
+ *     K_mu_i  ∋  p_i  ⊥  u_i + mu_i ||u_Ti|| e_n  ∈  K*_mu_i,
+ *     W = J M^-1 J',  r = J v_free + (Psi_n / h, 0, 0)_i,  v_free = v + h M^-1 (tau - bias),
+ * then v+ = v_free + M^-1 J' p and q+ = q + h G(q) v+. Unlike the cone step's convex relaxation,
+ * a sliding contact keeps u_n = 0 (no lift-off): this is the one-step problem of Siconos and
+ * LMGC90, solved by cdyn_fc3d_solve (Gauss–Seidel warm start, semismooth Newton), warm-started
+ * with the previous step's impulses. Planar rows (n, t) get a decoupled third component. */
+#include "step/contact_space.h"
+
+#include "cdyn/fc3d.h"
+#include "core/memory.h"
+#include "core/report.h"
+#include "linalg/csc.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct coulomb_ws {
+    cs_trees trees;
+} coulomb_ws;
+
+static cdyn_step_backend coulomb_pick(const cdyn_stepper *s)
+{
+    (void)s;
+    return CDYN_BACKEND_FC3D;
+}
+
+static cdyn_status coulomb_create(cdyn_stepper *s, cdyn_report *r)
+{
+    const size_t nints = cs_trees_ints(s->nv, cdyn_model_nbody(s->model));
+    if (nints > ((size_t)-1 - sizeof(coulomb_ws)) / sizeof(int))
+        return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: size overflow");
+    coulomb_ws *w = cdyn_mem_alloc(s->opts.allocator, sizeof(coulomb_ws) + nints * sizeof(int));
+    if (w == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+    memset(w, 0, sizeof *w);
+    cs_trees_init(&w->trees, s->model, (int *)(w + 1));
+    s->ws = w;
+    return CDYN_OK;
+}
+
+static void coulomb_destroy(cdyn_stepper *s)
+{
+    cdyn_mem_free(s->opts.allocator, s->ws);
+    s->ws = NULL;
+}
+
+/* W by 3x3 blocks from p's lower-triangle triplets: the block pattern is that of a k x k
+ * matrix with both (ci, cj) and (cj, ci) for every triplet, found with the CSC assembly (W is
+ * symmetric, so a CSC column is a block row). Diagonal blocks always exist (each row's own
+ * W_nn); a planar row's third component gets W_oo = 1 and r_o = 0, so p_o = 0. */
+static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, cdyn_fc3d_blocks *bl,
+                                  double **q3, cdyn_report *r)
+{
+    cdyn_allocator *as = &s->arena.as;
+    const int k = p->k, nd = p->nd, nt = 2 * p->ntrip + k;
+    int *bi = cdyn_mem_array(as, (size_t)nt, sizeof(int));
+    int *bj = cdyn_mem_array(as, (size_t)nt, sizeof(int));
+    int *colptr = cdyn_mem_array(as, (size_t)k + 1, sizeof(int));
+    int *rowind = cdyn_mem_array(as, (size_t)nt, sizeof(int));
+    int *map = cdyn_mem_array(as, (size_t)nt, sizeof(int));
+    double *q = cdyn_mem_array(as, 3 * (size_t)k, sizeof(double));
+    if (bi == NULL || bj == NULL || colptr == NULL || rowind == NULL || map == NULL || q == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+    for (int e = 0; e < p->ntrip; e++) {
+        const int ci = p->ti[e] / nd, cj = p->tj[e] / nd;
+        bi[2 * e] = cj, bj[2 * e] = ci; /* block (ci, cj): CSC column ci, row cj */
+        bi[2 * e + 1] = ci, bj[2 * e + 1] = cj;
+    }
+    for (int c = 0; c < k; c++)
+        bi[2 * p->ntrip + c] = bj[2 * p->ntrip + c] = c;
+    cdyn_status st =
+        cdyn_csc_pattern_from_triplets(k, k, nt, bi, bj, colptr, rowind, map, as, r);
+    if (st != CDYN_OK)
+        return st;
+    const int nb = colptr[k];
+    double *val = cdyn_mem_array(as, 9 * (size_t)nb, sizeof(double));
+    if (val == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+    memset(val, 0, 9 * (size_t)nb * sizeof(double));
+    for (int e = 0; e < p->ntrip; e++) {
+        const int i = p->ti[e], j = p->tj[e], a = i % nd, b = j % nd;
+        val[9 * (size_t)map[2 * e] + a + 3 * b] += p->tx[e];
+        if (i != j)
+            val[9 * (size_t)map[2 * e + 1] + b + 3 * a] += p->tx[e];
+    }
+    for (int c = 0; c < k; c++) {
+        for (int d = 0; d < 3; d++)
+            q[3 * c + d] = d < nd ? p->r[c * nd + d] : 0.0;
+        if (nd == 2)
+            val[9 * (size_t)map[2 * p->ntrip + c] + 8] = 1.0;
+    }
+    bl->rowptr = colptr;
+    bl->colind = rowind;
+    bl->values = val;
+    *q3 = q;
+    return CDYN_OK;
+}
+
+/* Forces (impulse / h) and modes, as the cone step decides them: FREE when the normal velocity
+ * u_n is at least what the row's own impulse contributes, W_nn p_n (so p_n = 0 and u_n >= 0);
+ * SLIP when the tangential velocity exceeds 1e-8 of the velocity scale max(1, |v+|_inf) (the
+ * solver stops at relative residual 1e-10), else STICK. */
+static void coulomb_outputs(const cdyn_stepper *s, const cs_problem *p, const double *imp,
+                            const double *u, double h, cdyn_state *x1)
+{
+    double vscale = 1;
+    for (int j = 0; j < s->nv; j++)
+        vscale = fmax(vscale, fabs(x1->v[j]));
+    for (int c = 0; c < p->k; c++) {
+        const int i = p->rows[c];
+        for (int d = 0; d < p->nd; d++)
+            x1->lambda[3 * i + d] = imp[3 * c + d] / h;
+        if (p->wdiag[c * p->nd] * imp[3 * c] <= u[3 * c])
+            x1->mode[i] = CDYN_MODE_FREE;
+        else
+            x1->mode[i] = hypot(u[3 * c + 1], u[3 * c + 2]) > 1e-8 * vscale ? CDYN_MODE_SLIP
+                                                                            : CDYN_MODE_STICK;
+    }
+}
+
+static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
+                                   const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
+{
+    coulomb_ws *w = s->ws;
+    cdyn_report *r = &rep->solver;
+    cs_problem p;
+    cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
+    if (st != CDYN_OK)
+        return st;
+    cdyn_report_method(r, "coulomb-step");
+    if (p.k > 0) {
+        cdyn_fc3d_blocks bl;
+        double *q3 = NULL;
+        if ((st = coulomb_blocks(s, &p, &bl, &q3, r)) != CDYN_OK)
+            return st;
+        double *imp = cdyn_mem_array(&s->arena.as, 3 * (size_t)p.k, sizeof(double));
+        double *u = cdyn_mem_array(&s->arena.as, 3 * (size_t)p.k, sizeof(double));
+        double *imp2 = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+        if (imp == NULL || u == NULL || imp2 == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+        for (int c = 0; c < p.k; c++) /* warm start: the last step's impulses */
+            for (int d = 0; d < 3; d++)
+                imp[3 * c + d] = d < p.nd ? x0->lambda[3 * p.rows[c] + d] * h : 0.0;
+        cdyn_fc3d fp = {p.k, NULL, &bl, q3, p.mu};
+        cdyn_fc3d_options o = s->opts.fc3d;
+        o.allocator = &s->arena.as;
+        cdyn_fc3d_report fr;
+        st = cdyn_fc3d_solve(&fp, &o, imp, u, &fr);
+        r->iterations += fr.sweeps + fr.newton_iterations;
+        r->residual = fr.residual_rel;
+        cdyn_report_method(r, fr.method);
+        if (st != CDYN_OK)
+            return cdyn_fail(r, st, "coulomb step: %s", fr.message);
+        for (int c = 0; c < p.k; c++)
+            for (int d = 0; d < p.nd; d++)
+                imp2[c * p.nd + d] = imp[3 * c + d];
+        if (cs_apply_impulses(s, &w->trees, &p, imp2, x1->v) != CDYN_OK)
+            return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+        coulomb_outputs(s, &p, imp, u, h, x1);
+    }
+    return cs_finish(s, x0, h, x1, r);
+}
+
+const step_scheme cdyn_scheme_coulomb_step = {
+    "coulomb-step", 1u << CDYN_BACKEND_FC3D, coulomb_pick, coulomb_create, coulomb_destroy,
+    coulomb_advance,
+};
