@@ -4,13 +4,14 @@
 #   fb   bench_fb:  "## LCP: cdyn FB-Newton vs Siconos Newton–FB (and cdyn Lemke)" (bench-fb)
 #   step bench_step: "## Time stepping: cdyn vs MuJoCo" (bench-step; peer libmujoco-dev)
 #   bvp  bench_bvp:  "## Boundary-value problems: time against N" (bench-bvp; no peer)
+#   fc3d bench_fc3d: "## Frictional contact problems: cdyn vs Siconos fc3d" (bench-fc3d)
 # It
 #   1. installs missing Debian packages, including the peer libsiconos-numerics-dev,
 #   2. configures and builds a Release build with -DCDYN_BUILD_BENCH=ON in build-bench/,
 #   3. runs the benchmarks (single-threaded BLAS) and regenerates each chosen section of
 #      docs/benchmarks.md between its markers, with the command, date, machine and library
 #      versions.
-# Usage: scripts/bench.sh [--print] [lcp|fb|step|bvp|all] [benchmark options...]
+# Usage: scripts/bench.sh [--print] [lcp|fb|step|bvp|fc3d|all] [benchmark options...]
 #   --print   print the sections to stdout instead of writing docs/benchmarks.md
 #   lcp|fb    regenerate only that section; all (the default) regenerates both in one run
 #   other options go to every benchmark run (e.g. --max-n 300 for a quick run; see
@@ -26,13 +27,13 @@ if [ "${1:-}" = "--print" ]; then
 fi
 which=all
 case "${1:-}" in
-  lcp | fb | step | bvp | all)
+  lcp | fb | step | bvp | fc3d | all)
     which=$1
     shift
     ;;
 esac
 case "$which" in
-  all) sections=(lcp fb step bvp) ;;
+  all) sections=(lcp fb step bvp fc3d) ;;
   *) sections=("$which") ;;
 esac
 
@@ -139,6 +140,7 @@ for s in "${sections[@]}"; do
     fb) run_section fb "LCP: cdyn FB-Newton vs Siconos Newton–FB (and cdyn Lemke)" ;;
     step) run_section step "Time stepping: cdyn vs MuJoCo" ;;
     bvp) run_section bvp "Boundary-value problems: time against N" ;;
+    fc3d) run_section fc3d "Frictional contact problems: cdyn vs Siconos fc3d" ;;
   esac
 done
 

@@ -20,7 +20,7 @@
  *
  * Entry points
  *   cdyn_fc3d_solve     default: Gauss–Seidel warm start, then semismooth Newton (Alart–Curnier,
- *                       then Fischer–Burmeister), Gauss–Seidel again as a fallback.
+ *                       then Fischer–Burmeister), Gauss–Seidel again and Newton as fallbacks.
  *   cdyn_fc3d_nsgs      nonsmooth block Gauss–Seidel with an exact local 3x3 solver.
  *   cdyn_fc3d_newton    semismooth Newton on the Alart–Curnier or the SOC Fischer–Burmeister
  *                       function, with a line search; KLU (sparse) or LAPACK (dense) systems.
@@ -142,8 +142,9 @@ typedef struct cdyn_fc3d_newton_options {
     double tol;                        /* relative residual target (default 1e-10) */
     cdyn_fc3d_linear linear;           /* default AUTO */
     int dense_max;                     /* contacts up to which AUTO goes dense (default 8) */
-    double rho;                        /* > 0: one fixed augmentation parameter for every
-                                          contact; 0 (default): rho_i = 1 / ||W_ii||_inf */
+    double rho;                        /* Alart-Curnier augmentation: > 0 one value for every
+                                          contact and part; 0 (default): split per contact,
+                                          rho_N = 1 / W_ii,NN, rho_T = 1 / max W_ii,TT */
     double armijo;                     /* sufficient decrease sigma in (0, 1) (default 1e-4) */
     int max_backtracks;                /* step halvings per line search (default 30) */
     int nonmonotone;                   /* merit values remembered by the nonmonotone line search
@@ -177,9 +178,11 @@ typedef struct cdyn_fc3d_options {
 CDYN_API void cdyn_fc3d_defaults(cdyn_fc3d_options *opts);
 
 /* Gauss–Seidel warm start (warm_sweeps sweeps, or until tol), then Newton-AC from its result;
- * if that fails, Newton-FB from the best point so far; then Gauss–Seidel with nsgs.max_sweeps.
- * report->method names the stage that produced the answer; the counters sum all stages.
- * Returns the status of the last stage tried when none succeeds. */
+ * if that fails, Newton-FB from the best point so far and then from the caller's start; then
+ * Gauss–Seidel with nsgs.max_sweeps from the best point, and Newton-AC once more from its
+ * result. report->method names the stage that produced the answer ("nsgs", "newton-ac",
+ * "newton-fb", "nsgs+newton-ac"); the counters sum all stages. Returns the status of the last
+ * stage tried when none succeeds. */
 CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts,
                                      double *r, double *u, cdyn_fc3d_report *report);
 

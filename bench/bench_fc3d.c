@@ -1,0 +1,255 @@
+/* bench_fc3d: cdyn's frictional contact solvers against Siconos Numerics' (fc3d_driver: NSGS,
+ * NSN-AC, NSN-FB) on every problem file of tests/data/fc3d, in one run, with one residual: the
+ * natural map of the whole problem relative to ||q|| (cdyn_fc3d_residual), computed by cdyn on
+ * every solver's answer. A solver solves a problem when that residual is <= 1e-8, whatever the
+ * solver itself says. Siconos reads the Siconos text files itself; the FCLib (HDF5) and planar
+ * files, which this Siconos build cannot read as 3-D problems, reach it through cdyn's reader
+ * and cdyn_fc3d_file_write (3-D, SBM storage), so both libraries see the same numbers.
+ * Prints Markdown tables on stdout (docs/benchmarks.md, scripts/bench.sh fc3d). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "bench_timer.h"
+#include "cdyn/fc3d.h"
+#include "siconos_fc3d.h"
+
+#define TOL 1e-8
+#define MAX_FILES 128
+#define NCDYN 4
+#define NSOL (NCDYN + SICONOS_FC3D_SOLVERS)
+
+static const char *const SOLVER_NAMES[NSOL] = {"cdyn", "cdyn NSGS", "cdyn Newton-AC",
+                                               "cdyn Newton-FB", "Siconos NSGS",
+                                               "Siconos NSN-AC", "Siconos NSN-FB"};
+
+typedef struct outcome {
+    int ran, solved, iterations;
+    double residual, time;
+    char method[32];
+} outcome;
+
+typedef struct run_ctx {
+    int solver;
+    const cdyn_fc3d *p;
+    siconos_fc3d *sic;
+    double *r, *u;
+    int iterations;
+    cdyn_fc3d_report rep;
+} run_ctx;
+
+static int run_once(void *vctx)
+{
+    run_ctx *c = vctx;
+    size_t m = 3 * (size_t)c->p->n;
+    memset(c->r, 0, m * sizeof(double));
+    if (c->solver >= NCDYN) {
+        return siconos_fc3d_solve(c->sic, (siconos_fc3d_solver)(c->solver - NCDYN), TOL,
+                                  c->solver == NCDYN ? 10000 : 1000, c->r, c->u, &c->iterations);
+    }
+    cdyn_status st;
+    if (c->solver == 0) {
+        cdyn_fc3d_options o;
+        cdyn_fc3d_defaults(&o);
+        o.tol = TOL;
+        st = cdyn_fc3d_solve(c->p, &o, c->r, c->u, &c->rep);
+    } else if (c->solver == 1) {
+        cdyn_fc3d_nsgs_options o;
+        cdyn_fc3d_nsgs_defaults(&o);
+        o.tol = TOL;
+        o.max_sweeps = 10000;
+        st = cdyn_fc3d_nsgs(c->p, &o, c->r, c->u, &c->rep);
+    } else {
+        cdyn_fc3d_newton_options o;
+        cdyn_fc3d_newton_defaults(&o);
+        o.tol = TOL;
+        o.max_iter = 1000;
+        o.formulation = c->solver == 2 ? CDYN_FC3D_ALART_CURNIER : CDYN_FC3D_FISCHER_BURMEISTER;
+        st = cdyn_fc3d_newton(c->p, &o, c->r, c->u, &c->rep);
+    }
+    c->iterations = c->rep.sweeps + c->rep.newton_iterations;
+    return (int)st;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_files(const char *dir, char **names)
+{
+    DIR *d = opendir(dir);
+    int count = 0;
+    if (d == NULL)
+        return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL && count < MAX_FILES;)
+        if (ends_with(e->d_name, ".dat") || ends_with(e->d_name, ".hdf5"))
+            names[count++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)count, sizeof *names, cmp_names);
+    return count;
+}
+
+static void format_cell(char *buf, size_t len, const outcome *o)
+{
+    if (!o->ran)
+        snprintf(buf, len, "n/a");
+    else if (o->solved)
+        snprintf(buf, len, "%.3g ms (%d)", 1e3 * o->time, o->iterations);
+    else
+        snprintf(buf, len, "**fails** (%.1e)", o->residual);
+}
+
+int main(int argc, char **argv)
+{
+    if (bench_single_threaded_blas(argv) != 0)
+        return 1;
+    bench_config cfg;
+    bench_config_defaults(&cfg);
+    if (bench_parse_args(argc, argv, &cfg) != 0)
+        return 2;
+    char dir[4096], tmp[64];
+    snprintf(dir, sizeof dir, "%s/fc3d", cfg.data_dir);
+    snprintf(tmp, sizeof tmp, "/tmp/bench_fc3d_%ld.dat", (long)getpid());
+    char *names[MAX_FILES];
+    int nfiles = list_files(dir, names);
+    if (nfiles <= 0) {
+        fprintf(stderr, "bench_fc3d: no problem files in %s\n", dir);
+        return 1;
+    }
+    FILE *csv = cfg.csv_path != NULL ? fopen(cfg.csv_path, "w") : NULL;
+    if (csv != NULL)
+        fprintf(csv, "problem,contacts,solver,status,solved,iterations,residual,seconds\n");
+    int solved_count[NSOL] = {0}, ran_count[NSOL] = {0};
+    double total_time[NSOL] = {0};
+    int cdyn_faster = 0, cdyn_compared = 0;
+    double worst_ratio = INFINITY;
+    char worst_name[128] = "";
+    /* time per Newton-AC iteration against n, for the linear-cost target */
+    double lx[MAX_FILES], ly[MAX_FILES];
+    int nfit = 0;
+
+    printf("| problem | contacts | cdyn (default) | stage | residual | Siconos NSGS | "
+           "Siconos NSN-AC | Siconos NSN-FB | speed-up |\n");
+    printf("|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < nfiles; k++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        cdyn_fc3d_file *f = NULL;
+        cdyn_report lr;
+        if (cdyn_fc3d_file_load(path, NULL, &f, &lr) != CDYN_OK) {
+            printf("| %s | | unreadable: %s | | | | | | |\n", names[k], lr.message);
+            continue;
+        }
+        cdyn_fc3d p = cdyn_fc3d_file_problem(f);
+        siconos_fc3d *sic = NULL;
+        if (f->dim == 3 && ends_with(names[k], ".dat"))
+            sic = siconos_fc3d_load(path);
+        else if (cdyn_fc3d_file_write(tmp, &p, NULL, NULL) == CDYN_OK)
+            sic = siconos_fc3d_load(tmp);
+        size_t m = 3 * (size_t)p.n;
+        double *r = calloc(m, sizeof(double)), *u = calloc(m, sizeof(double));
+        outcome out[NSOL];
+        memset(out, 0, sizeof out);
+        for (int s = 0; s < NSOL && r != NULL && u != NULL; s++) {
+            if (s >= NCDYN && sic == NULL)
+                continue;
+            run_ctx c = {s, &p, sic, r, u, 0, {0}};
+            bench_timing t;
+            int st = bench_time(run_once, &c, &cfg.budget, &t);
+            double rel = INFINITY;
+            if (s >= NCDYN || st == CDYN_OK)
+                cdyn_fc3d_residual(&p, r, NULL, NULL, &rel);
+            else
+                rel = c.rep.residual_rel;
+            outcome *o = &out[s];
+            o->ran = 1;
+            o->residual = rel;
+            o->solved = rel <= TOL;
+            o->iterations = c.iterations;
+            o->time = t.median;
+            snprintf(o->method, sizeof o->method, "%s", s < NCDYN ? c.rep.method : "");
+            ran_count[s]++;
+            if (o->solved) {
+                solved_count[s]++;
+                total_time[s] += t.median;
+            }
+            if (s == 2 && o->solved && c.rep.newton_iterations > 0 && nfit < MAX_FILES) {
+                lx[nfit] = log((double)p.n);
+                ly[nfit++] = log(t.median / c.rep.newton_iterations);
+            }
+            if (csv != NULL)
+                fprintf(csv, "%s,%d,%s,%d,%d,%d,%.3e,%.6e\n", names[k], p.n, SOLVER_NAMES[s], st,
+                        o->solved, o->iterations, rel, t.median);
+        }
+        double best_sic = INFINITY;
+        for (int s = NCDYN; s < NSOL; s++)
+            if (out[s].solved)
+                best_sic = fmin(best_sic, out[s].time);
+        char cells[NSOL][64], ratio[32] = "—";
+        for (int s = 0; s < NSOL; s++)
+            format_cell(cells[s], sizeof cells[s], &out[s]);
+        if (isfinite(best_sic) && out[0].solved) {
+            double q = best_sic / out[0].time;
+            snprintf(ratio, sizeof ratio, "%.2f", q);
+            cdyn_compared++;
+            cdyn_faster += q > 1.0;
+            if (q < worst_ratio) {
+                worst_ratio = q;
+                snprintf(worst_name, sizeof worst_name, "%s", names[k]);
+            }
+        } else if (out[0].solved) {
+            snprintf(ratio, sizeof ratio, "Siconos fails");
+        }
+        printf("| %s | %d | %s | %s | %.1e | %s | %s | %s | %s |\n", names[k], p.n, cells[0],
+               out[0].method, out[0].residual, cells[4], cells[5], cells[6], ratio);
+        fflush(stdout);
+        free(r);
+        free(u);
+        siconos_fc3d_free(sic);
+        cdyn_fc3d_file_free(f);
+    }
+    unlink(tmp);
+
+    printf("\nTimes are medians (iterations: Gauss–Seidel sweeps plus Newton iterations for cdyn, "
+           "Siconos' own count); **fails** gives the residual reached. Speed-up = the fastest "
+           "Siconos solver that solves the problem / cdyn's default entry.\n\n");
+    printf("| solver | solved (of %d) | total time on the problems it solves |\n", nfiles);
+    printf("|---|---:|---:|\n");
+    for (int s = 0; s < NSOL; s++)
+        printf("| %s | %d (ran on %d) | %.3g ms |\n", SOLVER_NAMES[s], solved_count[s],
+               ran_count[s], 1e3 * total_time[s]);
+    printf("\ncdyn's default entry is faster than the fastest successful Siconos solver on %d of "
+           "the %d problems that both solve",
+           cdyn_faster, cdyn_compared);
+    if (cdyn_compared > 0)
+        printf(" (smallest speed-up %.2f, %s)", worst_ratio, worst_name);
+    printf(".\n");
+    if (nfit >= 3) { /* least-squares slope of log(time per iteration) against log(n) */
+        double mx = 0, my = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < nfit; i++)
+            mx += lx[i] / nfit, my += ly[i] / nfit;
+        for (int i = 0; i < nfit; i++)
+            sxx += (lx[i] - mx) * (lx[i] - mx), sxy += (lx[i] - mx) * (ly[i] - my);
+        printf("Time per Newton-AC iteration grows as n^%.2f over the %d problems it solves "
+               "(least squares in log-log; 1 is linear).\n",
+               sxy / sxx, nfit);
+    }
+    if (csv != NULL)
+        fclose(csv);
+    for (int k = 0; k < nfiles; k++)
+        free(names[k]);
+    return 0;
+}
