@@ -7,6 +7,7 @@
  *   pyramid box     rigid LCP, |p_t|, |p_o| <= mu p_n (what the paper's LCP curves show)
  *   pyramid diamond rigid LCP, four directions, sum <= mu p_n
  *   cone step       rigid, exact cone, convex relaxation (one friction-cone QP per step)
+ *   coulomb step    rigid, exact cone, Moreau-Jean (one frictional contact problem per step)
  *
  * and is compared with the paper's displacement (0.5632, -0.0534) and its slip-end times of the
  * box pyramid (t: 0.30 s, o: 0.37 s, Fig. 3f), and with the rigid analytic solution: the slip
@@ -53,6 +54,7 @@ static const scheme_case CASES[] = {
     {"pyramid-box", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_BOX, 0},
     {"pyramid-diamond", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_DIAMOND, 0},
     {"cone-step", CDYN_SCHEME_CONE_STEP, CDYN_PYRAMID_DIAMOND, 0},
+    {"coulomb-step", CDYN_SCHEME_COULOMB_STEP, CDYN_PYRAMID_DIAMOND, 0},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -218,6 +220,14 @@ int main(int argc, char **argv)
              fabs(res.slip_end_o - PAPER_SLIP_END_O) > 0.01 + 1e-9)) {
             fprintf(stderr, "billiard: box pyramid slip ends %.2f / %.2f s, paper 0.30 / 0.37 s "
                             "(tolerance h)\n", res.slip_end_t, res.slip_end_o);
+            bad = 1;
+        }
+        /* The exact cone without relaxation: the rigid solution's slip end, both components. */
+        if (CASES[c].scheme == CDYN_SCHEME_COULOMB_STEP &&
+            (fabs(res.slip_end_t - rigid_slip_end()) > 0.01 + 1e-9 ||
+             fabs(res.slip_end_o - rigid_slip_end()) > 0.01 + 1e-9)) {
+            fprintf(stderr, "billiard: Coulomb step slip ends %.2f / %.2f s, rigid t* = %.4f s "
+                            "(tolerance h)\n", res.slip_end_t, res.slip_end_o, rigid_slip_end());
             bad = 1;
         }
     }
