@@ -1,6 +1,7 @@
 # Finds cdyn's Debian dependencies and defines imported targets for them:
 #   cdyn::suitesparse  CHOLMOD, KLU and their ordering/config libraries
 #   cdyn::lapack       LAPACKE + OpenBLAS (CBLAS)
+#   cdyn::fclib        FCLib + HDF5 (optional: the FCLib reader of cdyn/fc3d.h)
 # and Threads::Threads (POSIX threads: the design layer's parallel evaluations).
 # Used both by the build and by the installed cdynConfig.cmake (static consumers need it).
 # SuiteSparse 5.x on Debian ships neither CMake packages nor pkg-config files, so the
@@ -46,4 +47,25 @@ if(NOT TARGET cdyn::lapack)
   set_target_properties(cdyn::lapack PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${CDYN_LAPACKE_INCLUDE_DIR};${CDYN_CBLAS_INCLUDE_DIR}"
     INTERFACE_LINK_LIBRARIES "${CDYN_LAPACKE_LIBRARY};${CDYN_OPENBLAS_LIBRARY};m")
+endif()
+
+# FCLib (Debian libfclib-dev) and the HDF5 it is built on, optional. The build looks for them
+# unless CDYN_WITH_FCLIB is OFF and goes without when they are missing; the installed
+# cdynConfig.cmake sets CDYN_FCLIB_REQUIRED to whether the library was built with them.
+# Located directly, like SuiteSparse: FCLib's own CMake package links static libpthread/libdl.
+if(NOT TARGET cdyn::fclib AND (CDYN_FCLIB_REQUIRED OR (NOT DEFINED CDYN_FCLIB_REQUIRED
+    AND (NOT DEFINED CDYN_WITH_FCLIB OR CDYN_WITH_FCLIB))))
+  find_path(CDYN_FCLIB_INCLUDE_DIR fclib.h)
+  find_library(CDYN_FCLIB_LIBRARY fclib)
+  find_path(CDYN_HDF5_INCLUDE_DIR hdf5.h PATH_SUFFIXES hdf5/serial)
+  find_library(CDYN_HDF5_LIBRARY NAMES hdf5_serial hdf5 PATH_SUFFIXES hdf5/serial)
+  if(CDYN_FCLIB_INCLUDE_DIR AND CDYN_FCLIB_LIBRARY AND CDYN_HDF5_INCLUDE_DIR AND CDYN_HDF5_LIBRARY)
+    add_library(cdyn::fclib INTERFACE IMPORTED)
+    set_target_properties(cdyn::fclib PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "${CDYN_FCLIB_INCLUDE_DIR};${CDYN_HDF5_INCLUDE_DIR}"
+      INTERFACE_LINK_LIBRARIES "${CDYN_FCLIB_LIBRARY};${CDYN_HDF5_LIBRARY}")
+  elseif(CDYN_FCLIB_REQUIRED)
+    message(FATAL_ERROR "cdyn was built with FCLib: fclib.h/libfclib or HDF5 not found "
+      "(Debian: libfclib-dev libhdf5-dev)")
+  endif()
 endif()
