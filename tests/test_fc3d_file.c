@@ -183,7 +183,8 @@ static void check_against_text(const char *path, const cdyn_fc3d_file *f)
                 assert_true(w_at(f, map3(d, i), map3(d, j)) == tk_dbl(&t));
     } else {
         const int nb = (int)tk_int(&t);
-        int *index1 = calloc((size_t)n + 1, sizeof(int)), *index2 = calloc((size_t)nb + 1, sizeof(int));
+        int *index1 = calloc((size_t)n + 1, sizeof(int)),
+            *index2 = calloc((size_t)nb + 1, sizeof(int));
         if (nb > 0) {
             assert_int_equal(tk_int(&t), n);
             assert_int_equal(tk_int(&t), n);
@@ -230,7 +231,8 @@ static void check_against_text(const char *path, const cdyn_fc3d_file *f)
         }
 }
 
-/* ---- every fixture ---------------------------------------------------------------------------- */
+/* ---- every fixture ----------------------------------------------------------------------------
+ */
 
 static void test_every_fixture_reads(void **state)
 {
@@ -346,7 +348,8 @@ static void test_dense_and_sbm_agree(void **state)
     cdyn_fc3d_file_free(s);
 }
 
-/* ---- FCLib --------------------------------------------------------------------------------------- */
+/* ---- FCLib
+ * --------------------------------------------------------------------------------------- */
 
 #ifdef CDYN_TEST_HAVE_HDF5
 /* A dataset of doubles, read with the HDF5 API (not FCLib's reader); NULL when absent. */
@@ -658,8 +661,7 @@ static void test_fclib_malformed(void **state)
     }
     assert_int_equal(cdyn_fc3d_fclib_read(FC3D_DIR "/nothing.hdf5", NULL, &f, &r), CDYN_EIO);
     assert_non_null(strstr(r.message, "nothing.hdf5"));
-    assert_int_equal(cdyn_fc3d_fclib_read(FC3D_DIR "/Rover1039.dat", NULL, &f, &r),
-                     CDYN_EFORMAT);
+    assert_int_equal(cdyn_fc3d_fclib_read(FC3D_DIR "/Rover1039.dat", NULL, &f, &r), CDYN_EFORMAT);
     assert_non_null(strstr(r.message, "not an HDF5 file"));
     assert_ptr_equal(f, sentinel);
 #ifdef CDYN_TEST_HAVE_HDF5
@@ -673,9 +675,9 @@ static void test_fclib_malformed(void **state)
     assert_true(f->q[0] == -1.0 && f->mu[0] == 0.3);
     cdyn_fc3d_file_free(f);
     assert_int_equal(fa.live, 0);
-    static const char *const expect[8] = {NULL,        "spacedim = 0",  "has 4 values",
-                                          "out of range", "mu[0] = -0.5", "nzmax = 1073741824",
-                                          "mu is missing", "mixed local problem"};
+    static const char *const expect[8] = {
+        NULL,           "spacedim = 0",       "has 4 values",  "out of range",
+        "mu[0] = -0.5", "nzmax = 1073741824", "mu is missing", "mixed local problem"};
     for (int flaw = 1; flaw < 8; ++flaw) {
         write_local(path, flaw);
         f = sentinel;
@@ -698,7 +700,8 @@ static void test_fclib_malformed(void **state)
 #endif
 }
 
-/* ---- writer ----------------------------------------------------------------------------------------- */
+/* ---- writer
+ * ----------------------------------------------------------------------------------------- */
 
 static void same_file(const cdyn_fc3d_file *a, const cdyn_fc3d_file *b)
 {
@@ -823,7 +826,8 @@ static void test_write_invalid(void **state)
     remove(out);
 }
 
-/* ---- malformed text ------------------------------------------------------------------------------ */
+/* ---- malformed text
+ * ------------------------------------------------------------------------------ */
 
 static void expect_error(const char *text, size_t length, cdyn_status status, const char *frag1,
                          const char *frag2)
@@ -903,8 +907,8 @@ static void truncate_everywhere(const char *text)
     const size_t len = strlen(text);
     size_t cuts = 0;
     for (size_t k = 1; k < len; ++k) {
-        const int token_end = text[k - 1] != ' ' && text[k - 1] != '\n' &&
-                              (text[k] == ' ' || text[k] == '\n');
+        const int token_end =
+            text[k - 1] != ' ' && text[k - 1] != '\n' && (text[k] == ' ' || text[k] == '\n');
         if (!token_end)
             continue;
         /* a cut that only removes the trailing comment is a valid problem */
@@ -946,8 +950,8 @@ static void test_malformed_header(void **state)
     expect_format("3 1 0 3 3 3 2", "repeated number of columns of W is 2", "token 7");
     expect_format("3 1 1 3 6", "number of columns of W is 6", "token 5");
     /* a size the text cannot fill is refused before allocating */
-    expect_format("3 1000000 0 3000000 3000000 3000000 3000000 1 2 3",
-                  "more numbers but only", NULL);
+    expect_format("3 1000000 0 3000000 3000000 3000000 3000000 1 2 3", "more numbers but only",
+                  NULL);
 }
 
 static void test_malformed_values(void **state)
@@ -962,8 +966,7 @@ static void test_malformed_values(void **state)
     expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0\n-0.1", "mu[0] = -0.1 is negative",
                   "line 2, token 20");
     expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 x 0.1", "q[2]", "'x'");
-    expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0", "line 1, token 20: input ends",
-                  "mu[0]");
+    expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0", "line 1, token 20: input ends", "mu[0]");
 }
 
 /* Replace the first occurrence of `from` (after `after` bytes) in sbm2 by `to`. */
@@ -1031,7 +1034,7 @@ static void test_allocation_failures(void **state)
     fail_each_allocation(FC3D_DIR "/FrictionContact3D_1c.dat");
     fail_each_allocation(FC3D_DIR "/Confeti-ex13-4contact-Fc3D-SBM.dat");
     fail_each_allocation(FC3D_DIR "/FrictionContactProblem00031.dat"); /* planar SBM */
-    fail_each_allocation(FC3D_DIR "/Capsules-i100-889.dat"); /* grows the text buffer */
+    fail_each_allocation(FC3D_DIR "/Capsules-i100-889.dat");           /* grows the text buffer */
     if (cdyn_fc3d_has_fclib()) {
         fail_each_allocation(FC3D_DIR "/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5");
         fail_each_allocation(FC3D_DIR "/spheres-in-a-box-98-i10000-256-10.hdf5");
@@ -1072,22 +1075,14 @@ static void test_arguments_and_io(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_fixture_reads),
-        cmocka_unit_test(test_values_by_hand),
-        cmocka_unit_test(test_dense_and_sbm_agree),
-        cmocka_unit_test(test_fclib_global_reduction),
-        cmocka_unit_test(test_fclib_local_entries),
-        cmocka_unit_test(test_fclib_malformed),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_write_blocks_edge_cases),
-        cmocka_unit_test(test_write_invalid),
-        cmocka_unit_test(test_small_sbm),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_malformed_header),
-        cmocka_unit_test(test_malformed_values),
-        cmocka_unit_test(test_malformed_sbm),
-        cmocka_unit_test(test_allocation_failures),
-        cmocka_unit_test(test_arguments_and_io),
+        cmocka_unit_test(test_every_fixture_reads), cmocka_unit_test(test_values_by_hand),
+        cmocka_unit_test(test_dense_and_sbm_agree), cmocka_unit_test(test_fclib_global_reduction),
+        cmocka_unit_test(test_fclib_local_entries), cmocka_unit_test(test_fclib_malformed),
+        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_write_blocks_edge_cases),
+        cmocka_unit_test(test_write_invalid),       cmocka_unit_test(test_small_sbm),
+        cmocka_unit_test(test_truncated),           cmocka_unit_test(test_malformed_header),
+        cmocka_unit_test(test_malformed_values),    cmocka_unit_test(test_malformed_sbm),
+        cmocka_unit_test(test_allocation_failures), cmocka_unit_test(test_arguments_and_io),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
