@@ -231,6 +231,44 @@ static void check_against_text(const char *path, const cdyn_fc3d_file *f)
         }
 }
 
+/* Smallest eigenvalue of the symmetric part of a 3x3 column-major block (the trigonometric
+ * solution of the characteristic cubic). */
+static double min_eig_sym(const double *b)
+{
+    double a[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            a[i][j] = 0.5 * (b[i + 3 * j] + b[j + 3 * i]);
+    const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    const double q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
+    const double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) +
+                      (a[2][2] - q) * (a[2][2] - q) + 2.0 * p1;
+    const double p = sqrt(p2 / 6.0);
+    if (p == 0.0)
+        return q;
+    double c[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            c[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
+    const double det = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) -
+                       c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) +
+                       c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+    const double r = fmax(-1.0, fmin(1.0, det / 2.0));
+    return q + 2.0 * p * cos(acos(r) / 3.0 + 2.0 * 3.14159265358979323846 / 3.0);
+}
+
+/* Diagonal blocks of a Delassus operator: positive semidefinite (symmetric part). */
+static void check_diagonal_blocks_psd(const cdyn_fc3d_file *f)
+{
+    for (int c = 0; c < f->n; ++c) {
+        double b[9];
+        for (int k = 0; k < 9; ++k)
+            b[k] = w_at(f, 3 * c + k % 3, 3 * c + k / 3);
+        const double scale = fabs(b[0]) + fabs(b[4]) + fabs(b[8]);
+        assert_true(min_eig_sym(b) >= -1e-10 * scale);
+    }
+}
+
 /* ---- every fixture ----------------------------------------------------------------------------
  */
 
@@ -259,6 +297,7 @@ static void test_every_fixture_reads(void **state)
                 continue;
             cdyn_fc3d_file *f = read_path(path);
             check_shape(f);
+            check_diagonal_blocks_psd(f);
             assert_true(f->sparse);
             assert_int_equal(f->dim, 3);
             cdyn_fc3d_file_free(f);
@@ -1004,6 +1043,49 @@ static void test_malformed_sbm(void **state)
     sbm_variant("0.5 0.25", "0.5 -0.25", 0, "mu[1] = -0.25 is negative", "line 22");
 }
 
+/* Random byte mutations of small files: OK or CDYN_EFORMAT with a position, never a leak (the
+ * sanitizer build checks the memory accesses). */
+static void test_mutated_text(void **state)
+{
+    (void)state;
+    size_t len1;
+    char *one = slurp(FC3D_DIR "/FC3D_Example1_SBM.dat", &len1);
+    const char *bases[2] = {one, sbm2};
+    const size_t lens[2] = {len1, strlen(sbm2)};
+    static const char alphabet[] = "0123456789 \n-+.eE9x";
+    test_rng rng;
+    test_rng_seed(&rng, 20261125);
+    char *buf = malloc(len1 + 1);
+    assert_non_null(buf);
+    for (int trial = 0; trial < 4000; ++trial) {
+        const int b = trial % 2;
+        memcpy(buf, bases[b], lens[b]);
+        const int edits = 1 + (int)(test_rng_uniform(&rng) * 3);
+        for (int k = 0; k < edits; ++k) {
+            size_t at = (size_t)(test_rng_uniform(&rng) * (double)lens[b]);
+            buf[at] = alphabet[(size_t)(test_rng_uniform(&rng) * (sizeof alphabet - 1))];
+        }
+        test_failing_alloc fa;
+        test_failing_alloc_init(&fa, -1);
+        cdyn_fc3d_file *f = NULL;
+        cdyn_report r;
+        cdyn_status st = cdyn_fc3d_file_parse(buf, lens[b], &fa.allocator, &f, &r);
+        if (st == CDYN_OK) {
+            check_shape(f);
+            cdyn_fc3d_file_free(f);
+        } else {
+            if (st != CDYN_EFORMAT || strstr(r.message, "line ") == NULL ||
+                strstr(r.message, ", token ") == NULL)
+                print_error("status %d: %s\n", (int)st, r.message);
+            assert_int_equal(st, CDYN_EFORMAT);
+            assert_non_null(strstr(r.message, ", token "));
+        }
+        assert_int_equal(fa.live, 0);
+    }
+    free(buf);
+    free(one);
+}
+
 /* Every allocation failing in turn: CDYN_ENOMEM and nothing leaked, then success. */
 static void fail_each_allocation(const char *path)
 {
@@ -1075,14 +1157,23 @@ static void test_arguments_and_io(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_fixture_reads), cmocka_unit_test(test_values_by_hand),
-        cmocka_unit_test(test_dense_and_sbm_agree), cmocka_unit_test(test_fclib_global_reduction),
-        cmocka_unit_test(test_fclib_local_entries), cmocka_unit_test(test_fclib_malformed),
-        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_write_blocks_edge_cases),
-        cmocka_unit_test(test_write_invalid),       cmocka_unit_test(test_small_sbm),
-        cmocka_unit_test(test_truncated),           cmocka_unit_test(test_malformed_header),
-        cmocka_unit_test(test_malformed_values),    cmocka_unit_test(test_malformed_sbm),
-        cmocka_unit_test(test_allocation_failures), cmocka_unit_test(test_arguments_and_io),
+        cmocka_unit_test(test_every_fixture_reads),
+        cmocka_unit_test(test_values_by_hand),
+        cmocka_unit_test(test_dense_and_sbm_agree),
+        cmocka_unit_test(test_fclib_global_reduction),
+        cmocka_unit_test(test_fclib_local_entries),
+        cmocka_unit_test(test_fclib_malformed),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_write_blocks_edge_cases),
+        cmocka_unit_test(test_write_invalid),
+        cmocka_unit_test(test_small_sbm),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_malformed_header),
+        cmocka_unit_test(test_malformed_values),
+        cmocka_unit_test(test_malformed_sbm),
+        cmocka_unit_test(test_mutated_text),
+        cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_arguments_and_io),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
