@@ -183,7 +183,8 @@ static void check_against_text(const char *path, const cdyn_fc3d_file *f)
                 assert_true(w_at(f, map3(d, i), map3(d, j)) == tk_dbl(&t));
     } else {
         const int nb = (int)tk_int(&t);
-        int *index1 = calloc((size_t)n + 1, sizeof(int)), *index2 = calloc((size_t)nb + 1, sizeof(int));
+        int *index1 = calloc((size_t)n + 1, sizeof(int)),
+            *index2 = calloc((size_t)nb + 1, sizeof(int));
         if (nb > 0) {
             assert_int_equal(tk_int(&t), n);
             assert_int_equal(tk_int(&t), n);
@@ -230,7 +231,46 @@ static void check_against_text(const char *path, const cdyn_fc3d_file *f)
         }
 }
 
-/* ---- every fixture ---------------------------------------------------------------------------- */
+/* Smallest eigenvalue of the symmetric part of a 3x3 column-major block (the trigonometric
+ * solution of the characteristic cubic). */
+static double min_eig_sym(const double *b)
+{
+    double a[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            a[i][j] = 0.5 * (b[i + 3 * j] + b[j + 3 * i]);
+    const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    const double q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
+    const double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) +
+                      (a[2][2] - q) * (a[2][2] - q) + 2.0 * p1;
+    const double p = sqrt(p2 / 6.0);
+    if (p == 0.0)
+        return q;
+    double c[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            c[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
+    const double det = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) -
+                       c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) +
+                       c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+    const double r = fmax(-1.0, fmin(1.0, det / 2.0));
+    return q + 2.0 * p * cos(acos(r) / 3.0 + 2.0 * 3.14159265358979323846 / 3.0);
+}
+
+/* Diagonal blocks of a Delassus operator: positive semidefinite (symmetric part). */
+static void check_diagonal_blocks_psd(const cdyn_fc3d_file *f)
+{
+    for (int c = 0; c < f->n; ++c) {
+        double b[9];
+        for (int k = 0; k < 9; ++k)
+            b[k] = w_at(f, 3 * c + k % 3, 3 * c + k / 3);
+        const double scale = fabs(b[0]) + fabs(b[4]) + fabs(b[8]);
+        assert_true(min_eig_sym(b) >= -1e-10 * scale);
+    }
+}
+
+/* ---- every fixture ----------------------------------------------------------------------------
+ */
 
 static void test_every_fixture_reads(void **state)
 {
@@ -257,6 +297,7 @@ static void test_every_fixture_reads(void **state)
                 continue;
             cdyn_fc3d_file *f = read_path(path);
             check_shape(f);
+            check_diagonal_blocks_psd(f);
             assert_true(f->sparse);
             assert_int_equal(f->dim, 3);
             cdyn_fc3d_file_free(f);
@@ -346,7 +387,8 @@ static void test_dense_and_sbm_agree(void **state)
     cdyn_fc3d_file_free(s);
 }
 
-/* ---- FCLib --------------------------------------------------------------------------------------- */
+/* ---- FCLib
+ * --------------------------------------------------------------------------------------- */
 
 #ifdef CDYN_TEST_HAVE_HDF5
 /* A dataset of doubles, read with the HDF5 API (not FCLib's reader); NULL when absent. */
@@ -658,8 +700,7 @@ static void test_fclib_malformed(void **state)
     }
     assert_int_equal(cdyn_fc3d_fclib_read(FC3D_DIR "/nothing.hdf5", NULL, &f, &r), CDYN_EIO);
     assert_non_null(strstr(r.message, "nothing.hdf5"));
-    assert_int_equal(cdyn_fc3d_fclib_read(FC3D_DIR "/Rover1039.dat", NULL, &f, &r),
-                     CDYN_EFORMAT);
+    assert_int_equal(cdyn_fc3d_fclib_read(FC3D_DIR "/Rover1039.dat", NULL, &f, &r), CDYN_EFORMAT);
     assert_non_null(strstr(r.message, "not an HDF5 file"));
     assert_ptr_equal(f, sentinel);
 #ifdef CDYN_TEST_HAVE_HDF5
@@ -673,9 +714,9 @@ static void test_fclib_malformed(void **state)
     assert_true(f->q[0] == -1.0 && f->mu[0] == 0.3);
     cdyn_fc3d_file_free(f);
     assert_int_equal(fa.live, 0);
-    static const char *const expect[8] = {NULL,        "spacedim = 0",  "has 4 values",
-                                          "out of range", "mu[0] = -0.5", "nzmax = 1073741824",
-                                          "mu is missing", "mixed local problem"};
+    static const char *const expect[8] = {
+        NULL,           "spacedim = 0",       "has 4 values",  "out of range",
+        "mu[0] = -0.5", "nzmax = 1073741824", "mu is missing", "mixed local problem"};
     for (int flaw = 1; flaw < 8; ++flaw) {
         write_local(path, flaw);
         f = sentinel;
@@ -698,7 +739,8 @@ static void test_fclib_malformed(void **state)
 #endif
 }
 
-/* ---- writer ----------------------------------------------------------------------------------------- */
+/* ---- writer
+ * ----------------------------------------------------------------------------------------- */
 
 static void same_file(const cdyn_fc3d_file *a, const cdyn_fc3d_file *b)
 {
@@ -823,7 +865,8 @@ static void test_write_invalid(void **state)
     remove(out);
 }
 
-/* ---- malformed text ------------------------------------------------------------------------------ */
+/* ---- malformed text
+ * ------------------------------------------------------------------------------ */
 
 static void expect_error(const char *text, size_t length, cdyn_status status, const char *frag1,
                          const char *frag2)
@@ -903,8 +946,8 @@ static void truncate_everywhere(const char *text)
     const size_t len = strlen(text);
     size_t cuts = 0;
     for (size_t k = 1; k < len; ++k) {
-        const int token_end = text[k - 1] != ' ' && text[k - 1] != '\n' &&
-                              (text[k] == ' ' || text[k] == '\n');
+        const int token_end =
+            text[k - 1] != ' ' && text[k - 1] != '\n' && (text[k] == ' ' || text[k] == '\n');
         if (!token_end)
             continue;
         /* a cut that only removes the trailing comment is a valid problem */
@@ -946,8 +989,8 @@ static void test_malformed_header(void **state)
     expect_format("3 1 0 3 3 3 2", "repeated number of columns of W is 2", "token 7");
     expect_format("3 1 1 3 6", "number of columns of W is 6", "token 5");
     /* a size the text cannot fill is refused before allocating */
-    expect_format("3 1000000 0 3000000 3000000 3000000 3000000 1 2 3",
-                  "more numbers but only", NULL);
+    expect_format("3 1000000 0 3000000 3000000 3000000 3000000 1 2 3", "more numbers but only",
+                  NULL);
 }
 
 static void test_malformed_values(void **state)
@@ -962,8 +1005,7 @@ static void test_malformed_values(void **state)
     expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0\n-0.1", "mu[0] = -0.1 is negative",
                   "line 2, token 20");
     expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 x 0.1", "q[2]", "'x'");
-    expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0", "line 1, token 20: input ends",
-                  "mu[0]");
+    expect_format("3 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0", "line 1, token 20: input ends", "mu[0]");
 }
 
 /* Replace the first occurrence of `from` (after `after` bytes) in sbm2 by `to`. */
@@ -1001,6 +1043,49 @@ static void test_malformed_sbm(void **state)
     sbm_variant("0.5 0.25", "0.5 -0.25", 0, "mu[1] = -0.25 is negative", "line 22");
 }
 
+/* Random byte mutations of small files: OK or CDYN_EFORMAT with a position, never a leak (the
+ * sanitizer build checks the memory accesses). */
+static void test_mutated_text(void **state)
+{
+    (void)state;
+    size_t len1;
+    char *one = slurp(FC3D_DIR "/FC3D_Example1_SBM.dat", &len1);
+    const char *bases[2] = {one, sbm2};
+    const size_t lens[2] = {len1, strlen(sbm2)};
+    static const char alphabet[] = "0123456789 \n-+.eE9x";
+    test_rng rng;
+    test_rng_seed(&rng, 20261125);
+    char *buf = malloc(len1 + 1);
+    assert_non_null(buf);
+    for (int trial = 0; trial < 4000; ++trial) {
+        const int b = trial % 2;
+        memcpy(buf, bases[b], lens[b]);
+        const int edits = 1 + (int)(test_rng_uniform(&rng) * 3);
+        for (int k = 0; k < edits; ++k) {
+            size_t at = (size_t)(test_rng_uniform(&rng) * (double)lens[b]);
+            buf[at] = alphabet[(size_t)(test_rng_uniform(&rng) * (sizeof alphabet - 1))];
+        }
+        test_failing_alloc fa;
+        test_failing_alloc_init(&fa, -1);
+        cdyn_fc3d_file *f = NULL;
+        cdyn_report r;
+        cdyn_status st = cdyn_fc3d_file_parse(buf, lens[b], &fa.allocator, &f, &r);
+        if (st == CDYN_OK) {
+            check_shape(f);
+            cdyn_fc3d_file_free(f);
+        } else {
+            if (st != CDYN_EFORMAT || strstr(r.message, "line ") == NULL ||
+                strstr(r.message, ", token ") == NULL)
+                print_error("status %d: %s\n", (int)st, r.message);
+            assert_int_equal(st, CDYN_EFORMAT);
+            assert_non_null(strstr(r.message, ", token "));
+        }
+        assert_int_equal(fa.live, 0);
+    }
+    free(buf);
+    free(one);
+}
+
 /* Every allocation failing in turn: CDYN_ENOMEM and nothing leaked, then success. */
 static void fail_each_allocation(const char *path)
 {
@@ -1031,7 +1116,7 @@ static void test_allocation_failures(void **state)
     fail_each_allocation(FC3D_DIR "/FrictionContact3D_1c.dat");
     fail_each_allocation(FC3D_DIR "/Confeti-ex13-4contact-Fc3D-SBM.dat");
     fail_each_allocation(FC3D_DIR "/FrictionContactProblem00031.dat"); /* planar SBM */
-    fail_each_allocation(FC3D_DIR "/Capsules-i100-889.dat"); /* grows the text buffer */
+    fail_each_allocation(FC3D_DIR "/Capsules-i100-889.dat");           /* grows the text buffer */
     if (cdyn_fc3d_has_fclib()) {
         fail_each_allocation(FC3D_DIR "/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5");
         fail_each_allocation(FC3D_DIR "/spheres-in-a-box-98-i10000-256-10.hdf5");
@@ -1086,6 +1171,7 @@ int main(void)
         cmocka_unit_test(test_malformed_header),
         cmocka_unit_test(test_malformed_values),
         cmocka_unit_test(test_malformed_sbm),
+        cmocka_unit_test(test_mutated_text),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_arguments_and_io),
     };

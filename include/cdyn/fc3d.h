@@ -203,9 +203,15 @@ CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_o
  * Planar problems (d = 2: normal, one tangent) are read as 3-D problems whose second tangent is
  * decoupled (W block entry 1, q = 0): their solutions are exactly the planar ones with
  * r_T2 = u_T2 = 0. The file object records d.
- * Readers report like the LCP reader (include/cdyn/io.h, a cdyn_report): CDYN_EFORMAT with "line L, token T" and what was
- * expected, CDYN_EIO, CDYN_ENOMEM, CDYN_EINVAL (NULL arguments). Unsorted block columns within a
- * block row (Siconos allows them) are sorted; a repeated block is an error. */
+ * Orientation: Siconos prints its column-major buffers as they are, so each printed line of a
+ * dense W is a column, and SBM blocks are read column by column too (SBM_get_value reads
+ * block[row + col * nbRows]).
+ * Readers report like the LCP reader (include/cdyn/io.h, a cdyn_report): CDYN_EFORMAT with
+ * "line L, token T" and what was expected (a truncated input names the missing token),
+ * CDYN_EIO, CDYN_ENOMEM, CDYN_ETOOBIG, CDYN_EINVAL (NULL arguments). Numbers must be finite and
+ * decimal, mu >= 0; sizes the remaining text cannot hold are refused before allocating.
+ * Unsorted block columns within a block row (Siconos allows them) are sorted; a repeated block
+ * is an error. */
 
 typedef struct cdyn_fc3d_file {
     int dim;            /* d as in the file (2 or 3) */
@@ -217,7 +223,7 @@ typedef struct cdyn_fc3d_file {
     double *values;
     double *q;          /* 3n */
     double *mu;         /* n */
-    char *comment;      /* trailing text, "" when none */
+    char *comment;      /* trailing text, trimmed; "" when none and for FCLib files */
     cdyn_fc3d_blocks blocks; /* view on rowptr/colind/values */
 } cdyn_fc3d_file;
 
@@ -241,12 +247,16 @@ CDYN_API cdyn_fc3d cdyn_fc3d_file_problem(const cdyn_fc3d_file *file);
 CDYN_API cdyn_status cdyn_fc3d_file_write(const char *path, const cdyn_fc3d *problem,
                                           const char *comment, cdyn_report *report);
 
-/* FCLib HDF5 files (local problems without the mixed part V, R): available when the library was
- * built with FCLib (Debian libfclib-dev); otherwise cdyn_fc3d_fclib_read returns CDYN_EINVAL
- * with a message saying so and cdyn_fc3d_has_fclib() is 0. W (any of FCLib's triplet, CSC or CSR
- * forms) is stored by blocks. The file's structure is checked before FCLib reads it (FCLib
- * exits the process on malformed files); HDF5's error printing is switched off around the
- * calls. */
+/* FCLib HDF5 files: available when the library was built with FCLib (Debian libfclib-dev);
+ * otherwise cdyn_fc3d_fclib_read returns CDYN_EINVAL with a message saying so and
+ * cdyn_fc3d_has_fclib() is 0. Local problems (/fclib_local) without the mixed part V, R: W (any
+ * of FCLib's triplet, CSC or CSR forms; repeated entries add up) is stored by blocks. Global
+ * problems (/fclib_global: M v = H r + f, u = H^T v + w) without G, b and with a diagonal M are
+ * reduced to W = H^T M^-1 H, q = H^T M^-1 f + w; other M are refused (CDYN_EFORMAT). spacedim 2
+ * is read like a planar text file. The file's structure (every group, dataset, type and length
+ * FCLib reads) is checked with the HDF5 API before FCLib reads it, since FCLib exits the process
+ * on malformed files; HDF5's automatic error printing is switched off around the calls and
+ * restored (it is HDF5's per-process, or per-thread, setting). */
 CDYN_API int cdyn_fc3d_has_fclib(void);
 CDYN_API cdyn_status cdyn_fc3d_fclib_read(const char *path, const cdyn_allocator *allocator,
                                           cdyn_fc3d_file **out, cdyn_report *report);

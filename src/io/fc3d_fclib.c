@@ -66,7 +66,8 @@ int cdyn_fc3d_has_fclib(void)
     return 1;
 }
 
-/* ---- the walk before FCLib -------------------------------------------------------------------- */
+/* ---- the walk before FCLib --------------------------------------------------------------------
+ */
 
 typedef struct h5walk {
     hid_t file;
@@ -123,8 +124,9 @@ static cdyn_status need_dataset(const h5walk *h, const char *path, H5T_class_t c
 {
     long long np = 0;
     if (!is_dataset(h, path, cls, &np))
-        return bad(h, cls == H5T_FLOAT ? "is missing or not a floating-point dataset"
-                                       : "is missing or not an integer dataset",
+        return bad(h,
+                   cls == H5T_FLOAT ? "is missing or not a floating-point dataset"
+                                    : "is missing or not an integer dataset",
                    path);
     if (np != points) {
         char what[96];
@@ -194,8 +196,7 @@ static cdyn_status check_matrix(const h5walk *h, const char *group, h5matrix *mt
     }
     if (st != CDYN_OK)
         return st;
-    if (mt->m < 1 || mt->n < 1 || mt->nzmax < 1 || mt->nz < -2 || mt->nz == 0 ||
-        mt->nz > mt->nzmax)
+    if (mt->m < 1 || mt->n < 1 || mt->nzmax < 1 || mt->nz < -2 || mt->nz == 0 || mt->nz > mt->nzmax)
         return cdyn_fail(h->report, CDYN_EFORMAT,
                          "%s: %s has m = %d, n = %d, nzmax = %d, nz = %d (need m, n, nzmax >= 1 "
                          "and nz in {-2, -1} or 1..nzmax)",
@@ -274,8 +275,8 @@ static cdyn_status walk_local(const h5walk *h, walked *w)
         return cdyn_fail(h->report, CDYN_EFORMAT,
                          "%s: a mixed local problem (V, R) is not supported", h->name);
     if (w->W.m != w->W.n)
-        return cdyn_fail(h->report, CDYN_EFORMAT, "%s: W is %d x %d, not square", h->name,
-                         w->W.m, w->W.n);
+        return cdyn_fail(h->report, CDYN_EFORMAT, "%s: W is %d x %d, not square", h->name, w->W.m,
+                         w->W.n);
     if ((st = check_contacts(h, w->W.m, w->d, "W")) != CDYN_OK)
         return st;
     if (!is_group(h, "/fclib_local/vectors"))
@@ -324,8 +325,7 @@ static cdyn_status walk(const h5walk *h, walked *w)
         return walk_global(h, w);
     }
     return cdyn_fail(h->report, CDYN_EFORMAT,
-                     "%s: no /fclib_local or /fclib_global group (not an FCLib problem)",
-                     h->name);
+                     "%s: no /fclib_local or /fclib_global group (not an FCLib problem)", h->name);
 }
 
 /* ---- releasing FCLib's objects ------------------------------------------------------------------
@@ -381,7 +381,8 @@ static void free_global(struct fclib_global *p, const walked *w)
     free(p);
 }
 
-/* ---- FCLib matrices as entry lists ------------------------------------------------------------- */
+/* ---- FCLib matrices as entry lists -------------------------------------------------------------
+ */
 
 typedef struct triplets {
     int count;
@@ -428,8 +429,10 @@ static cdyn_status matrix_triplets(const struct fclib_matrix *mat, const char *n
     if (compressed) {
         for (int j = 0; j < outer; ++j)
             if (mat->p[j] < 0 || mat->p[j + 1] < mat->p[j])
-                return cdyn_fail(report, CDYN_EFORMAT, "fclib_read: %s: pointer p[%d] = %d "
-                                 "is negative or decreases", name, j + 1, mat->p[j + 1]);
+                return cdyn_fail(report, CDYN_EFORMAT,
+                                 "fclib_read: %s: pointer p[%d] = %d "
+                                 "is negative or decreases",
+                                 name, j + 1, mat->p[j + 1]);
         count = mat->p[outer] - mat->p[0];
         if (mat->p[outer] > mat->nzmax)
             return cdyn_fail(report, CDYN_EFORMAT, "fclib_read: %s: p[%d] = %d exceeds nzmax = %d",
@@ -458,22 +461,22 @@ static cdyn_status matrix_triplets(const struct fclib_matrix *mat, const char *n
     return st;
 }
 
-/* ---- entries to 3x3 blocks --------------------------------------------------------------------- */
+/* ---- entries to 3x3 blocks ---------------------------------------------------------------------
+ */
 
 typedef struct block_work {
-    int *count;    /* n + 1: entries per block row, then bucket starts */
-    int *order;    /* ne: entries by block row */
-    int *tag;      /* n: row + 1 where a block column was last seen */
-    int *tag_k;    /* n: its block in that row */
-    int *rowptr;   /* n + 1 */
-    int *col;      /* nbo: block columns grouped by row, in order of appearance */
-    int *entry_k;  /* ne: the block of each entry */
-    int *dest;     /* nbo */
+    int *count;   /* n + 1: entries per block row, then bucket starts */
+    int *order;   /* ne: entries by block row */
+    int *tag;     /* n: row + 1 where a block column was last seen */
+    int *tag_k;   /* n: its block in that row */
+    int *rowptr;  /* n + 1 */
+    int *col;     /* nbo: block columns grouped by row, in order of appearance */
+    int *entry_k; /* ne: the block of each entry */
+    int *dest;    /* nbo */
     int *sort;
 } block_work;
 
-static void block_layout(cdyn_carve *cv, void *base, block_work *w, size_t n, size_t ne,
-                         size_t nbo)
+static void block_layout(cdyn_carve *cv, void *base, block_work *w, size_t n, size_t ne, size_t nbo)
 {
     w->count = cdyn_carve_ints(cv, base, n + 1);
     w->order = cdyn_carve_ints(cv, base, ne);
@@ -576,7 +579,8 @@ static cdyn_status make_file(const triplets *t, int d, int m, const double *q, c
     return CDYN_OK;
 }
 
-/* ---- global to local: W = H^T M^-1 H, q = H^T M^-1 f + w for a diagonal M ---------------------- */
+/* ---- global to local: W = H^T M^-1 H, q = H^T M^-1 f + w for a diagonal M ----------------------
+ */
 
 static cdyn_status diagonal_of(const triplets *M, int size, double *diag, cdyn_report *report)
 {
@@ -584,8 +588,8 @@ static cdyn_status diagonal_of(const triplets *M, int size, double *diag, cdyn_r
     for (int e = 0; e < M->count; ++e) {
         if (M->row[e] != M->col[e] && M->x[e] != 0.0)
             return cdyn_fail(report, CDYN_EFORMAT,
-                             "fclib_read: M(%d,%d) != 0: only a diagonal M is supported",
-                             M->row[e], M->col[e]);
+                             "fclib_read: M(%d,%d) != 0: only a diagonal M is supported", M->row[e],
+                             M->col[e]);
         diag[M->row[e]] += M->x[e];
     }
     for (int k = 0; k < size; ++k)
@@ -638,7 +642,8 @@ static cdyn_status reduce_global(const triplets *H, int rows, const double *diag
     return st;
 }
 
-/* ---- reading ------------------------------------------------------------------------------------ */
+/* ---- reading ------------------------------------------------------------------------------------
+ */
 
 static cdyn_status read_local(const char *path, const walked *w, const cdyn_allocator *a,
                               cdyn_fc3d_file **out, cdyn_report *report)
@@ -657,8 +662,8 @@ static cdyn_status read_local(const char *path, const walked *w, const cdyn_allo
 }
 
 /* q = H^T M^-1 f + w */
-static void reduce_q(const triplets *H, const double *diag, const double *f, const double *w,
-                     int m, double *q)
+static void reduce_q(const triplets *H, const double *diag, const double *f, const double *w, int m,
+                     double *q)
 {
     memcpy(q, w, sizeof(double) * (size_t)m);
     for (int e = 0; e < H->count; ++e)

@@ -141,10 +141,10 @@ void cdyn_fc3d_sort_blocks(int n, const int *rowptr, const int *col, int *colind
                            int *work)
 {
     const int nb = rowptr[n];
-    int *colptr = work;           /* n + 1 */
-    int *fill = colptr + n + 1;   /* n */
-    int *by_col = fill + n;       /* nb: input blocks ordered by column, then row */
-    int *row_of = by_col + nb;    /* nb */
+    int *colptr = work;         /* n + 1 */
+    int *fill = colptr + n + 1; /* n */
+    int *by_col = fill + n;     /* nb: input blocks ordered by column, then row */
+    int *row_of = by_col + nb;  /* nb */
     memset(colptr, 0, sizeof(int) * ((size_t)n + 1));
     for (int k = 0; k < nb; ++k)
         colptr[col[k] + 1]++;
@@ -220,8 +220,8 @@ static cdyn_status input_ends(const cdyn_scan *s, const what *w, cdyn_report *re
     if (s->count == 0)
         return cdyn_fail(report, CDYN_EFORMAT, "line %zu, token 1: empty input, expected %s",
                          s->line, name);
-    return cdyn_fail(report, CDYN_EFORMAT, "line %zu, token %zu: input ends, expected %s",
-                     s->line, s->count + 1, name);
+    return cdyn_fail(report, CDYN_EFORMAT, "line %zu, token %zu: input ends, expected %s", s->line,
+                     s->count + 1, name);
 }
 
 static cdyn_status next_token(cdyn_scan *s, const what *w, cdyn_token *tok, cdyn_report *report)
@@ -253,8 +253,8 @@ static cdyn_status read_int(cdyn_scan *s, const what *w, long long *value, cdyn_
 }
 
 /* An integer that must equal `expected`. */
-static cdyn_status expect_int(cdyn_scan *s, const what *w, long long expected,
-                              const char *because, cdyn_report *report)
+static cdyn_status expect_int(cdyn_scan *s, const what *w, long long expected, const char *because,
+                              cdyn_report *report)
 {
     cdyn_token tok;
     long long v = 0;
@@ -274,9 +274,8 @@ static cdyn_status range_int(cdyn_scan *s, const what *w, long long lo, long lon
     if (st != CDYN_OK || (*value >= lo && *value <= hi))
         return st;
     char name[96];
-    return cdyn_fail(report, CDYN_EFORMAT,
-                     "line %zu, token %zu: %s = %lld is outside [%lld, %lld]", tok->line,
-                     tok->index, what_name(w, name, sizeof name), *value, lo, hi);
+    return cdyn_fail(report, CDYN_EFORMAT, "line %zu, token %zu: %s = %lld is outside [%lld, %lld]",
+                     tok->line, tok->index, what_name(w, name, sizeof name), *value, lo, hi);
 }
 
 static cdyn_status read_double(cdyn_scan *s, const what *w, double *value, cdyn_report *report)
@@ -312,9 +311,9 @@ static cdyn_status read_double(cdyn_scan *s, const what *w, double *value, cdyn_
 /* ---- header --------------------------------------------------------------------------------- */
 
 typedef struct header {
-    int d;     /* 2 or 3 */
-    int n;     /* contacts */
-    int code;  /* 0 dense, 1 SBM */
+    int d;       /* 2 or 3 */
+    int n;       /* contacts */
+    int code;    /* 0 dense, 1 SBM */
     long long m; /* d n */
 } header;
 
@@ -380,8 +379,8 @@ static cdyn_status check_room(const cdyn_scan *s, unsigned long long numbers, co
                      s->line, s->count + 1, what_for, numbers, remaining);
 }
 
-static cdyn_status alloc_file(const cdyn_allocator *allocator, const header *h,
-                              long long nblocks, cdyn_fc3d_file **f, cdyn_report *report)
+static cdyn_status alloc_file(const cdyn_allocator *allocator, const header *h, long long nblocks,
+                              cdyn_fc3d_file **f, cdyn_report *report)
 {
     int too_big = 0;
     *f = cdyn_fc3d_file_new(allocator, h->d, h->n, nblocks, &too_big);
@@ -404,8 +403,8 @@ static cdyn_status read_dense(cdyn_scan *s, const header *h, const cdyn_allocato
                               cdyn_fc3d_file **out, cdyn_report *report)
 {
     const unsigned long long m = (unsigned long long)h->m;
-    cdyn_status st = check_room(s, m * m + m + (unsigned long long)h->n, "dense W, q and mu",
-                                report);
+    cdyn_status st =
+        check_room(s, m * m + m + (unsigned long long)h->n, "dense W, q and mu", report);
     if (st != CDYN_OK || (st = alloc_file(allocator, h, -1, out, report)) != CDYN_OK)
         return st;
     cdyn_fc3d_file *f = *out;
@@ -427,14 +426,14 @@ static cdyn_status read_dense(cdyn_scan *s, const header *h, const cdyn_allocato
 /* ---- sparse block W ------------------------------------------------------------------------- */
 
 typedef struct sbm_work {
-    int *index1;  /* n + 1: the file's block-row pointers */
-    int *index2;  /* nb: the file's block columns */
-    int *mark;    /* n: row + 1 where a column was last seen (repeated blocks) */
+    int *index1;   /* n + 1: the file's block-row pointers */
+    int *index2;   /* nb: the file's block columns */
+    int *mark;     /* n: row + 1 where a column was last seen (repeated blocks) */
     int *has_diag; /* n */
-    int *aug_col; /* nbo: index2 plus the inserted diagonal blocks (d = 2), grouped by row */
-    int *aug_of;  /* nb: position of file block k in aug_col */
-    int *dest;    /* nbo: slot in the sorted output */
-    int *sort;    /* cdyn_fc3d_sort_work(n, nbo) */
+    int *aug_col;  /* nbo: index2 plus the inserted diagonal blocks (d = 2), grouped by row */
+    int *aug_of;   /* nb: position of file block k in aug_col */
+    int *dest;     /* nbo: slot in the sorted output */
+    int *sort;     /* cdyn_fc3d_sort_work(n, nbo) */
 } sbm_work;
 
 static void sbm_layout(cdyn_carve *cv, void *base, sbm_work *w, size_t n, size_t nb, size_t nbo)
@@ -549,8 +548,8 @@ static void sbm_arrange(const header *h, sbm_work *w, cdyn_fc3d_file *f)
 }
 
 /* Each block: its ordinal, then d*d numbers column by column. */
-static cdyn_status sbm_values(cdyn_scan *s, const header *h, const sbm_work *w,
-                              cdyn_fc3d_file *f, cdyn_report *report)
+static cdyn_status sbm_values(cdyn_scan *s, const header *h, const sbm_work *w, cdyn_fc3d_file *f,
+                              cdyn_report *report)
 {
     const int d = h->d;
     for (int k = 0; k < w->index1[h->n]; ++k) {
@@ -625,7 +624,8 @@ static cdyn_status read_sbm(cdyn_scan *s, const header *h, const cdyn_allocator 
     return st;
 }
 
-/* ---- q, mu, comment --------------------------------------------------------------------------- */
+/* ---- q, mu, comment ---------------------------------------------------------------------------
+ */
 
 static cdyn_status read_vectors(cdyn_scan *s, const header *h, cdyn_fc3d_file *f,
                                 cdyn_report *report)
@@ -641,9 +641,8 @@ static cdyn_status read_vectors(cdyn_scan *s, const header *h, cdyn_fc3d_file *f
         if ((st = read_double(s, &w, &f->mu[i], report)) != CDYN_OK)
             return st;
         if (f->mu[i] < 0.0)
-            return cdyn_fail(report, CDYN_EFORMAT,
-                             "line %zu, token %zu: mu[%lld] = %g is negative", s->line, s->count,
-                             i, f->mu[i]);
+            return cdyn_fail(report, CDYN_EFORMAT, "line %zu, token %zu: mu[%lld] = %g is negative",
+                             s->line, s->count, i, f->mu[i]);
     }
     return CDYN_OK;
 }

@@ -31,8 +31,7 @@ static cdyn_status check_blocks(const cdyn_fc3d_blocks *b, int n, cdyn_report *r
                          b->rowptr[0]);
     for (int i = 0; i < n; ++i) {
         if (b->rowptr[i + 1] < b->rowptr[i])
-            return cdyn_fail(report, CDYN_EINVAL, "fc3d_file_write: rowptr decreases at %d",
-                             i + 1);
+            return cdyn_fail(report, CDYN_EINVAL, "fc3d_file_write: rowptr decreases at %d", i + 1);
         for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; ++k) {
             const int c = b->colind[k];
             if (c < 0 || c >= n || (k > b->rowptr[i] && c <= b->colind[k - 1]))
@@ -69,7 +68,8 @@ static cdyn_status check_problem(const cdyn_fc3d *p, cdyn_report *report)
     return st;
 }
 
-/* ---- output ----------------------------------------------------------------------------------- */
+/* ---- output -----------------------------------------------------------------------------------
+ */
 
 static int put_value(FILE *f, double v, char sep)
 {
