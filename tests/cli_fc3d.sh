@@ -32,7 +32,7 @@ usage)
   expect 2 'positive number' "$one" --tol -1
   expect 2 'positive integer' "$one" --max-iter 0
   expect 1 "cli_fc3d_missing.dat" "$tmp/cli_fc3d_missing.dat"
-  printf '3\n1\n0\n3\n3\n3\n3\n1 0 0 0 1 0 0 0 1.0x\n' >"$tmp/cli_fc3d_bad.dat"
+  printf '3\n1\n0\n3\n3\n3\n3\n1 0 0 0 1 0 0 0 1.0x\n-1 0 0\n0.5\n' >"$tmp/cli_fc3d_bad.dat"
   expect 1 'line 8' "$tmp/cli_fc3d_bad.dat"
   expect 1 '^0 of 2 solved' "$tmp/cli_fc3d_bad.dat" "$tmp/cli_fc3d_missing.dat"
   # one contact, W = [[15,-1,-2],[-1,14,1],[-2,1,16]], q = (-1, 2, 3), mu = 0.1: solved
