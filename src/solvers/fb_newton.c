@@ -213,10 +213,17 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
         }
 
         cdyn_status jst = CDYN_OK;
+        const double *F0 = w->F;
+        if (eps > 0.0 && o->jacobian_fd) {
+            /* Differences of the user's F need F itself at x, without the proximal term. */
+            for (int i = 0; i < n; ++i)
+                w->tmp[i] = w->F[i] - eps * (w->x[i] - w->xbar[i]);
+            F0 = w->tmp;
+        }
         if (w->jac_fixed)
             ++w->njev; /* the LCP's M: nothing to evaluate, still counted as a Jacobian call */
         else
-            jst = cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
+            jst = cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, F0, &w->J, &w->nfev,
                                     &w->njev, &w->jabsmax);
         if (jst != CDYN_OK) {
             finish(w, r, w->iters, nat);

@@ -1,0 +1,337 @@
+/* The proximal-perturbation restarts of the FB-Newton MCP solver (options.globalize): problems
+ * where plain Newton stalls at a stationary point of the merit function that is not a solution,
+ * solved with the restarts from several starting points; the literature problems of
+ * mcp_testproblems.c from many starting points, where runs that converge without the restarts
+ * must be unchanged by them; the dense, sparse and finite-difference paths; the reusable solver
+ * (no allocation per run); and a problem without solution (failure, x unchanged).
+ *
+ * Sources
+ * [BI]  S. C. Billups, "Algorithms for complementarity problems and generalized equations", PhD
+ *       thesis, Univ. of Wisconsin-Madison (1995); the one-variable NCP F(x) = (x - 1)^2 - 1.01,
+ *       x >= 0 (MCPLIB model "billups": S. C. Billups, S. P. Dirkse, M. C. Ferris, "A comparison
+ *       of large scale mixed complementarity problem solvers", Comput. Optim. Appl. 7 (1997)
+ *       3-25), also M. J. Miranda, P. L. Fackler, "Applied Computational Economics and
+ *       Finance", MIT Press (2002), Sec. 3.7, whose sign convention writes it as
+ *       f = 1.01 - (1 - x)^2. Solution by hand: F(0) = -0.01 < 0, so x = 0 is not a solution
+ *       and x > 0 needs F(x) = 0; of the roots 1 -+ sqrt(1.01) only x* = 1 + sqrt(1.01) is
+ *       positive. The FB merit function has a local minimizer near x = -0.005 (the negative
+ *       root 1 - sqrt(1.01), where F vanishes just outside the feasible set), which is not a
+ *       solution: natural residual 0.005 there. Box variants (ours, same F): on [0, 3] the
+ *       solution is x* (inside); on [0, 3/2], F < 0 on the whole box, so the solution is the
+ *       upper bound x = 3/2 (F(3/2) = -0.76 <= 0).
+ * The other problems (Kojima-Shindo with its degenerate second solution, Josephy, Mathiesen's
+ * models, Nash-Cournot, the sign-flipped Billups function) and their sources are in
+ * mcp_testproblems.c. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/mcp.h"
+#include "mcp_testproblems.h"
+#include "support.h"
+
+#define XSTAR_BI 2.0049875621120890 /* 1 + sqrt(1.01) */
+
+static int bi_F(void *ctx, const double *x, double *F)
+{
+    (void)ctx;
+    F[0] = (x[0] - 1.0) * (x[0] - 1.0) - 1.01;
+    return 0;
+}
+
+static int bi_J(void *ctx, const double *x, double *J)
+{
+    (void)ctx;
+    J[0] = 2.0 * (x[0] - 1.0);
+    return 0;
+}
+
+static const int BI_COLPTR[2] = {0, 1}, BI_ROWIND[1] = {0};
+
+static cdyn_mcp billups(const double *lower, const double *upper)
+{
+    cdyn_mcp p;
+    memset(&p, 0, sizeof p);
+    p.n = 1;
+    p.lower = lower;
+    p.upper = upper;
+    p.F = bi_F;
+    p.jac = bi_J;
+    return p;
+}
+
+/* Starting points from which plain FB-Newton stalls near x = -0.005, and some from which it
+   converges. */
+static const double BI_STALL[] = {0.0, 0.01, 0.5, -1.0, 10.0};
+static const double BI_EASY[] = {1.0, 1.5, 3.0, -5.0};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static cdyn_status solve(const cdyn_mcp *p, int globalize, int use_fd, double *x, cdyn_report *r)
+{
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    o.globalize = globalize;
+    o.jacobian_fd = use_fd;
+    return cdyn_mcp_solve(p, &o, x, r);
+}
+
+/* Natural residual of x, computed here from F, not taken from the report. */
+static double residual(const cdyn_mcp *p, const double *x)
+{
+    double F[TP_MAXN];
+    if (p->F(p->ctx, x, F) != 0)
+        return INFINITY;
+    return cdyn_mcp_residual(p, x, F);
+}
+
+static void test_billups_plain_newton_stalls(void **state)
+{
+    (void)state;
+    const cdyn_mcp p = billups(NULL, NULL);
+    for (int k = 0; k < COUNT(BI_STALL); ++k) {
+        double x[1] = {BI_STALL[k]};
+        cdyn_report r;
+        assert_int_equal(solve(&p, 0, 0, x, &r), CDYN_ENOCONV);
+        assert_non_null(strstr(r.message, "stagnation"));
+        assert_true(fabs(r.residual - 0.005) <= 1e-4); /* at the local minimizer near -0.005 */
+        assert_true(x[0] == BI_STALL[k]);              /* unchanged on failure */
+        assert_string_equal(r.method, "fb-newton");
+    }
+}
+
+static void test_billups_restarts_solve_it(void **state)
+{
+    (void)state;
+    const cdyn_mcp p = billups(NULL, NULL);
+    cdyn_mcp ps = p; /* the same on the sparse path (KLU) */
+    ps.jac = NULL;
+    ps.colptr = BI_COLPTR;
+    ps.rowind = BI_ROWIND;
+    ps.jac_sparse = bi_J;
+    const cdyn_mcp *paths[2] = {&p, &ps};
+    for (int path = 0; path < 2; ++path)
+        for (int fd = 0; fd < 2; ++fd)
+            for (int k = 0; k < COUNT(BI_STALL); ++k) {
+                double x[1] = {BI_STALL[k]};
+                cdyn_report r;
+                const cdyn_status st = solve(paths[path], 1, fd, x, &r);
+                if (st != CDYN_OK || fabs(x[0] - XSTAR_BI) > 1e-9)
+                    print_error("billups path %d fd %d start %g: %d it %d x %.17g (%s)\n", path,
+                                fd, BI_STALL[k], (int)st, r.iterations, x[0], r.message);
+                assert_int_equal(st, CDYN_OK);
+                assert_true(fabs(x[0] - XSTAR_BI) <= 1e-9);
+                assert_true(residual(&p, x) <= 1e-10);
+                assert_string_equal(r.method, "fb-newton+proximal");
+                assert_non_null(strstr(r.message, "Newton stalled after"));
+                assert_non_null(strstr(r.message, "proximal-perturbation restarts"));
+                assert_true(r.iterations <= 200); /* max_iter for each phase */
+            }
+}
+
+/* Where plain Newton converges, the restarts never start: same result, iterations and
+   evaluations with and without them, and no note in the report. */
+static void test_converging_runs_unchanged(void **state)
+{
+    (void)state;
+    const cdyn_mcp p = billups(NULL, NULL);
+    for (int k = 0; k < COUNT(BI_EASY); ++k) {
+        double x0[1] = {BI_EASY[k]}, x1[1] = {BI_EASY[k]};
+        cdyn_report r0, r1;
+        assert_int_equal(solve(&p, 0, 0, x0, &r0), CDYN_OK);
+        assert_int_equal(solve(&p, 1, 0, x1, &r1), CDYN_OK);
+        assert_true(fabs(x1[0] - XSTAR_BI) <= 1e-9);
+        assert_true(x0[0] == x1[0]);
+        assert_int_equal(r0.iterations, r1.iterations);
+        assert_int_equal(r0.evaluations, r1.evaluations);
+        assert_string_equal(r1.method, "fb-newton");
+        assert_string_equal(r1.message, "");
+    }
+}
+
+/* Box variants: the interior solution x* on [0, 3], the upper bound on [0, 3/2]. */
+static void test_billups_on_boxes(void **state)
+{
+    (void)state;
+    const double lo[1] = {0.0}, up3[1] = {3.0}, up15[1] = {1.5};
+    const struct {
+        const double *up;
+        double sol;
+    } cases[2] = {{up3, XSTAR_BI}, {up15, 1.5}};
+    for (int c = 0; c < 2; ++c) {
+        const cdyn_mcp p = billups(lo, cases[c].up);
+        const double starts[] = {0.0, 0.01, 0.5, 1.0, 2.9};
+        for (int k = 0; k < COUNT(starts); ++k) {
+            double x[1] = {starts[k]};
+            cdyn_report r;
+            const cdyn_status st = solve(&p, 1, 0, x, &r);
+            if (st != CDYN_OK || fabs(x[0] - cases[c].sol) > 1e-9)
+                print_error("billups box %d start %g: %d x %.17g (%s)\n", c, starts[k], (int)st,
+                            x[0], r.message);
+            assert_int_equal(st, CDYN_OK);
+            assert_true(fabs(x[0] - cases[c].sol) <= 1e-9);
+            assert_true(residual(&p, x) <= 1e-10);
+        }
+        /* from 0.5 plain Newton stalls on both boxes; the report names the restarts */
+        double x[1] = {0.5};
+        cdyn_report r;
+        assert_int_equal(solve(&p, 0, 0, x, &r), CDYN_ENOCONV);
+        assert_int_equal(solve(&p, 1, 0, x, &r), CDYN_OK);
+        assert_string_equal(r.method, "fb-newton+proximal");
+    }
+}
+
+/* The literature problems from their two published-style starts and 12 seeded random ones
+   (uniform in [0, 3]^n and [0, 10]^n): every solve must reach a known solution; the runs that
+   converge without the restarts must be identical with them. Counts the solves that needed
+   the restarts (one: Josephy from a random start, where plain Newton creeps with tiny steps to
+   the iteration limit, natural residual 0.4). */
+static void test_literature_problems_many_starts(void **state)
+{
+    (void)state;
+    test_rng rng;
+    test_rng_seed(&rng, 7);
+    int needed = 0, solves = 0;
+    for (int k = 0; k < TP_NPROB; ++k) {
+        const tp_problem *pb = &TP_PROBLEMS[k];
+        cdyn_mcp p;
+        memset(&p, 0, sizeof p);
+        p.n = pb->n;
+        p.lower = pb->lower;
+        p.upper = pb->upper;
+        p.F = pb->F;
+        p.jac = pb->J;
+        for (int s = 0; s < 14; ++s) {
+            double x0[TP_MAXN] = {0};
+            if (s < 2)
+                memcpy(x0, pb->start[s], sizeof x0);
+            else
+                for (int i = 0; i < pb->n; ++i)
+                    x0[i] = test_rng_range(&rng, 0.0, s < 8 ? 3.0 : 10.0);
+            double xp[TP_MAXN], xg[TP_MAXN];
+            memcpy(xp, x0, sizeof xp);
+            memcpy(xg, x0, sizeof xg);
+            cdyn_report rp, rg;
+            const cdyn_status sp = solve(&p, 0, 0, xp, &rp);
+            const cdyn_status sg = solve(&p, 1, 0, xg, &rg);
+            const double dist = pb->distance(xg);
+            if (sg != CDYN_OK || !(dist <= pb->distance_tol))
+                print_error("%s start %d: status %d (%s) it %d dist %g\n", pb->name, s, (int)sg,
+                            rg.message, rg.iterations, dist);
+            assert_int_equal(sg, CDYN_OK);
+            assert_true(dist <= pb->distance_tol);
+            assert_true(residual(&p, xg) <= 1e-10);
+            ++solves;
+            if (sp == CDYN_OK) {
+                assert_int_equal(rp.iterations, rg.iterations);
+                assert_int_equal(rp.evaluations, rg.evaluations);
+                assert_memory_equal(xp, xg, (size_t)pb->n * sizeof(double));
+                assert_string_equal(rg.method, "fb-newton");
+            } else {
+                ++needed;
+                assert_string_equal(rg.method, "fb-newton+proximal");
+            }
+        }
+    }
+    assert_int_equal(solves, 14 * TP_NPROB);
+    assert_int_equal(needed, 1);
+}
+
+/* The reusable solver: the restarts work in the workspace of create, so run allocates nothing
+   (an allocator that fails every allocation after create proves it). */
+static void test_reusable_solver_allocates_nothing(void **state)
+{
+    (void)state;
+    const cdyn_mcp p = billups(NULL, NULL);
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    o.allocator = &fa.allocator;
+    cdyn_mcp_solver *s = NULL;
+    assert_int_equal(cdyn_mcp_solver_create(&p, &o, &s, NULL), CDYN_OK);
+    fa.fail_after = fa.allocations;
+    for (int k = 0; k < COUNT(BI_STALL); ++k) {
+        double x[1] = {BI_STALL[k]};
+        cdyn_report r;
+        assert_int_equal(cdyn_mcp_solver_run(s, &p, x, &r), CDYN_OK);
+        assert_true(fabs(x[0] - XSTAR_BI) <= 1e-9);
+        assert_string_equal(r.method, "fb-newton+proximal");
+        /* the same run through cdyn_mcp_solve gives the same answer and counts */
+        double y[1] = {BI_STALL[k]};
+        cdyn_report ry;
+        assert_int_equal(solve(&p, 1, 0, y, &ry), CDYN_OK);
+        assert_true(x[0] == y[0]);
+        assert_int_equal(r.iterations, ry.iterations);
+        assert_int_equal(r.evaluations, ry.evaluations);
+    }
+    /* a converging run right after a restarted one is plain again */
+    double x[1] = {3.0};
+    cdyn_report r;
+    assert_int_equal(cdyn_mcp_solver_run(s, &p, x, &r), CDYN_OK);
+    assert_string_equal(r.method, "fb-newton");
+    cdyn_mcp_solver_free(s);
+    assert_int_equal(fa.live, 0);
+
+    /* switched off, the solver reports the stall */
+    o.globalize = 0;
+    o.allocator = NULL;
+    assert_int_equal(cdyn_mcp_solver_create(&p, &o, &s, NULL), CDYN_OK);
+    double z[1] = {0.0};
+    assert_int_equal(cdyn_mcp_solver_run(s, &p, z, &r), CDYN_ENOCONV);
+    assert_true(z[0] == 0.0);
+    cdyn_mcp_solver_free(s);
+}
+
+/* No solution: F(x) = -1 - x^2 < 0 on x >= 0. The restarts push x to the right until their
+   budget is spent; the call fails with both messages and leaves x unchanged. */
+static int nosol_F(void *ctx, const double *x, double *F)
+{
+    (void)ctx;
+    F[0] = -1.0 - x[0] * x[0];
+    return 0;
+}
+
+static int nosol_J(void *ctx, const double *x, double *J)
+{
+    (void)ctx;
+    J[0] = -2.0 * x[0];
+    return 0;
+}
+
+static void test_no_solution_fails_cleanly(void **state)
+{
+    (void)state;
+    cdyn_mcp p;
+    memset(&p, 0, sizeof p);
+    p.n = 1;
+    p.F = nosol_F;
+    p.jac = nosol_J;
+    double x[1] = {0.5};
+    cdyn_report r;
+    const cdyn_status st = solve(&p, 1, 0, x, &r);
+    assert_true(st == CDYN_ENOCONV || st == CDYN_ENUMERIC);
+    assert_true(x[0] == 0.5);
+    if (st == CDYN_ENOCONV)
+        assert_non_null(strstr(r.message, "proximal-perturbation restarts did not reach"));
+    assert_string_equal(r.method, "fb-newton");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_billups_plain_newton_stalls),
+        cmocka_unit_test(test_billups_restarts_solve_it),
+        cmocka_unit_test(test_converging_runs_unchanged),
+        cmocka_unit_test(test_billups_on_boxes),
+        cmocka_unit_test(test_literature_problems_many_starts),
+        cmocka_unit_test(test_reusable_solver_allocates_nothing),
+        cmocka_unit_test(test_no_solution_fails_cleanly),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
