@@ -3,7 +3,8 @@
  * solved with the restarts from several starting points; the literature problems of
  * mcp_testproblems.c from many starting points, where runs that converge without the restarts
  * must be unchanged by them; the dense, sparse and finite-difference paths; the reusable solver
- * (no allocation per run); and a problem without solution (failure, x unchanged).
+ * (no allocation per run); a problem without solution (failure, x unchanged); and the LCP path on
+ * random non-P LCPs.
  *
  * Sources
  * [BI]  S. C. Billups, "Algorithms for complementarity problems and generalized equations", PhD
@@ -32,6 +33,7 @@
 
 #include <cmocka.h>
 
+#include "cdyn/lcp.h"
 #include "cdyn/mcp.h"
 #include "mcp_testproblems.h"
 #include "support.h"
@@ -318,8 +320,65 @@ static void test_no_solution_fails_cleanly(void **state)
     assert_true(st == CDYN_ENOCONV || st == CDYN_ENUMERIC);
     assert_true(x[0] == 0.5);
     if (st == CDYN_ENOCONV)
-        assert_non_null(strstr(r.message, "proximal-perturbation restarts did not reach"));
+        assert_non_null(strstr(r.message, "proximal-perturbation restarts failed too"));
     assert_string_equal(r.method, "fb-newton");
+}
+
+/* The LCP path (cdyn_lcp_fb_newton, fixed Jacobian M): 3000 seeded random LCPs of order 2-4 with
+   entries of M, q uniform in [-1, 1] (mostly not P-matrices) and starts in [0, 2]^n. Among
+   those where plain FB-Newton fails although Lemke finds a solution (measured: 120; of all 1536
+   plain failures 86% end at the iteration limit, creeping), the restarts must solve most
+   (measured: 83); every
+   claimed solution must have ||min(z, Mz + q)|| <= tol, and runs that converge plain must be
+   unchanged. */
+static void test_lcp_random_non_p(void **state)
+{
+    (void)state;
+    test_rng rng;
+    test_rng_seed(&rng, 11);
+    int failures = 0, rescued = 0;
+    for (int t = 0; t < 3000; ++t) {
+        const int n = 2 + t % 3;
+        double M[16], q[4], z0[4] = {0};
+        for (int i = 0; i < n * n; ++i)
+            M[i] = test_rng_range(&rng, -1, 1);
+        for (int i = 0; i < n; ++i) {
+            q[i] = test_rng_range(&rng, -1, 1);
+            z0[i] = test_rng_range(&rng, 0, 2);
+        }
+        const cdyn_lcp lcp = {n, M, q};
+        cdyn_mcp_options o;
+        cdyn_mcp_defaults(&o);
+        double zp[4], zg[4], w[4];
+        memcpy(zp, z0, sizeof zp);
+        memcpy(zg, z0, sizeof zg);
+        cdyn_report rp, rg;
+        o.globalize = 0;
+        const cdyn_status sp = cdyn_lcp_fb_newton(&lcp, &o, zp, w, &rp);
+        o.globalize = 1;
+        const cdyn_status sg = cdyn_lcp_fb_newton(&lcp, &o, zg, w, &rg);
+        if (sp == CDYN_OK) {
+            assert_int_equal(sg, CDYN_OK);
+            assert_int_equal(rp.iterations, rg.iterations);
+            assert_memory_equal(zp, zg, (size_t)n * sizeof(double));
+            continue;
+        }
+        if (sg == CDYN_OK) {
+            assert_true(cdyn_lcp_residual(&lcp, zg) <= o.tol);
+            assert_string_equal(rg.method, "fb-newton+proximal");
+        } else {
+            assert_memory_equal(zg, z0, (size_t)n * sizeof(double));
+        }
+        double zl[4] = {0}, wl[4];
+        if (cdyn_lcp_solve(&lcp, NULL, zl, wl, NULL) != CDYN_OK)
+            continue;
+        ++failures;
+        rescued += sg == CDYN_OK;
+    }
+    if (failures != 120 || rescued < 80)
+        print_error("plain failures with a solution %d, rescued %d\n", failures, rescued);
+    assert_int_equal(failures, 120);
+    assert_true(rescued >= 80);
 }
 
 int main(void)
@@ -332,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_literature_problems_many_starts),
         cmocka_unit_test(test_reusable_solver_allocates_nothing),
         cmocka_unit_test(test_no_solution_fails_cleanly),
+        cmocka_unit_test(test_lcp_random_non_p),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -463,8 +463,8 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
     if (c.end != RUN_SOLVED) {
         finish(w, r, w->iters, natc);
         return cdyn_fail(r, CDYN_ENOCONV,
-                         "%s; %d proximal-perturbation restarts did not reach a solution either "
-                         "(natural residual %.3g)",
+                         "%s; %d proximal-perturbation restarts failed too (natural residual "
+                         "%.3g)",
                          first, restarts, natc);
     }
     finish(w, r, w->iters, c.nat);
