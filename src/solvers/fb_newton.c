@@ -448,6 +448,9 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
         memcpy(w->F, w->Fbar, bytes);
         natc = c.nat;
         w->eps = 0.0;
+        /* The weight that makes the map monotone near the new center by the same bound, from
+           J of the perturbed problem's last iteration (the trial may move J elsewhere). */
+        const double floor_eps = first_weight(w);
         const int left2 = o->max_iter - (w->iters - stall_it);
         c = (run_ctl){0.0, left2 < GLOB_TRIAL_ITER ? left2 : GLOB_TRIAL_ITER, 1, RUN_ERROR, natc};
         st = run(w, &c, r);
@@ -455,9 +458,7 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
             break;
         if (c.end == RUN_ERROR)
             return st;
-        /* Shrink eps, but not below the weight that makes the map monotone near the new
-           center by the same bound (J is from the perturbed problem's last iterations). */
-        eps = fmax(GLOB_SHRINK * eps, first_weight(w));
+        eps = fmax(GLOB_SHRINK * eps, floor_eps);
     }
     w->eps = 0.0;
     if (c.end != RUN_SOLVED) {
