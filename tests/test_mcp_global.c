@@ -244,6 +244,71 @@ static void test_literature_problems_many_starts(void **state)
     assert_int_equal(needed, 1);
 }
 
+/* Wider starts: 200 seeded random ones per problem, uniform in [-2, 12]^n (the numeraire of the
+   Walras model fixed at 6). Some lie outside F's domain (CDYN_EINVAL at the start, for both).
+   Measured: plain FB-Newton ends with CDYN_ENOCONV from 19 starts of Kojima-Shindo, 81 of
+   Josephy and 25 of the modified Mathiesen problem; the restarts solve all of the first two
+   and 11 of the third. Every other run is unchanged. */
+static void test_literature_problems_wide_starts(void **state)
+{
+    (void)state;
+    test_rng rng;
+    test_rng_seed(&rng, 99);
+    const struct {
+        const char *name;
+        int stalls, rescued;
+    } expect[] = {{"kojima-shindo", 19, 19}, {"josephy", 81, 81}, {"mathiesen-modified", 25, 11}};
+    for (int k = 0; k < TP_NPROB; ++k) {
+        const tp_problem *pb = &TP_PROBLEMS[k];
+        cdyn_mcp p;
+        memset(&p, 0, sizeof p);
+        p.n = pb->n;
+        p.lower = pb->lower;
+        p.upper = pb->upper;
+        p.F = pb->F;
+        p.jac = pb->J;
+        int stalls = 0, rescued = 0;
+        for (int s = 0; s < 200; ++s) {
+            double x0[TP_MAXN] = {0};
+            for (int i = 0; i < pb->n; ++i)
+                x0[i] = test_rng_range(&rng, -2.0, 12.0);
+            if (pb->lower != NULL && pb->lower[1] == pb->upper[1])
+                x0[1] = pb->lower[1];
+            double xp[TP_MAXN], xg[TP_MAXN];
+            memcpy(xp, x0, sizeof xp);
+            memcpy(xg, x0, sizeof xg);
+            cdyn_report rp, rg;
+            const cdyn_status sp = solve(&p, 0, 0, xp, &rp);
+            const cdyn_status sg = solve(&p, 1, 0, xg, &rg);
+            if (sg == CDYN_OK) {
+                assert_true(pb->distance(xg) <= pb->distance_tol);
+                assert_true(residual(&p, xg) <= 1e-10);
+            } else {
+                assert_memory_equal(xg, x0, sizeof xg);
+            }
+            if (sp != CDYN_ENOCONV) {
+                assert_int_equal(sp, sg);
+                assert_int_equal(rp.iterations, rg.iterations);
+                assert_memory_equal(xp, xg, sizeof xp);
+                continue;
+            }
+            ++stalls;
+            rescued += sg == CDYN_OK;
+        }
+        int want_stalls = 0, want_rescued = 0;
+        for (int e = 0; e < COUNT(expect); ++e)
+            if (strcmp(expect[e].name, pb->name) == 0) {
+                want_stalls = expect[e].stalls;
+                want_rescued = expect[e].rescued;
+            }
+        if (stalls != want_stalls || rescued != want_rescued)
+            print_error("%s: %d plain failures, %d solved by the restarts\n", pb->name, stalls,
+                        rescued);
+        assert_int_equal(stalls, want_stalls);
+        assert_int_equal(rescued, want_rescued);
+    }
+}
+
 /* The reusable solver: the restarts work in the workspace of create, so run allocates nothing
    (an allocator that fails every allocation after create proves it). */
 static void test_reusable_solver_allocates_nothing(void **state)
@@ -389,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_converging_runs_unchanged),
         cmocka_unit_test(test_billups_on_boxes),
         cmocka_unit_test(test_literature_problems_many_starts),
+        cmocka_unit_test(test_literature_problems_wide_starts),
         cmocka_unit_test(test_reusable_solver_allocates_nothing),
         cmocka_unit_test(test_no_solution_fails_cleanly),
         cmocka_unit_test(test_lcp_random_non_p),
