@@ -26,9 +26,11 @@
  *        firms, data as in [DF] (nash) and P. T. Harker, Math. Program. 41 (1988) 29-59;
  *        equilibrium q = (36.933, 41.818, 43.707, 42.659, 39.179).
  * [BI]   S. C. Billups, "Algorithms for complementarity problems and generalized equations",
- *        PhD thesis, Univ. of Wisconsin (1995); the one-dimensional example F(x) = 1.01 -
- *        (1 - x)^2 as used in M. J. Miranda, P. L. Fackler, "Applied Computational Economics and
- *        Finance", MIT Press (2002), Sec. 3.7 (CompEcon demo demslv09). */
+ *        PhD thesis, Univ. of Wisconsin (1995); his one-dimensional example is the NCP with
+ *        F(x) = (x - 1)^2 - 1.01 (test_mcp_global.c). M. J. Miranda, P. L. Fackler, "Applied
+ *        Computational Economics and Finance", MIT Press (2002), Sec. 3.7 (CompEcon demo
+ *        demslv09) write it as f(x) = 1.01 - (1 - x)^2 in their convention f = -F; the problem
+ *        "billups-flipped" here takes that f as F, an easier NCP with two solutions. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,9 +256,9 @@ static int nc_J(void *ctx, const double *x, double *J)
 
 static double nc_distance(const double *x) { return tp_dist_to(x, NC_SOL, 5); }
 
-/* ---- Billups' example [BI]: F(x) = 1.01 - (1 - x)^2, x >= 0. Solutions: x = 0 (F(0) = 0.01
- * >= 0) and F = 0 at x = 1 + sqrt(1.01) (the other root 1 - sqrt(1.01) is negative). The merit
- * function of the min-map has a non-solution local minimizer near x = 1 [BI]. */
+/* ---- Billups' example with the sign flipped [BI]: F(x) = 1.01 - (1 - x)^2, x >= 0. Solutions:
+ * x = 0 (F(0) = 0.01 >= 0) and F = 0 at x = 1 + sqrt(1.01) (the other root 1 - sqrt(1.01) is
+ * negative). F is not monotone (F' < 0 for x > 1). */
 
 static int bi_F(void *ctx, const double *x, double *F)
 {
@@ -288,7 +290,7 @@ const tp_problem TP_PROBLEMS[] = {
      wa_distance, 1e-7, 1},
     {"nash-cournot", 5, nc_F, nc_J, NULL, NULL, {{10, 10, 10, 10, 10}, {1, 1, 1, 1, 1}},
      nc_distance, 5e-4, 1},
-    {"billups", 1, bi_F, bi_J, NULL, NULL, {{3}, {0.5}}, bi_distance, 1e-7, 0},
+    {"billups-flipped", 1, bi_F, bi_J, NULL, NULL, {{3}, {0.5}}, bi_distance, 1e-7, 0},
 };
 /* clang-format on */
 const int TP_NPROB = (int)(sizeof TP_PROBLEMS / sizeof TP_PROBLEMS[0]);

@@ -160,7 +160,7 @@ static void test_kojima_shindo_both_solutions(void **state)
 static void test_spg_only(void **state)
 {
     (void)state;
-    const char *names[] = {"josephy", "mathiesen-walras", "nash-cournot", "billups"};
+    const char *names[] = {"josephy", "mathiesen-walras", "nash-cournot", "billups-flipped"};
     for (size_t q = 0; q < sizeof names / sizeof names[0]; ++q)
         for (int k = 0; k < TP_NPROB; ++k) {
             const tp_problem *pb = &TP_PROBLEMS[k];

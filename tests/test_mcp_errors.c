@@ -170,6 +170,8 @@ static void test_bad_options(void **state)
     BAD_OPTION(lm_mu0, INFINITY);
     BAD_OPTION(fd_step, -1e-8);
     BAD_OPTION(fd_step, 1.0);
+    BAD_OPTION(globalize, 2);
+    BAD_OPTION(globalize, -1);
 #undef BAD_OPTION
 }
 
@@ -397,7 +399,9 @@ static void test_zero_jacobian_and_iteration_limit(void **state)
 
 /* F = 1e4 atan(x), free: from x = 10 the Newton step overshoots to -139 and the gradient
    step (length ~1e6) is worse still; with one backtrack allowed no trial point decreases the
-   merit function, so the solver must report stagnation (not a numeric failure). */
+   merit function, so plain Newton must report stagnation (not a numeric failure). The
+   proximal-perturbation restarts (the default) then solve it: the perturbed map
+   F + eps (x - 10) has shorter Newton steps. */
 static int atan_F(void *ctx, const double *x, double *F)
 {
     (void)ctx;
@@ -425,8 +429,16 @@ static void test_line_search_stagnation(void **state)
     cdyn_mcp_options o;
     cdyn_mcp_defaults(&o);
     o.max_backtracks = 1;
+    o.globalize = 0;
     double x[1] = {10.0};
     expect_fail(&p, &o, x, 1, CDYN_ENOCONV, "no sufficient decrease");
+    o.globalize = 1;
+    cdyn_report rg;
+    double xg[1] = {10.0};
+    assert_int_equal(cdyn_mcp_solve(&p, &o, xg, &rg), CDYN_OK);
+    assert_true(fabs(xg[0]) <= 1e-12);
+    assert_string_equal(rg.method, "fb-newton+proximal");
+    assert_non_null(strstr(rg.message, "Newton stalled after 0 iterations"));
     /* with the default number of backtracks the same start converges to x = 0 */
     cdyn_report r;
     assert_int_equal(cdyn_mcp_solve(&p, NULL, x, &r), CDYN_OK);

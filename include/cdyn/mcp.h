@@ -8,7 +8,8 @@
  * Method: Fischer–Burmeister reformulation Phi(x) = 0 for boxes (optionally the penalized
  * function of Chen–Chen–Kanzow), semismooth Newton with an element of the generalized Jacobian,
  * Armijo line search on 1/2 ||Phi||^2 (optionally non-monotone), steepest-descent fallback and a
- * Levenberg–Marquardt-type diagonal shift when the Newton matrix is singular. Dense Newton
+ * Levenberg–Marquardt-type diagonal shift when the Newton matrix is singular, and, when the
+ * iteration stalls, proximal-perturbation restarts (options.globalize). Dense Newton
  * systems are solved with LAPACK LU, sparse ones with KLU (symbolic analysis once per call,
  * numeric refactorization every iteration). See docs/theory.md and docs/api.md.
  *
@@ -92,6 +93,14 @@ typedef struct cdyn_mcp_options {
      * solve with CDYN_ENOCONV ("stopped by the progress callback"). */
     int (*progress)(void *ctx, int iteration, double residual);
     void *progress_ctx; /* passed to progress unchanged (NULL) */
+    /* 1: when the Newton iteration stalls (no acceptable step, or a stationary point of the
+     * merit function that is not a solution) or reaches max_iter, restart it with proximal
+     * perturbations: solve MCP(F + eps (x - xbar), l, u) around the stall point xbar, move xbar
+     * to its solution and try unit Newton steps from there, shrinking eps as these problems get
+     * solved (Billups' proximal perturbation strategy; docs/theory.md). The restarts get
+     * another max_iter Newton iterations; runs that converge without them are unchanged.
+     * 0: report the stall (1). */
+    int globalize;
 } cdyn_mcp_options;
 
 CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
@@ -102,17 +111,21 @@ CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
  * Returns
  *   CDYN_OK        natural residual <= opts->tol;
  *   CDYN_ENOCONV   iteration limit, or stagnation (the line search found no decrease, or a
- *                  stationary point of the merit function that is not a solution); the
- *                  message says which;
+ *                  stationary point of the merit function that is not a solution), and the
+ *                  restarts of options.globalize (when set) did not help either; the message
+ *                  says which;
  *   CDYN_EINVAL    NULL pointers, n <= 0, l > u or NaN bounds, non-finite start, malformed
  *                  sparse pattern, missing Jacobian, bad options, or a callback that fails or
  *                  returns NaN/Inf at the starting point;
  *   CDYN_ENUMERIC  a callback failed (or returned NaN/Inf) later and the line search could not
  *                  step around it, or a Jacobian evaluation failed at an accepted iterate;
  *   CDYN_ENOMEM    allocation failed (ours or KLU's).
- * report: iterations = Newton steps taken; evaluations = callback calls (F calls, including
- * those of finite differences, plus Jacobian calls); residual = natural residual of the last
- * iterate; method = "fb-newton" or "fb-newton-penalized". */
+ * report: iterations = Newton steps taken (restarts included); evaluations = callback calls (F
+ * calls, including those of finite differences, plus Jacobian calls); residual = natural
+ * residual of the last iterate; method = "fb-newton" or "fb-newton-penalized", with
+ * "+proximal" appended when the proximal-perturbation restarts (options.globalize) produced
+ * the solution (the message then says after how many iterations Newton stalled and how many
+ * restarts it took; a failure of the restarts appends their count to the stall message). */
 CDYN_API cdyn_status cdyn_mcp_solve(const cdyn_mcp *mcp, const cdyn_mcp_options *opts, double *x,
                                     cdyn_report *report);
 

@@ -11,8 +11,12 @@
  *   4. backtrack t = 1, beta, beta^2, ... until psi(x + t d) <= ref + sigma t g^T d, where ref is
  *      the largest of the last m merit values (m = 1: plain Armijo). Trial points where F
  *      cannot be evaluated are treated like points of no decrease. If the Newton direction
- *      fails, the line search is repeated once along -g. */
+ *      fails, the line search is repeated once along -g.
+ * When this stalls (no acceptable step, or a stationary point of psi that is not a solution) and
+ * options.globalize is set, the proximal-perturbation restarts at the end of this file take
+ * over (Billups 1995; Billups–Ferris 1997; docs/theory.md). */
 #include <math.h>
+#include <string.h>
 
 #include "core/report.h"
 #include "linalg/dense.h"
@@ -24,6 +28,9 @@
 #define MCP_DESCENT_P 2.1
 /* Shifted systems tried after the unshifted one: mu0, 1e2 mu0, 1e4 mu0, 1e6 mu0. */
 #define MCP_SHIFT_TRIES 4
+/* Accepted steps in a row without a decrease of the merit function (in floating point) after
+   which the iteration counts as stalled. */
+#define MCP_FLAT_STEPS 3
 
 static double half_sq(int n, const double *v)
 {
@@ -41,12 +48,16 @@ static double dot(int n, const double *a, const double *b)
     return s;
 }
 
-/* F at x into F; nonzero when the callback fails or the values are not finite. */
+/* F at x into F, plus the proximal term eps (x - xbar) during the restarts; nonzero when the
+   callback fails or the values are not finite. */
 static int eval_F(mcp_work *w, const double *x, double *F)
 {
     ++w->nfev;
     if (w->p->F(w->p->ctx, x, F) != 0)
         return 1;
+    if (w->eps > 0.0)
+        for (int i = 0; i < w->n; ++i)
+            F[i] += w->eps * (x[i] - w->xbar[i]);
     return !cdyn_dense_all_finite(w->n, F);
 }
 
@@ -91,18 +102,17 @@ static int newton_direction(mcp_work *w, double *gd)
     return 0;
 }
 
-/* Backtracking along w->d from w->x. On success the accepted point is in xt/Ft/Phit and its
-   merit in *psit. *trials counts trial points, *failed_evals those where F could not be
-   evaluated. */
-static int line_search(mcp_work *w, double gd, double *psit, int *trials, int *failed_evals)
+/* Backtracking along w->d from w->x with at most max_bt reductions, against the reference
+   merit value ref. On success the accepted
+   point is in xt/Ft/Phit and its merit in *psit. *trials counts trial points, *failed_evals
+   those where F could not be evaluated. */
+static int line_search(mcp_work *w, double gd, double ref, int max_bt, double *psit, int *trials,
+                       int *failed_evals)
 {
     const int n = w->n;
     const cdyn_mcp_options *o = w->o;
-    double ref = w->hist[0];
-    for (int k = 1; k < o->nonmonotone_memory; ++k)
-        ref = fmax(ref, w->hist[k]);
     double t = 1.0;
-    for (int k = 0; k <= o->max_backtracks; ++k, t *= o->backtrack) {
+    for (int k = 0; k <= max_bt; ++k, t *= o->backtrack) {
         for (int i = 0; i < n; ++i)
             w->xt[i] = w->x[i] + t * w->d[i];
         ++*trials;
@@ -137,44 +147,93 @@ static cdyn_status finish(mcp_work *w, cdyn_report *r, int it, double nat)
     return CDYN_OK;
 }
 
-cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
+/* The natural residual of the MCP itself at w->x; during the restarts w->F includes the
+   proximal term, which is taken off here (tmp: scratch). */
+static double natural_residual(mcp_work *w)
+{
+    if (w->eps == 0.0)
+        return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, w->F);
+    for (int i = 0; i < w->n; ++i)
+        w->tmp[i] = w->F[i] - w->eps * (w->x[i] - w->xbar[i]);
+    return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, w->tmp);
+}
+
+/* How a Newton run ended. */
+enum {
+    RUN_SOLVED,    /* natural residual of the MCP <= tol */
+    RUN_SUBSOLVED, /* restarts: the perturbed problem's natural residual <= subtol */
+    RUN_STALLED,   /* stagnation (CDYN_ENOCONV) */
+    RUN_LIMIT,     /* the run's iteration limit (CDYN_ENOCONV) */
+    RUN_REJECTED,  /* trial run: a unit Newton step was not accepted */
+    RUN_FEVAL,     /* F failed at every trial point of a line search (CDYN_ENUMERIC) */
+    RUN_ERROR      /* anything else that ends the call */
+};
+
+typedef struct run_ctl {
+    double subtol; /* w->eps > 0: stop when the perturbed problem's residual is <= subtol */
+    int max_iter;  /* iterations of this run */
+    int unit_only; /* trial run: unit Newton steps only; the first one rejected ends the run */
+    int end;       /* out: RUN_* */
+    double nat;    /* out: natural residual of the MCP at w->x */
+} run_ctl;
+
+/* Newton iterations from w->x, with w->F (including the proximal term when w->eps > 0)
+   already evaluated there. w->iters counts the iterations of the whole call. */
+static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
 {
     const int n = w->n;
     const cdyn_mcp_options *o = w->o;
-    if (eval_F(w, w->x, w->F)) {
-        finish(w, r, 0, NAN);
-        return cdyn_fail(r, CDYN_EINVAL, "F failed or returned NaN/Inf at the starting point");
-    }
+    const double eps = w->eps;
     cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, NULL, NULL);
     double psi = half_sq(n, w->Phi);
-    double nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F);
+    double nat = natural_residual(w);
+    double subres = eps > 0.0 ? cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F) : nat;
     w->hist[0] = psi;
     for (int k = 1; k < o->nonmonotone_memory; ++k)
         w->hist[k] = -INFINITY;
 
+    int flat = 0; /* accepted steps in a row that left psi >= ref */
     for (int it = 0;; ++it) {
-        finish(w, r, it, nat);
-        if (nat <= o->tol)
+        finish(w, r, w->iters, nat);
+        c->nat = nat;
+        c->end = RUN_ERROR;
+        if (nat <= o->tol) {
+            c->end = RUN_SOLVED;
             return CDYN_OK;
-        if (it >= o->max_iter)
+        }
+        if (eps > 0.0 && subres <= c->subtol) {
+            c->end = RUN_SUBSOLVED;
+            return CDYN_OK;
+        }
+        if (it >= c->max_iter) {
+            c->end = RUN_LIMIT;
             return cdyn_fail(r, CDYN_ENOCONV,
                              "iteration limit (%d) reached; natural residual %.3g > tol %.3g",
-                             o->max_iter, nat, o->tol);
+                             c->max_iter, nat, o->tol);
+        }
 
         cdyn_status jst = CDYN_OK;
+        const double *F0 = w->F;
+        if (eps > 0.0 && o->jacobian_fd) {
+            /* Differences of the user's F need F itself at x, without the proximal term. */
+            for (int i = 0; i < n; ++i)
+                w->tmp[i] = w->F[i] - eps * (w->x[i] - w->xbar[i]);
+            F0 = w->tmp;
+        }
         if (w->jac_fixed)
             ++w->njev; /* the LCP's M: nothing to evaluate, still counted as a Jacobian call */
         else
-            jst = cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
+            jst = cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, F0, &w->J, &w->nfev,
                                     &w->njev, &w->jabsmax);
         if (jst != CDYN_OK) {
-            finish(w, r, it, nat);
-            if (it == 0)
+            finish(w, r, w->iters, nat);
+            if (w->iters == 0)
                 return cdyn_fail(r, CDYN_EINVAL,
                                  "Jacobian evaluation failed or returned NaN/Inf at the "
                                  "starting point");
             return cdyn_fail(r, CDYN_ENUMERIC,
-                             "Jacobian evaluation failed or returned NaN/Inf at iteration %d", it);
+                             "Jacobian evaluation failed or returned NaN/Inf at iteration %d",
+                             w->iters);
         }
         const int kinks =
             cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, w->da, w->db);
@@ -183,8 +242,16 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
                the kink rows, so g below does not depend on this choice. */
             cdyn_mcp_fb_kinks(n, w->l, w->u, w->x, w->F, w->tmp);
             cdyn_mcp_jac_mult(&w->J, w->tmp, w->d);
+            if (eps > 0.0)
+                for (int i = 0; i < n; ++i)
+                    w->d[i] += eps * w->tmp[i]; /* (J + eps I) z */
             cdyn_mcp_fb_kink_factors(n, w->l, w->u, w->x, w->F, w->d, w->da, w->db);
         }
+        /* The perturbed map's H = diag(da) + diag(db) (J + eps I) in the form the linear
+           solvers take: diag(da + eps db) + diag(db) J. */
+        if (eps > 0.0)
+            for (int i = 0; i < n; ++i)
+                w->da[i] += eps * w->db[i];
         for (int i = 0; i < n; ++i)
             w->tmp[i] = w->db[i] * w->Phi[i];
         cdyn_mcp_jac_mult_t(&w->J, w->tmp, w->g);
@@ -194,8 +261,12 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
         double gd = 0.0;
         const int newton = newton_direction(w, &gd);
         if (newton < 0) {
-            finish(w, r, it, nat);
+            finish(w, r, w->iters, nat);
             return cdyn_fail(r, CDYN_ENOMEM, "out of memory in the sparse factorization");
+        }
+        if (c->unit_only && !newton) {
+            c->end = RUN_REJECTED;
+            return CDYN_ENOCONV;
         }
         const double gg = dot(n, w->g, w->g);
         if (!newton) {
@@ -205,24 +276,35 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
         }
         double psit = 0.0;
         int trials = 0, failed_evals = 0;
-        int ok = gg > 0.0 && line_search(w, gd, &psit, &trials, &failed_evals);
+        const int max_bt = c->unit_only ? 0 : o->max_backtracks;
+        double ref = w->hist[0];
+        for (int k = 1; k < o->nonmonotone_memory; ++k)
+            ref = fmax(ref, w->hist[k]);
+        int ok = gg > 0.0 && line_search(w, gd, ref, max_bt, &psit, &trials, &failed_evals);
+        if (!ok && c->unit_only) {
+            c->end = RUN_REJECTED;
+            return CDYN_ENOCONV;
+        }
         if (!ok && newton && gg > 0.0) {
             for (int i = 0; i < n; ++i)
                 w->d[i] = -w->g[i];
-            ok = line_search(w, -gg, &psit, &trials, &failed_evals);
+            ok = line_search(w, -gg, ref, max_bt, &psit, &trials, &failed_evals);
         }
         if (!ok) {
-            finish(w, r, it, nat);
+            finish(w, r, w->iters, nat);
+            c->end = RUN_STALLED;
             if (gg == 0.0)
                 return cdyn_fail(r, CDYN_ENOCONV,
                                  "stagnation: stationary point of the merit function that is "
                                  "not a solution (natural residual %.3g)",
                                  nat);
-            if (failed_evals == trials)
+            if (failed_evals == trials) {
+                c->end = RUN_FEVAL;
                 return cdyn_fail(r, CDYN_ENUMERIC,
                                  "F failed or returned NaN/Inf at all %d line-search trial "
                                  "points of iteration %d",
                                  trials, it);
+            }
             return cdyn_fail(r, CDYN_ENOCONV,
                              "stagnation: the line search found no sufficient decrease at "
                              "iteration %d (merit %.3g, gradient norm %.3g, natural residual "
@@ -234,13 +316,181 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
         swap(&w->Phi, &w->Phit);
         psi = psit;
         w->hist[(it + 1) % o->nonmonotone_memory] = psi;
-        nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F);
-        if (o->progress != NULL && o->progress(o->progress_ctx, it + 1, nat) != 0 && nat > o->tol) {
-            finish(w, r, it + 1, nat);
+        ++w->iters;
+        nat = natural_residual(w);
+        subres = eps > 0.0 ? cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F) : nat;
+        if (o->progress != NULL && o->progress(o->progress_ctx, w->iters, nat) != 0 &&
+            nat > o->tol) {
+            finish(w, r, w->iters, nat);
+            c->nat = nat;
             return cdyn_fail(r, CDYN_ENOCONV,
                              "stopped by the progress callback after %d iterations (natural "
                              "residual %.3g)",
-                             it + 1, nat);
+                             w->iters, nat);
+        }
+        /* Armijo accepts a step that does not decrease psi below ref only when sigma t g'd is
+           lost in rounding: the iterate sits at a stationary point in floating point, and
+           would stay there until the iteration limit. */
+        flat = psit >= ref ? flat + 1 : 0;
+        if (flat >= MCP_FLAT_STEPS && nat > o->tol && !(eps > 0.0 && subres <= c->subtol)) {
+            finish(w, r, w->iters, nat);
+            c->nat = nat;
+            c->end = RUN_STALLED;
+            return cdyn_fail(r, CDYN_ENOCONV,
+                             "stagnation: %d steps in a row left the merit function unchanged "
+                             "(a stationary point in floating point; natural residual %.3g)",
+                             flat, nat);
         }
     }
+}
+
+/* ---- Proximal-perturbation restarts ---------------------------------------------------------
+ * After Billups (1995, ch. 3) and Billups–Ferris (QPCOMP, 1997): at the point xbar where the
+ * iteration stalled, solve the perturbed MCP(F + eps (x - xbar), l, u) by the same iteration
+ * from xbar. Its solution becomes the next center; from each new center a trial of unit Newton
+ * steps on the MCP itself ends the restarts when it reaches tol. A perturbed problem that is
+ * solved shrinks eps, one that is not grows it (and restarts from the same center): for large
+ * eps the perturbed map is strongly monotone near xbar and its solution a short projected step
+ * xbar - F(xbar)/eps, which moves against F even where the merit function is stationary. The
+ * constants are ours (docs/theory.md gives the reasons and the measurements). */
+
+/* A perturbed problem is solved to max(tol, GLOB_THETA * the center's natural residual). */
+#define GLOB_THETA 0.1
+/* Iterations per perturbed problem, and unit steps per trial. */
+#define GLOB_SUB_ITER 20
+#define GLOB_TRIAL_ITER 10
+/* eps after a solved / a failed perturbed problem. */
+#define GLOB_SHRINK 0.25
+#define GLOB_GROW 10.0
+/* Give up when eps exceeds this multiple of its first value (the steps are then negligible). */
+#define GLOB_MAX_GROWTH 1e12
+
+/* First weight at the stall point: twice a Gershgorin bound on how negative the symmetric part
+   of J = F'(xbar) can be, so that J + eps I is positive definite there (the perturbed map is
+   locally strongly monotone, and for such maps stationary points of the FB merit function are
+   solutions), and at least 0.1 max |J_ij| (a stall where J already passes, e.g. a failed line
+   search, still needs a step of its own scale). d and tmp are scratch. */
+static double first_weight(mcp_work *w)
+{
+    const int n = w->n;
+    const mcp_jac *J = &w->J;
+    double *diag = w->d, *rad = w->tmp;
+    for (int i = 0; i < n; ++i)
+        diag[i] = rad[i] = 0.0;
+    double jmax = 0.0;
+    for (int j = 0; j < n; ++j) {
+        const int k0 = J->sparse ? J->colptr[j] : 0;
+        const int k1 = J->sparse ? J->colptr[j + 1] : n;
+        for (int k = k0; k < k1; ++k) {
+            const int i = J->sparse ? J->rowind[k] : k;
+            const double v = J->sparse ? J->values[k] : J->values[(size_t)j * n + k];
+            jmax = fmax(jmax, fabs(v));
+            if (i == j) {
+                diag[j] += v;
+            } else {
+                /* |(J_ij + J_ji)/2| <= (|J_ij| + |J_ji|)/2, shared by rows i and j */
+                rad[i] += 0.5 * fabs(v);
+                rad[j] += 0.5 * fabs(v);
+            }
+        }
+    }
+    double deficit = 0.0;
+    for (int i = 0; i < n; ++i)
+        deficit = fmax(deficit, rad[i] - diag[i]);
+    const double eps = fmax(2.0 * deficit, 0.1 * jmax);
+    return (eps > 0.0 && isfinite(eps)) ? eps : 1.0;
+}
+
+/* The restarts after the plain run ended with `why` (RUN_STALLED or RUN_LIMIT) at a point of
+   natural residual nat_stall. */
+static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_stall)
+{
+    const size_t bytes = (size_t)w->n * sizeof(double);
+    const cdyn_mcp_options *o = w->o;
+    char first[CDYN_REPORT_TEXT] = "";
+    if (r != NULL)
+        memcpy(first, r->message, sizeof first);
+    const int stall_it = w->iters;
+    memcpy(w->xbar, w->x, bytes);
+    memcpy(w->Fbar, w->F, bytes);
+    double natc = nat_stall;
+    double eps = first_weight(w);
+    const double eps_max = GLOB_MAX_GROWTH * eps;
+    int restarts = 0;
+    run_ctl c = {0.0, 0, 0, RUN_ERROR, nat_stall};
+    cdyn_status st = CDYN_ENOCONV;
+    for (;;) {
+        const int left = o->max_iter - (w->iters - stall_it);
+        if (left <= 0 || eps > eps_max)
+            break;
+        ++restarts;
+        /* The perturbed problem from the center, where F + eps (x - xbar) = F(xbar). */
+        w->eps = eps;
+        memcpy(w->x, w->xbar, bytes);
+        memcpy(w->F, w->Fbar, bytes);
+        c = (run_ctl){fmax(o->tol, GLOB_THETA * natc), left < GLOB_SUB_ITER ? left : GLOB_SUB_ITER,
+                      0, RUN_ERROR, natc};
+        st = run(w, &c, r);
+        if (c.end == RUN_SOLVED)
+            break;
+        if (c.end == RUN_ERROR) {
+            w->eps = 0.0;
+            return st;
+        }
+        if (c.end != RUN_SUBSOLVED) {
+            eps *= GLOB_GROW;
+            continue;
+        }
+        /* Its solution is the next center (with F itself there), and the start of a trial. */
+        for (int i = 0; i < w->n; ++i)
+            w->Fbar[i] = w->F[i] - eps * (w->x[i] - w->xbar[i]);
+        memcpy(w->xbar, w->x, bytes);
+        memcpy(w->F, w->Fbar, bytes);
+        natc = c.nat;
+        w->eps = 0.0;
+        /* The weight that makes the map monotone near the new center by the same bound, from
+           J of the perturbed problem's last iteration (the trial may move J elsewhere). */
+        const double floor_eps = first_weight(w);
+        const int left2 = o->max_iter - (w->iters - stall_it);
+        c = (run_ctl){0.0, left2 < GLOB_TRIAL_ITER ? left2 : GLOB_TRIAL_ITER, 1, RUN_ERROR, natc};
+        st = run(w, &c, r);
+        if (c.end == RUN_SOLVED)
+            break;
+        if (c.end == RUN_ERROR)
+            return st;
+        eps = fmax(GLOB_SHRINK * eps, floor_eps);
+    }
+    w->eps = 0.0;
+    if (c.end != RUN_SOLVED) {
+        finish(w, r, w->iters, natc);
+        return cdyn_fail(r, CDYN_ENOCONV,
+                         "%s; %d proximal-perturbation restarts failed too (natural residual "
+                         "%.3g)",
+                         first, restarts, natc);
+    }
+    finish(w, r, w->iters, c.nat);
+    cdyn_report_method(r, w->lambda == 1.0 ? "fb-newton+proximal" : "fb-newton-penalized+proximal");
+    return cdyn_fail(r, CDYN_OK,
+                     "Newton %s after %d iterations (natural residual %.3g); solved by %d "
+                     "proximal-perturbation restarts in %d more",
+                     why == RUN_LIMIT ? "reached its iteration limit" : "stalled", stall_it,
+                     nat_stall, restarts, w->iters - stall_it);
+}
+
+cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
+{
+    const cdyn_mcp_options *o = w->o;
+    w->eps = 0.0;
+    w->iters = 0;
+    if (eval_F(w, w->x, w->F)) {
+        finish(w, r, 0, NAN);
+        return cdyn_fail(r, CDYN_EINVAL, "F failed or returned NaN/Inf at the starting point");
+    }
+    run_ctl c = {0.0, o->max_iter, 0, RUN_ERROR, NAN};
+    const cdyn_status st = run(w, &c, r);
+    /* A stall, or the iteration limit: on the problems we know, Newton that has not converged
+       by then creeps along with tiny steps (docs/theory.md). */
+    if ((c.end != RUN_STALLED && c.end != RUN_LIMIT) || !o->globalize)
+        return st;
+    return globalize(w, r, c.end, c.nat);
 }

@@ -167,10 +167,16 @@ typedef struct mcp_work {
     mcp_fd fd;
     mcp_linsys ls;
     int nfev, njev;
+    int iters; /* Newton iterations of the call, restarts included */
+    /* Proximal-perturbation restarts (options.globalize): while eps > 0 the iteration works on
+       F(x) + eps (x - xbar), and Fbar = F(xbar). Carved only when globalize is set. */
+    double eps;
+    double *xbar, *Fbar;
 } mcp_work;
 
-/* Run the iteration from w->x (F, Phi not yet evaluated). On CDYN_OK w->x holds the solution.
- * Fills iterations, evaluations, residual and the failure message of r. */
+/* Run the iteration from w->x (F, Phi not yet evaluated), with the restarts when it stalls and
+ * options.globalize is set. On CDYN_OK w->x holds the solution. Fills iterations, evaluations,
+ * residual, the failure message of r, and method and message when the restarts solved it. */
 cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r);
 
 /* ---- Entry (mcp_solve.c) ----------------------------------------------------------------- */

@@ -23,6 +23,7 @@ void cdyn_mcp_defaults(cdyn_mcp_options *o)
     o->allocator = NULL;
     o->progress = NULL;
     o->progress_ctx = NULL;
+    o->globalize = 1;
 }
 
 cdyn_status cdyn_mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r)
@@ -47,6 +48,8 @@ cdyn_status cdyn_mcp_check_options(const cdyn_mcp_options *o, cdyn_report *r)
         return cdyn_fail(r, CDYN_EINVAL, "options: lm_mu0 must be finite and > 0");
     if (!(o->fd_step >= 0.0 && o->fd_step < 1.0))
         return cdyn_fail(r, CDYN_EINVAL, "options: fd_step must be in [0, 1)");
+    if (o->globalize != 0 && o->globalize != 1)
+        return cdyn_fail(r, CDYN_EINVAL, "options: globalize must be 0 or 1");
     return CDYN_OK;
 }
 

@@ -26,6 +26,10 @@ void cdyn_mcp_carve_work(mcp_work *w, cdyn_carve *cv, void *block, int **color, 
     w->g = cdyn_carve_doubles(cv, block, nn);
     w->tmp = cdyn_carve_doubles(cv, block, nn);
     w->hist = cdyn_carve_doubles(cv, block, (size_t)w->o->nonmonotone_memory);
+    if (w->o->globalize) {
+        w->xbar = cdyn_carve_doubles(cv, block, nn);
+        w->Fbar = cdyn_carve_doubles(cv, block, nn);
+    }
     if (!w->jac_fixed)
         w->J.values = cdyn_carve_doubles(cv, block, w->J.nvals);
     if (w->o->jacobian_fd) {
