@@ -10,6 +10,8 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@ static const char *const SOLVER_NAMES[NSOL] = {"cdyn", "cdyn NSGS", "cdyn Newton
 
 typedef struct outcome {
     int ran, solved, iterations;
+    char died[16]; /* Siconos: "crash" or "timeout" */
     double residual, time;
     char method[32];
 } outcome;
@@ -77,6 +80,62 @@ static int run_once(void *vctx)
     return (int)st;
 }
 
+/* Siconos' solvers assert on some inputs (NSN-FB: "Assertion `-x12 + x6>=0.' failed" in its
+ * generated FB code) and could loop: each Siconos timing runs in a child process with a time
+ * limit, which hands back its status, timing, iterations and r through a pipe. Returns 0, or
+ * -1 when the child died (*why says how). */
+static int time_isolated(run_ctx *c, const bench_budget *budget, bench_timing *t, int *status,
+                         char *why, size_t why_len)
+{
+    size_t m = 3 * (size_t)c->p->n;
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(why, why_len, "pipe failed");
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        snprintf(why, why_len, "fork failed");
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        alarm(300);
+        int st = bench_time(run_once, c, budget, t);
+        int ok = write(fds[1], &st, sizeof st) == (ssize_t)sizeof st &&
+                 write(fds[1], t, sizeof *t) == (ssize_t)sizeof *t &&
+                 write(fds[1], &c->iterations, sizeof c->iterations) ==
+                     (ssize_t)sizeof c->iterations;
+        for (size_t off = 0; ok && off < m * sizeof(double);) {
+            ssize_t w = write(fds[1], (char *)c->r + off, m * sizeof(double) - off);
+            ok = w > 0;
+            off += ok ? (size_t)w : 0;
+        }
+        _exit(ok ? 0 : 1);
+    }
+    close(fds[1]);
+    FILE *in = fdopen(fds[0], "rb");
+    int got = in != NULL && fread(status, sizeof *status, 1, in) == 1 &&
+              fread(t, sizeof *t, 1, in) == 1 &&
+              fread(&c->iterations, sizeof c->iterations, 1, in) == 1 &&
+              fread(c->r, sizeof(double), m, in) == m;
+    if (in != NULL)
+        fclose(in);
+    else
+        close(fds[0]);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    if (got && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+        return 0;
+    if (WIFSIGNALED(ws))
+        snprintf(why, why_len, "%s", WTERMSIG(ws) == SIGALRM ? "timeout" : "crash");
+    else
+        snprintf(why, why_len, "crash");
+    return -1;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -106,6 +165,8 @@ static void format_cell(char *buf, size_t len, const outcome *o)
 {
     if (!o->ran)
         snprintf(buf, len, "n/a");
+    else if (o->died[0] != '\0')
+        snprintf(buf, len, "**%s**", o->died);
     else if (o->solved)
         snprintf(buf, len, "%.3g ms (%d)", 1e3 * o->time, o->iterations);
     else
@@ -167,15 +228,23 @@ int main(int argc, char **argv)
             if (s >= NCDYN && sic == NULL)
                 continue;
             run_ctx c = {s, &p, sic, r, u, 0, {0}};
-            bench_timing t;
-            int st = bench_time(run_once, &c, &cfg.budget, &t);
+            bench_timing t = {0, 0, 0};
+            int st = 0;
+            char died[16] = "";
+            if (s < NCDYN)
+                st = bench_time(run_once, &c, &cfg.budget, &t);
+            else if (time_isolated(&c, &cfg.budget, &t, &st, died, sizeof died) != 0)
+                st = -1;
             double rel = INFINITY;
-            if (s >= NCDYN || st == CDYN_OK)
+            if (died[0] != '\0')
+                rel = INFINITY;
+            else if (s >= NCDYN || st == CDYN_OK)
                 cdyn_fc3d_residual(&p, r, NULL, NULL, &rel);
             else
                 rel = c.rep.residual_rel;
             outcome *o = &out[s];
             o->ran = 1;
+            snprintf(o->died, sizeof o->died, "%s", died);
             o->residual = rel;
             o->solved = rel <= TOL;
             o->iterations = c.iterations;
@@ -224,7 +293,9 @@ int main(int argc, char **argv)
     unlink(tmp);
 
     printf("\nTimes are medians (iterations: Gauss–Seidel sweeps plus Newton iterations for cdyn, "
-           "Siconos' own count); **fails** gives the residual reached. Speed-up = the fastest "
+           "Siconos' own count); **fails** gives the residual reached; **crash**: the Siconos "
+           "solver aborted the process (an assertion in its code; each Siconos run is isolated "
+           "in a child process), **timeout**: over 300 s. Speed-up = the fastest "
            "Siconos solver that solves the problem / cdyn's default entry.\n\n");
     printf("| solver | solved (of %d) | total time on the problems it solves |\n", nfiles);
     printf("|---|---:|---:|\n");
