@@ -253,7 +253,9 @@ CDYN_API cdyn_status cdyn_fc3d_file_write(const char *path, const cdyn_fc3d *pro
  * is read like a planar text file. The file's structure (every group, dataset, type and length
  * FCLib reads) is checked with the HDF5 API before FCLib reads it, since FCLib exits the process
  * on malformed files; HDF5's automatic error printing is switched off around the calls and
- * restored (it is HDF5's per-process, or per-thread, setting). */
+ * restored (it is HDF5's per-process, or per-thread, setting). Unlike the rest of cdyn this
+ * reader is reentrant only as far as HDF5 is: with a non-thread-safe HDF5 build, do not run it
+ * in two threads at once. */
 CDYN_API int cdyn_fc3d_has_fclib(void);
 CDYN_API cdyn_status cdyn_fc3d_fclib_read(const char *path, const cdyn_allocator *allocator,
                                           cdyn_fc3d_file **out, cdyn_report *report);
