@@ -24,7 +24,7 @@
 
 #define FC3D_DIR CDYN_TEST_DATA_DIR "/fc3d"
 
-/* ---- helpers ------------------------------------------------------------------------------- */
+/* ---- helpers --------------------------------------------------------------------------------- */
 
 static char *slurp(const char *path, size_t *length)
 {
@@ -269,8 +269,7 @@ static void check_diagonal_blocks_psd(const cdyn_fc3d_file *f)
     }
 }
 
-/* ---- every fixture ----------------------------------------------------------------------------
- */
+/* ---- every fixture --------------------------------------------------------------------------- */
 
 static void test_every_fixture_reads(void **state)
 {
@@ -387,8 +386,7 @@ static void test_dense_and_sbm_agree(void **state)
     cdyn_fc3d_file_free(s);
 }
 
-/* ---- FCLib
- * --------------------------------------------------------------------------------------- */
+/* ---- FCLib ----------------------------------------------------------------------------------- */
 
 #ifdef CDYN_TEST_HAVE_HDF5
 /* A dataset of doubles, read with the HDF5 API (not FCLib's reader); NULL when absent. */
@@ -850,8 +848,7 @@ static void test_fclib_malformed(void **state)
 #endif
 }
 
-/* ---- writer
- * ----------------------------------------------------------------------------------------- */
+/* ---- writer ---------------------------------------------------------------------------------- */
 
 static void same_file(const cdyn_fc3d_file *a, const cdyn_fc3d_file *b)
 {
@@ -976,8 +973,7 @@ static void test_write_invalid(void **state)
     remove(out);
 }
 
-/* ---- malformed text
- * ------------------------------------------------------------------------------ */
+/* ---- malformed text -------------------------------------------------------------------------- */
 
 static void expect_error(const char *text, size_t length, cdyn_status status, const char *frag1,
                          const char *frag2)

@@ -66,8 +66,7 @@ int cdyn_fc3d_has_fclib(void)
     return 1;
 }
 
-/* ---- the walk before FCLib --------------------------------------------------------------------
- */
+/* ---- the walk before FCLib ------------------------------------------------------------------- */
 
 typedef struct h5walk {
     hid_t file;
@@ -381,8 +380,7 @@ static void free_global(struct fclib_global *p, const walked *w)
     free(p);
 }
 
-/* ---- FCLib matrices as entry lists -------------------------------------------------------------
- */
+/* ---- FCLib matrices as entry lists ----------------------------------------------------------- */
 
 typedef struct triplets {
     int count;
@@ -461,8 +459,7 @@ static cdyn_status matrix_triplets(const struct fclib_matrix *mat, const char *n
     return st;
 }
 
-/* ---- entries to 3x3 blocks ---------------------------------------------------------------------
- */
+/* ---- entries to 3x3 blocks ------------------------------------------------------------------- */
 
 typedef struct block_work {
     int *count;   /* n + 1: entries per block row, then bucket starts */
@@ -579,8 +576,7 @@ static cdyn_status make_file(const triplets *t, int d, int m, const double *q, c
     return CDYN_OK;
 }
 
-/* ---- global to local: W = H^T M^-1 H, q = H^T M^-1 f + w for a diagonal M ----------------------
- */
+/* ---- global to local: W = H^T M^-1 H, q = H^T M^-1 f + w for a diagonal M -------------------- */
 
 static cdyn_status diagonal_of(const triplets *M, int size, double *diag, cdyn_report *report)
 {
@@ -642,8 +638,7 @@ static cdyn_status reduce_global(const triplets *H, int rows, const double *diag
     return st;
 }
 
-/* ---- reading ------------------------------------------------------------------------------------
- */
+/* ---- reading --------------------------------------------------------------------------------- */
 
 static cdyn_status read_local(const char *path, const walked *w, const cdyn_allocator *a,
                               cdyn_fc3d_file **out, cdyn_report *report)
