@@ -704,19 +704,23 @@ static void h5_matrix(hid_t file, const char *group, int m, int n, int nz, const
     h5_put(file, path, H5T_NATIVE_DOUBLE, (size_t)nz, x);
 }
 
-/* One contact, two velocities: M = diag(2, 4) (or with M(0,1) = 1), H = [1 0 2; 0 3 0],
- * f = (2, 4), w = (0.5, 0.25, -1); G added when asked. */
+/* One contact, two velocities: M = diag(2, 4) (off_diagonal 1: plus M(0,1) = 1 alone, one
+ * triangle; 2: plus M(0,1) = M(1,0) = 1; 3: plus M(0,1) = M(1,0) = 5, indefinite),
+ * H = [1 0 2; 0 3 0], f = (2, 4), w = (0.5, 0.25, -1); G added when asked. */
 static void write_global(const char *path, int off_diagonal, int with_g)
 {
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(file >= 0);
     const int three = 3;
-    const int mr[3] = {0, 1, 0}, mc[3] = {0, 1, 1}, hr[3] = {0, 0, 1}, hc[3] = {0, 2, 1};
-    const double mx[3] = {2, 4, 1}, hx[3] = {1, 2, 3}, f[2] = {2, 4}, w[3] = {0.5, 0.25, -1};
+    const int mr[4] = {0, 1, 0, 1}, mc[4] = {0, 1, 1, 0}, hr[3] = {0, 0, 1}, hc[3] = {0, 2, 1};
+    const double off = off_diagonal == 3 ? 5 : 1;
+    const double mx[4] = {2, 4, off, off}, hx[3] = {1, 2, 3}, f[2] = {2, 4};
+    const double w[3] = {0.5, 0.25, -1};
     const double mu[1] = {0.7};
     h5_group(file, "/fclib_global");
     h5_put(file, "/fclib_global/spacedim", H5T_NATIVE_INT, 1, &three);
-    h5_matrix(file, "/fclib_global/M", 2, 2, off_diagonal ? 3 : 2, mr, mc, mx);
+    h5_matrix(file, "/fclib_global/M", 2, 2, off_diagonal == 0 ? 2 : off_diagonal == 1 ? 3 : 4, mr,
+              mc, mx);
     h5_matrix(file, "/fclib_global/H", 2, 3, 3, hr, hc, hx);
     if (with_g)
         h5_matrix(file, "/fclib_global/G", 2, 1, 1, mr, mr, mx);
@@ -746,6 +750,8 @@ static void write_planar(const char *path)
 }
 #endif
 
+static void fail_each_allocation(const char *path);
+
 /* Hand-computed reductions: a global problem, W = H^T M^-1 H = [0.5 0 1; 0 2.25 0; 1 0 2],
  * q = H^T M^-1 f + w = (1, 3, 2) + w; a planar local one with its decoupled T2. */
 static void test_fclib_by_hand(void **state)
@@ -767,13 +773,29 @@ static void test_fclib_by_hand(void **state)
     assert_true(f->mu[0] == 0.7);
     cdyn_fc3d_file_free(f);
 
+    /* M = [2 1; 1 4]: M^-1 = [4 -1; -1 2] / 7, W = [4 -3 8; -3 18 -6; 8 -6 16] / 7,
+       q = (4, 18, 8) / 7 + w (Cholesky path) */
+    write_global(path, 2, 0);
+    f = read_path(path);
+    const double W7[9] = {4, -3, 8, -3, 18, -6, 8, -6, 16}, q7[3] = {4, 18, 8};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j)
+            assert_true(fabs(w_at(f, i, j) - W7[i + 3 * j] / 7.0) <= 1e-14);
+        assert_true(fabs(f->q[i] - (q7[i] / 7.0 + (i == 0 ? 0.5 : i == 1 ? 0.25 : -1))) <=
+                    1e-14);
+    }
+    cdyn_fc3d_file_free(f);
+    fail_each_allocation(path);
+
     cdyn_fc3d_file *sentinel = (cdyn_fc3d_file *)&sentinel;
     cdyn_report r;
-    for (int variant = 0; variant < 2; ++variant) {
-        write_global(path, variant == 0, variant == 1);
+    static const char *const refused[3] = {"whole and symmetric", "(G, b)",
+                                            "not positive definite"};
+    for (int variant = 0; variant < 3; ++variant) {
+        write_global(path, variant == 0 ? 1 : variant == 1 ? 0 : 3, variant == 1);
         f = sentinel;
         assert_int_equal(cdyn_fc3d_fclib_read(path, NULL, &f, &r), CDYN_EFORMAT);
-        assert_non_null(strstr(r.message, variant == 0 ? "only a diagonal M" : "(G, b)"));
+        assert_non_null(strstr(r.message, refused[variant]));
         assert_ptr_equal(f, sentinel);
     }
 
