@@ -1061,6 +1061,18 @@ static void test_small_sbm(void **state)
     assert_int_equal(cdyn_fc3d_file_parse(empty, strlen(empty), NULL, &f, &r), CDYN_OK);
     assert_true(f->sparse && f->rowptr[1] == 0 && f->q[2] == 3.0 && f->mu[0] == 0.5);
     cdyn_fc3d_file_free(f);
+    /* planar, one off-diagonal block (0,1) = [1 3; 2 4] column by column: the diagonal
+       blocks are added for the decoupled T2, in column order */
+    const char planar1[] = "2 2 1 4 4 1 2 2 2 4 2 4 3 1 0 1 1 1 0 1 2 3 4 -1 -2 -3 -4 0.1 0.2";
+    assert_int_equal(cdyn_fc3d_file_parse(planar1, strlen(planar1), NULL, &f, &r), CDYN_OK);
+    const int rowptr1[3] = {0, 2, 3}, colind1[3] = {0, 1, 1};
+    assert_memory_equal(f->rowptr, rowptr1, sizeof rowptr1);
+    assert_memory_equal(f->colind, colind1, sizeof colind1);
+    assert_true(w_at(f, 0, 3) == 1.0 && w_at(f, 1, 3) == 2.0 && w_at(f, 0, 4) == 3.0);
+    assert_true(w_at(f, 1, 4) == 4.0 && w_at(f, 2, 5) == 0.0 && w_at(f, 0, 0) == 0.0);
+    assert_true(w_at(f, 2, 2) == 1.0 && w_at(f, 5, 5) == 1.0);
+    assert_true(f->q[3] == -3.0 && f->q[4] == -4.0 && f->q[5] == 0.0);
+    cdyn_fc3d_file_free(f);
     /* planar with nbblocks = 0: only the T2 diagonal */
     const char planar[] = "2 1 1 2 2 0 1 2 0.5";
     assert_int_equal(cdyn_fc3d_file_parse(planar, strlen(planar), NULL, &f, &r), CDYN_OK);
