@@ -24,7 +24,7 @@
 
 #define FC3D_DIR CDYN_TEST_DATA_DIR "/fc3d"
 
-/* ---- helpers ------------------------------------------------------------------------------- */
+/* ---- helpers --------------------------------------------------------------------------------- */
 
 static char *slurp(const char *path, size_t *length)
 {
@@ -269,8 +269,7 @@ static void check_diagonal_blocks_psd(const cdyn_fc3d_file *f)
     }
 }
 
-/* ---- every fixture ----------------------------------------------------------------------------
- */
+/* ---- every fixture --------------------------------------------------------------------------- */
 
 static void test_every_fixture_reads(void **state)
 {
@@ -387,8 +386,7 @@ static void test_dense_and_sbm_agree(void **state)
     cdyn_fc3d_file_free(s);
 }
 
-/* ---- FCLib
- * --------------------------------------------------------------------------------------- */
+/* ---- FCLib ----------------------------------------------------------------------------------- */
 
 #ifdef CDYN_TEST_HAVE_HDF5
 /* A dataset of doubles, read with the HDF5 API (not FCLib's reader); NULL when absent. */
@@ -685,6 +683,139 @@ static void write_local(const char *path, int flaw)
 }
 #endif
 
+#ifdef CDYN_TEST_HAVE_HDF5
+/* A matrix group in FCLib's layout (CSparse triplet: rows in i, columns in p). */
+static void h5_matrix(hid_t file, const char *group, int m, int n, int nz, const int *rows,
+                      const int *cols, const double *x)
+{
+    char path[256];
+    h5_group(file, group);
+    const int v[4] = {nz, m, n, nz};
+    static const char *const names[4] = {"nzmax", "m", "n", "nz"};
+    for (int k = 0; k < 4; ++k) {
+        snprintf(path, sizeof path, "%s/%s", group, names[k]);
+        h5_put(file, path, H5T_NATIVE_INT, 1, &v[k]);
+    }
+    snprintf(path, sizeof path, "%s/i", group);
+    h5_put(file, path, H5T_NATIVE_INT, (size_t)nz, rows);
+    snprintf(path, sizeof path, "%s/p", group);
+    h5_put(file, path, H5T_NATIVE_INT, (size_t)nz, cols);
+    snprintf(path, sizeof path, "%s/x", group);
+    h5_put(file, path, H5T_NATIVE_DOUBLE, (size_t)nz, x);
+}
+
+/* One contact, two velocities: M = diag(2, 4) (off_diagonal 1: plus M(0,1) = 1 alone, one
+ * triangle; 2: plus M(0,1) = M(1,0) = 1; 3: plus M(0,1) = M(1,0) = 5, indefinite),
+ * H = [1 0 2; 0 3 0], f = (2, 4), w = (0.5, 0.25, -1); G added when asked. */
+static void write_global(const char *path, int off_diagonal, int with_g)
+{
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(file >= 0);
+    const int three = 3;
+    const int mr[4] = {0, 1, 0, 1}, mc[4] = {0, 1, 1, 0}, hr[3] = {0, 0, 1}, hc[3] = {0, 2, 1};
+    const double off = off_diagonal == 3 ? 5 : 1;
+    const double mx[4] = {2, 4, off, off}, hx[3] = {1, 2, 3}, f[2] = {2, 4};
+    const double w[3] = {0.5, 0.25, -1};
+    const double mu[1] = {0.7};
+    h5_group(file, "/fclib_global");
+    h5_put(file, "/fclib_global/spacedim", H5T_NATIVE_INT, 1, &three);
+    h5_matrix(file, "/fclib_global/M", 2, 2, off_diagonal == 0 ? 2 : off_diagonal == 1 ? 3 : 4, mr,
+              mc, mx);
+    h5_matrix(file, "/fclib_global/H", 2, 3, 3, hr, hc, hx);
+    if (with_g)
+        h5_matrix(file, "/fclib_global/G", 2, 1, 1, mr, mr, mx);
+    h5_group(file, "/fclib_global/vectors");
+    h5_put(file, "/fclib_global/vectors/f", H5T_NATIVE_DOUBLE, 2, f);
+    h5_put(file, "/fclib_global/vectors/w", H5T_NATIVE_DOUBLE, 3, w);
+    h5_put(file, "/fclib_global/vectors/mu", H5T_NATIVE_DOUBLE, 1, mu);
+    H5Fclose(file);
+}
+
+/* Two planar contacts (spacedim 2), W = [[2, 1, 0, 0], [1, 3, 0, 0], [0, 0, 4, 0],
+ * [0, 0, 0, 5]] as a triplet, q = (-1, 1, -2, 2). */
+static void write_planar(const char *path)
+{
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(file >= 0);
+    const int two = 2;
+    const int r[6] = {0, 1, 0, 1, 2, 3}, c[6] = {0, 0, 1, 1, 2, 3};
+    const double x[6] = {2, 1, 1, 3, 4, 5}, q[4] = {-1, 1, -2, 2}, mu[2] = {0.1, 0.2};
+    h5_group(file, "/fclib_local");
+    h5_put(file, "/fclib_local/spacedim", H5T_NATIVE_INT, 1, &two);
+    h5_matrix(file, "/fclib_local/W", 4, 4, 6, r, c, x);
+    h5_group(file, "/fclib_local/vectors");
+    h5_put(file, "/fclib_local/vectors/q", H5T_NATIVE_DOUBLE, 4, q);
+    h5_put(file, "/fclib_local/vectors/mu", H5T_NATIVE_DOUBLE, 2, mu);
+    H5Fclose(file);
+}
+#endif
+
+static void fail_each_allocation(const char *path);
+
+/* Hand-computed reductions: a global problem, W = H^T M^-1 H = [0.5 0 1; 0 2.25 0; 1 0 2],
+ * q = H^T M^-1 f + w = (1, 3, 2) + w; a planar local one with its decoupled T2. */
+static void test_fclib_by_hand(void **state)
+{
+    (void)state;
+    if (!cdyn_fc3d_has_fclib())
+        skip();
+#ifdef CDYN_TEST_HAVE_HDF5
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fc3d_hand.hdf5", CDYN_TEST_OUT_DIR);
+    write_global(path, 0, 0);
+    cdyn_fc3d_file *f = read_path(path);
+    const double W[9] = {0.5, 0, 1, 0, 2.25, 0, 1, 0, 2}, q[3] = {1.5, 3.25, 1};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j)
+            assert_true(w_at(f, i, j) == W[i + 3 * j]);
+        assert_true(f->q[i] == q[i]);
+    }
+    assert_true(f->mu[0] == 0.7);
+    cdyn_fc3d_file_free(f);
+
+    /* M = [2 1; 1 4]: M^-1 = [4 -1; -1 2] / 7, W = [4 -3 8; -3 18 -6; 8 -6 16] / 7,
+       q = (4, 18, 8) / 7 + w (Cholesky path) */
+    write_global(path, 2, 0);
+    f = read_path(path);
+    const double W7[9] = {4, -3, 8, -3, 18, -6, 8, -6, 16}, q7[3] = {4, 18, 8};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j)
+            assert_true(fabs(w_at(f, i, j) - W7[i + 3 * j] / 7.0) <= 1e-14);
+        assert_true(fabs(f->q[i] - (q7[i] / 7.0 + (i == 0 ? 0.5 : i == 1 ? 0.25 : -1))) <=
+                    1e-14);
+    }
+    cdyn_fc3d_file_free(f);
+    fail_each_allocation(path);
+
+    cdyn_fc3d_file *sentinel = (cdyn_fc3d_file *)&sentinel;
+    cdyn_report r;
+    static const char *const refused[3] = {"whole and symmetric", "(G, b)",
+                                            "not positive definite"};
+    for (int variant = 0; variant < 3; ++variant) {
+        write_global(path, variant == 0 ? 1 : variant == 1 ? 0 : 3, variant == 1);
+        f = sentinel;
+        assert_int_equal(cdyn_fc3d_fclib_read(path, NULL, &f, &r), CDYN_EFORMAT);
+        assert_non_null(strstr(r.message, refused[variant]));
+        assert_ptr_equal(f, sentinel);
+    }
+
+    write_planar(path);
+    f = read_path(path);
+    assert_int_equal(f->dim, 2);
+    assert_int_equal(f->n, 2);
+    /* file row/column k is 3-D index 3 (k / 2) + k % 2 */
+    assert_true(w_at(f, 0, 0) == 2.0 && w_at(f, 1, 0) == 1.0 && w_at(f, 0, 1) == 1.0);
+    assert_true(w_at(f, 1, 1) == 3.0 && w_at(f, 3, 3) == 4.0 && w_at(f, 4, 4) == 5.0);
+    assert_true(w_at(f, 2, 2) == 1.0 && w_at(f, 5, 5) == 1.0 && w_at(f, 2, 0) == 0.0);
+    const double q3[6] = {-1, 1, 0, -2, 2, 0};
+    assert_memory_equal(f->q, q3, sizeof q3);
+    cdyn_fc3d_file_free(f);
+    remove(path);
+#else
+    skip();
+#endif
+}
+
 /* Malformed HDF5 files are refused with a message, never handed to FCLib (which would exit). */
 static void test_fclib_malformed(void **state)
 {
@@ -739,8 +870,7 @@ static void test_fclib_malformed(void **state)
 #endif
 }
 
-/* ---- writer
- * ----------------------------------------------------------------------------------------- */
+/* ---- writer ---------------------------------------------------------------------------------- */
 
 static void same_file(const cdyn_fc3d_file *a, const cdyn_fc3d_file *b)
 {
@@ -865,8 +995,7 @@ static void test_write_invalid(void **state)
     remove(out);
 }
 
-/* ---- malformed text
- * ------------------------------------------------------------------------------ */
+/* ---- malformed text -------------------------------------------------------------------------- */
 
 static void expect_error(const char *text, size_t length, cdyn_status status, const char *frag1,
                          const char *frag2)
@@ -931,6 +1060,18 @@ static void test_small_sbm(void **state)
     const char empty[] = "3 1 1 3 3 0 1 2 3 0.5";
     assert_int_equal(cdyn_fc3d_file_parse(empty, strlen(empty), NULL, &f, &r), CDYN_OK);
     assert_true(f->sparse && f->rowptr[1] == 0 && f->q[2] == 3.0 && f->mu[0] == 0.5);
+    cdyn_fc3d_file_free(f);
+    /* planar, one off-diagonal block (0,1) = [1 3; 2 4] column by column: the diagonal
+       blocks are added for the decoupled T2, in column order */
+    const char planar1[] = "2 2 1 4 4 1 2 2 2 4 2 4 3 1 0 1 1 1 0 1 2 3 4 -1 -2 -3 -4 0.1 0.2";
+    assert_int_equal(cdyn_fc3d_file_parse(planar1, strlen(planar1), NULL, &f, &r), CDYN_OK);
+    const int rowptr1[3] = {0, 2, 3}, colind1[3] = {0, 1, 1};
+    assert_memory_equal(f->rowptr, rowptr1, sizeof rowptr1);
+    assert_memory_equal(f->colind, colind1, sizeof colind1);
+    assert_true(w_at(f, 0, 3) == 1.0 && w_at(f, 1, 3) == 2.0 && w_at(f, 0, 4) == 3.0);
+    assert_true(w_at(f, 1, 4) == 4.0 && w_at(f, 2, 5) == 0.0 && w_at(f, 0, 0) == 0.0);
+    assert_true(w_at(f, 2, 2) == 1.0 && w_at(f, 5, 5) == 1.0);
+    assert_true(f->q[3] == -3.0 && f->q[4] == -4.0 && f->q[5] == 0.0);
     cdyn_fc3d_file_free(f);
     /* planar with nbblocks = 0: only the T2 diagonal */
     const char planar[] = "2 1 1 2 2 0 1 2 0.5";
@@ -1163,6 +1304,7 @@ int main(void)
         cmocka_unit_test(test_fclib_global_reduction),
         cmocka_unit_test(test_fclib_local_entries),
         cmocka_unit_test(test_fclib_malformed),
+        cmocka_unit_test(test_fclib_by_hand),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_write_blocks_edge_cases),
         cmocka_unit_test(test_write_invalid),

@@ -251,12 +251,15 @@ CDYN_API cdyn_status cdyn_fc3d_file_write(const char *path, const cdyn_fc3d *pro
  * otherwise cdyn_fc3d_fclib_read returns CDYN_EINVAL with a message saying so and
  * cdyn_fc3d_has_fclib() is 0. Local problems (/fclib_local) without the mixed part V, R: W (any
  * of FCLib's triplet, CSC or CSR forms; repeated entries add up) is stored by blocks. Global
- * problems (/fclib_global: M v = H r + f, u = H^T v + w) without G, b and with a diagonal M are
- * reduced to W = H^T M^-1 H, q = H^T M^-1 f + w; other M are refused (CDYN_EFORMAT). spacedim 2
+ * problems (/fclib_global: M v = H r + f, u = H^T v + w) without G, b are reduced to
+ * W = H^T M^-1 H, q = H^T M^-1 f + w: directly for a diagonal M, else through a sparse Cholesky
+ * factor of M (stored whole, symmetric positive definite; otherwise CDYN_EFORMAT). spacedim 2
  * is read like a planar text file. The file's structure (every group, dataset, type and length
  * FCLib reads) is checked with the HDF5 API before FCLib reads it, since FCLib exits the process
  * on malformed files; HDF5's automatic error printing is switched off around the calls and
- * restored (it is HDF5's per-process, or per-thread, setting). */
+ * restored (it is HDF5's per-process, or per-thread, setting). Unlike the rest of cdyn this
+ * reader is reentrant only as far as HDF5 is: with a non-thread-safe HDF5 build, do not run it
+ * in two threads at once. */
 CDYN_API int cdyn_fc3d_has_fclib(void);
 CDYN_API cdyn_status cdyn_fc3d_fclib_read(const char *path, const cdyn_allocator *allocator,
                                           cdyn_fc3d_file **out, cdyn_report *report);

@@ -8,8 +8,9 @@
  *
  * Local problems (/fclib_local: W, q, mu) are read as they are. Global problems
  * (/fclib_global: M v = H r + f, u = H^T v + w, FCLib's convention) are reduced to the local
- * one, W = H^T M^-1 H and q = H^T M^-1 f + w, when M is diagonal (the rigid-body collections of
- * FCLib); other M, and the parts G, b (global) and V, R, s (local) are refused. */
+ * one, W = H^T M^-1 H and q = H^T M^-1 f + w: by rows of H for a diagonal M (the rigid-body
+ * collections of FCLib), through CHOLMOD for another symmetric positive definite M. The parts
+ * G, b (global) and V, R, s (local) are refused. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include "core/report.h"
 #include "io/fc3d_file.h"
 #include "io/file.h"
+#include "linalg/csc.h"
+#include "linalg/sparse_chol.h"
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -66,8 +69,7 @@ int cdyn_fc3d_has_fclib(void)
     return 1;
 }
 
-/* ---- the walk before FCLib --------------------------------------------------------------------
- */
+/* ---- the walk before FCLib ------------------------------------------------------------------- */
 
 typedef struct h5walk {
     hid_t file;
@@ -381,8 +383,7 @@ static void free_global(struct fclib_global *p, const walked *w)
     free(p);
 }
 
-/* ---- FCLib matrices as entry lists -------------------------------------------------------------
- */
+/* ---- FCLib matrices as entry lists ----------------------------------------------------------- */
 
 typedef struct triplets {
     int count;
@@ -461,8 +462,7 @@ static cdyn_status matrix_triplets(const struct fclib_matrix *mat, const char *n
     return st;
 }
 
-/* ---- entries to 3x3 blocks ---------------------------------------------------------------------
- */
+/* ---- entries to 3x3 blocks ------------------------------------------------------------------- */
 
 typedef struct block_work {
     int *count;   /* n + 1: entries per block row, then bucket starts */
@@ -579,19 +579,23 @@ static cdyn_status make_file(const triplets *t, int d, int m, const double *q, c
     return CDYN_OK;
 }
 
-/* ---- global to local: W = H^T M^-1 H, q = H^T M^-1 f + w for a diagonal M ----------------------
- */
+/* ---- global to local, diagonal M: W = H^T M^-1 H, q = H^T M^-1 f + w ------------------------ */
+
+/* Nonzero when every stored entry of M off the diagonal is 0. */
+static int is_diagonal(const triplets *M)
+{
+    for (int e = 0; e < M->count; ++e)
+        if (M->row[e] != M->col[e] && M->x[e] != 0.0)
+            return 0;
+    return 1;
+}
 
 static cdyn_status diagonal_of(const triplets *M, int size, double *diag, cdyn_report *report)
 {
     memset(diag, 0, sizeof(double) * (size_t)size);
-    for (int e = 0; e < M->count; ++e) {
-        if (M->row[e] != M->col[e] && M->x[e] != 0.0)
-            return cdyn_fail(report, CDYN_EFORMAT,
-                             "fclib_read: M(%d,%d) != 0: only a diagonal M is supported", M->row[e],
-                             M->col[e]);
-        diag[M->row[e]] += M->x[e];
-    }
+    for (int e = 0; e < M->count; ++e)
+        if (M->row[e] == M->col[e])
+            diag[M->row[e]] += M->x[e];
     for (int k = 0; k < size; ++k)
         if (!(diag[k] > 0.0))
             return cdyn_fail(report, CDYN_EFORMAT,
@@ -642,8 +646,135 @@ static cdyn_status reduce_global(const triplets *H, int rows, const double *diag
     return st;
 }
 
-/* ---- reading ------------------------------------------------------------------------------------
- */
+/* ---- global to local, general M: a sparse Cholesky factor of M ------------------------------- */
+
+/* Append (r, c, x) to a triplet list of capacity *cap, doubling it when full. */
+static int push_triplet(const cdyn_allocator *a, triplets *t, int *cap, int r, int c, double x)
+{
+    if (t->count == *cap) {
+        if (*cap > INT_MAX / 2)
+            return 0;
+        triplets bigger;
+        if (alloc_triplets(a, 2 * (size_t)*cap, &bigger, NULL) != CDYN_OK)
+            return 0;
+        memcpy(bigger.row, t->row, sizeof(int) * (size_t)t->count);
+        memcpy(bigger.col, t->col, sizeof(int) * (size_t)t->count);
+        memcpy(bigger.x, t->x, sizeof(double) * (size_t)t->count);
+        bigger.count = t->count;
+        free_triplets(a, t);
+        *t = bigger;
+        *cap *= 2;
+    }
+    t->row[t->count] = r;
+    t->col[t->count] = c;
+    t->x[t->count++] = x;
+    return 1;
+}
+
+/* M as stored must be symmetric (the factorization reads its lower triangle only, so a matrix
+ * stored by one triangle, or not symmetric, would be misread). */
+static cdyn_status check_symmetric(const cdyn_csc *A, cdyn_report *report)
+{
+    for (int j = 0; j < A->ncols; ++j)
+        for (int k = A->colptr[j]; k < A->colptr[j + 1]; ++k) {
+            const int i = A->rowind[k];
+            double mirror = 0.0;
+            for (int l = A->colptr[i]; l < A->colptr[i + 1]; ++l)
+                if (A->rowind[l] == j)
+                    mirror = A->values[l];
+            const double v = A->values[k];
+            if (fabs(v - mirror) > 1e-12 * fmax(fabs(v), fabs(mirror)))
+                return cdyn_fail(report, CDYN_EFORMAT,
+                                 "fclib_read: M(%d,%d) = %g but M(%d,%d) = %g: M must be stored "
+                                 "whole and symmetric",
+                                 i, j, v, j, i, mirror);
+        }
+    return CDYN_OK;
+}
+
+typedef struct general_work {
+    cdyn_csc_assembly M, H;
+    cdyn_sparse_chol *chol;
+    double *B;   /* nv x BATCH right-hand sides */
+    double *col; /* m: one column of W */
+} general_work;
+
+enum { BATCH = 16 };
+
+static cdyn_status general_setup(const triplets *M, const triplets *H, int nv, int m,
+                                 const cdyn_allocator *a, general_work *g, cdyn_report *report)
+{
+    cdyn_status st = cdyn_csc_assembly_init(&g->M, nv, nv, M->count, M->row, M->col, a, report);
+    if (st != CDYN_OK)
+        return st;
+    cdyn_csc_assembly_set_values(&g->M, M->x);
+    if ((st = check_symmetric(&g->M.A, report)) != CDYN_OK)
+        return st;
+    if ((st = cdyn_csc_assembly_init(&g->H, nv, m, H->count, H->row, H->col, a, report)) != CDYN_OK)
+        return st;
+    cdyn_csc_assembly_set_values(&g->H, H->x);
+    if ((st = cdyn_sparse_chol_create(&g->M.A, a, &g->chol, report)) != CDYN_OK)
+        return st;
+    st = cdyn_sparse_chol_factor(g->chol, &g->M.A, report);
+    if (st == CDYN_ESINGULAR || st == CDYN_EINVAL)
+        return cdyn_fail(report, CDYN_EFORMAT, "fclib_read: M is not positive definite");
+    if (st != CDYN_OK)
+        return st;
+    g->B = cdyn_mem_array(a, (size_t)nv * BATCH, sizeof(double));
+    g->col = cdyn_mem_array(a, (size_t)m, sizeof(double));
+    if (g->B == NULL || g->col == NULL)
+        return cdyn_fail(report, CDYN_ENOMEM, "out of memory reducing a global problem");
+    return CDYN_OK;
+}
+
+/* W's columns H^T M^-1 H e_j, BATCH at a time, kept by their nonzeros. */
+static cdyn_status general_columns(general_work *g, int nv, int m, const cdyn_allocator *a,
+                                   triplets *W, cdyn_report *report)
+{
+    int cap = 1024;
+    cdyn_status st = alloc_triplets(a, (size_t)cap, W, report);
+    W->count = 0;
+    for (int j0 = 0; st == CDYN_OK && j0 < m; j0 += BATCH) {
+        const int nb = m - j0 < BATCH ? m - j0 : BATCH;
+        memset(g->B, 0, sizeof(double) * (size_t)nv * (size_t)nb);
+        for (int j = 0; j < nb; ++j)
+            for (int k = g->H.A.colptr[j0 + j]; k < g->H.A.colptr[j0 + j + 1]; ++k)
+                g->B[g->H.A.rowind[k] + (size_t)nv * j] = g->H.A.values[k];
+        if ((st = cdyn_sparse_chol_solve(g->chol, nb, g->B, g->B, report)) != CDYN_OK)
+            break;
+        for (int j = 0; j < nb && st == CDYN_OK; ++j) {
+            cdyn_csc_gemv(1, 1.0, &g->H.A, g->B + (size_t)nv * j, 0.0, g->col);
+            for (int i = 0; i < m; ++i)
+                if (g->col[i] != 0.0 && !push_triplet(a, W, &cap, i, j0 + j, g->col[i]))
+                    st = cdyn_fail(report, CDYN_ENOMEM, "out of memory for the entries of W");
+        }
+    }
+    return st;
+}
+
+/* W = H^T M^-1 H, q = H^T M^-1 f + w for a symmetric positive definite M. */
+static cdyn_status reduce_general(const triplets *M, const triplets *H, int nv, int m,
+                                  const double *f, const double *w, const cdyn_allocator *a,
+                                  triplets *W, double *q, cdyn_report *report)
+{
+    general_work g;
+    memset(&g, 0, sizeof g);
+    cdyn_status st = general_setup(M, H, nv, m, a, &g, report);
+    if (st == CDYN_OK)
+        st = general_columns(&g, nv, m, a, W, report);
+    if (st == CDYN_OK && (st = cdyn_sparse_chol_solve(g.chol, 1, f, g.B, report)) == CDYN_OK) {
+        memcpy(q, w, sizeof(double) * (size_t)m);
+        cdyn_csc_gemv(1, 1.0, &g.H.A, g.B, 1.0, q);
+    }
+    cdyn_mem_free(a, g.col);
+    cdyn_mem_free(a, g.B);
+    cdyn_sparse_chol_free(g.chol);
+    cdyn_csc_assembly_free(&g.H);
+    cdyn_csc_assembly_free(&g.M);
+    return st;
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
 
 static cdyn_status read_local(const char *path, const walked *w, const cdyn_allocator *a,
                               cdyn_fc3d_file **out, cdyn_report *report)
@@ -683,14 +814,23 @@ static cdyn_status read_global(const char *path, const walked *w, const cdyn_all
     cdyn_status st = CDYN_OK;
     if (diag == NULL || q == NULL)
         st = cdyn_fail(report, CDYN_ENOMEM, "out of memory reducing a global problem");
-    if (st == CDYN_OK && (st = matrix_triplets(p->M, "M", a, &M, report)) == CDYN_OK)
-        st = diagonal_of(&M, nv, diag, report);
-    if (st == CDYN_OK && (st = matrix_triplets(p->H, "H", a, &H, report)) == CDYN_OK)
-        st = reduce_global(&H, nv, diag, a, &W, report);
-    if (st == CDYN_OK) {
-        reduce_q(&H, diag, p->f, p->w, m, q);
-        st = make_file(&W, w->d, m, q, p->mu, a, out, report);
+    if (st == CDYN_OK)
+        st = matrix_triplets(p->M, "M", a, &M, report);
+    if (st == CDYN_OK)
+        st = matrix_triplets(p->H, "H", a, &H, report);
+    for (int k = 0; st == CDYN_OK && k < nv; ++k)
+        if (!isfinite(p->f[k]))
+            st = cdyn_fail(report, CDYN_EFORMAT, "fclib_read: f[%d] is not finite", k);
+    if (st == CDYN_OK && is_diagonal(&M)) {
+        if ((st = diagonal_of(&M, nv, diag, report)) == CDYN_OK)
+            st = reduce_global(&H, nv, diag, a, &W, report);
+        if (st == CDYN_OK)
+            reduce_q(&H, diag, p->f, p->w, m, q);
+    } else if (st == CDYN_OK) {
+        st = reduce_general(&M, &H, nv, m, p->f, p->w, a, &W, q, report);
     }
+    if (st == CDYN_OK)
+        st = make_file(&W, w->d, m, q, p->mu, a, out, report);
     free_triplets(a, &W);
     free_triplets(a, &H);
     free_triplets(a, &M);

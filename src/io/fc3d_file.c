@@ -128,7 +128,7 @@ int cdyn_fc3d_file_set_comment(cdyn_fc3d_file *file, const char *text, size_t le
     return 1;
 }
 
-/* ---- block ordering ------------------------------------------------------------------------ */
+/* ---- block ordering -------------------------------------------------------------------------- */
 
 size_t cdyn_fc3d_sort_work(int n, int nblocks)
 {
@@ -167,7 +167,7 @@ void cdyn_fc3d_sort_blocks(int n, const int *rowptr, const int *col, int *colind
     }
 }
 
-/* ---- tokens --------------------------------------------------------------------------------- */
+/* ---- tokens ---------------------------------------------------------------------------------- */
 
 /* What a number is, for messages (formatted only on error). */
 typedef enum what_kind {
@@ -308,7 +308,7 @@ static cdyn_status read_double(cdyn_scan *s, const what *w, double *value, cdyn_
     }
 }
 
-/* ---- header --------------------------------------------------------------------------------- */
+/* ---- header ---------------------------------------------------------------------------------- */
 
 typedef struct header {
     int d;       /* 2 or 3 */
@@ -397,7 +397,7 @@ static size_t to3(int d, long long r)
     return (size_t)(d == 3 ? r : 3 * (r / 2) + r % 2);
 }
 
-/* ---- dense W ------------------------------------------------------------------------------ */
+/* ---- dense W --------------------------------------------------------------------------------- */
 
 static cdyn_status read_dense(cdyn_scan *s, const header *h, const cdyn_allocator *allocator,
                               cdyn_fc3d_file **out, cdyn_report *report)
@@ -423,7 +423,7 @@ static cdyn_status read_dense(cdyn_scan *s, const header *h, const cdyn_allocato
     return CDYN_OK;
 }
 
-/* ---- sparse block W ------------------------------------------------------------------------- */
+/* ---- sparse block W -------------------------------------------------------------------------- */
 
 typedef struct sbm_work {
     int *index1;   /* n + 1: the file's block-row pointers */
@@ -624,8 +624,7 @@ static cdyn_status read_sbm(cdyn_scan *s, const header *h, const cdyn_allocator 
     return st;
 }
 
-/* ---- q, mu, comment ---------------------------------------------------------------------------
- */
+/* ---- q, mu, comment -------------------------------------------------------------------------- */
 
 static cdyn_status read_vectors(cdyn_scan *s, const header *h, cdyn_fc3d_file *f,
                                 cdyn_report *report)

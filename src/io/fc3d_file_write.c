@@ -10,7 +10,7 @@
 #include "io/file.h"
 #include "io/scan.h"
 
-/* ---- validation (the writer's own: the solvers' cdyn_fc3d_check lives with them) ---------- */
+/* ---- validation (the writer's own: the solvers' cdyn_fc3d_check lives with them) ------------- */
 
 static cdyn_status check_numbers(const double *x, size_t count, const char *name,
                                  cdyn_report *report)
@@ -68,8 +68,7 @@ static cdyn_status check_problem(const cdyn_fc3d *p, cdyn_report *report)
     return st;
 }
 
-/* ---- output -----------------------------------------------------------------------------------
- */
+/* ---- output ---------------------------------------------------------------------------------- */
 
 static int put_value(FILE *f, double v, char sep)
 {
