@@ -11,6 +11,7 @@
 #include "part_feeder_model.h"
 
 #include <mpi.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "part_feeder_mpi: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    /* The output file is opened before the sweep, so a path that cannot be written stops every
+       rank at once instead of after minutes of work. */
+    FILE *f = NULL;
+    int cannot = 0;
+    if (rank == 0 && csv != NULL && (f = fopen(csv, "w")) == NULL) {
+        fprintf(stderr, "part_feeder_mpi: cannot write %s: %s\n", csv, strerror(errno));
+        cannot = 1;
+    }
+    MPI_Bcast(&cannot, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (cannot) {
+        free(mine);
+        free(all);
+        MPI_Finalize();
+        return 1;
+    }
     const double t0 = MPI_Wtime();
     for (int i = rank; i < n; i += size) {
         const double xp = 4.75 + 0.5 * (i % grid) / (grid - 1);
@@ -65,11 +81,6 @@ int main(int argc, char **argv)
     MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     int bad = 0;
     if (rank == 0) {
-        FILE *f = csv != NULL ? fopen(csv, "w") : NULL;
-        if (csv != NULL && f == NULL) {
-            fprintf(stderr, "part_feeder_mpi: cannot write %s\n", csv);
-            bad = 1;
-        }
         if (f != NULL)
             fprintf(f, "xp,yp,cost,x,y,theta,status\n");
         int best = 0, failed = 0;
