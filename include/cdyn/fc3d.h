@@ -177,8 +177,9 @@ typedef struct cdyn_fc3d_options {
 
 CDYN_API void cdyn_fc3d_defaults(cdyn_fc3d_options *opts);
 
-/* Gauss–Seidel warm start (warm_sweeps sweeps, or until tol), then Newton-AC from its result;
- * if that fails, Newton-FB from the best point so far and then from the caller's start; then
+/* Gauss–Seidel warm start (warm_sweeps sweeps, or until tol), then Newton-AC from its result
+ * and, if that fails, from the caller's start; then Newton-FB from the best point so far and
+ * from the caller's start; then
  * Gauss–Seidel with nsgs.max_sweeps from the best point, and Newton-AC once more from its
  * result. report->method names the stage that produced the answer ("nsgs", "newton-ac",
  * "newton-fb", "nsgs+newton-ac"); the counters sum all stages. Returns the status of the last

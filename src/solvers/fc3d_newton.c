@@ -16,6 +16,10 @@
 #include "linalg/sparse_lu.h"
 
 #define NEWTON_MEMORY_MAX 32
+/* A Newton run whose best natural-map residual has not improved for this many iterations is
+ * wandering (a failing run otherwise spends its whole budget): it stops as a stall, so that the
+ * default chain moves on to its next stage. */
+#define NEWTON_NO_PROGRESS 30
 
 void cdyn_fc3d_newton_defaults(cdyn_fc3d_newton_options *opts)
 {
@@ -266,11 +270,20 @@ static cdyn_status newton_loop(newton_ws *w, double *r, double *u, double *res_a
     fc3d_sys_velocity(s, r, u);
     double merit = eval_phi(w, r, u, w->phi, 1);
     double res = fc3d_sys_residual(s, r, u), best_res = res;
+    int best_it = 0;
     memcpy(w->best, r, bytes);
     cdyn_status st = CDYN_ENOCONV;
+    int watchdog = 0;
     for (int it = 0;; it++) {
         if (fc3d_sys_relative(s, res) <= o->tol) {
             st = CDYN_OK;
+            break;
+        }
+        if (it - best_it >= NEWTON_NO_PROGRESS) {
+            st = fc3d_fail(rep, CDYN_ENUMERIC,
+                           "newton: stalled: no better point in the last %d iterations "
+                           "(relative residual %.3g)",
+                           NEWTON_NO_PROGRESS, fc3d_sys_relative(s, best_res));
             break;
         }
         if (it == o->max_iter) {
@@ -302,6 +315,20 @@ static cdyn_status newton_loop(newton_ws *w, double *r, double *u, double *res_a
                 break;
             }
         }
+        if (!accepted && watchdog < 3) {
+            /* The Alart-Curnier merit is not differentiable where contacts change mode, so a
+               Newton step that fixes the modes may raise it: take the full step anyway (at most
+               three times in a row; the best point is kept), as Siconos' NSN-AC does without
+               any line search. */
+            for (int k = 0; k < w->m; k++)
+                w->rt[k] = r[k] + w->d[k];
+            fc3d_sys_velocity(s, w->rt, w->ut);
+            mt = eval_phi(w, w->rt, w->ut, w->pt, 0);
+            accepted = isfinite(mt);
+            watchdog++;
+        } else if (accepted) {
+            watchdog = 0;
+        }
         if (!accepted) {
             st = CDYN_ENUMERIC;
             fc3d_fail(rep, st,
@@ -316,6 +343,7 @@ static cdyn_status newton_loop(newton_ws *w, double *r, double *u, double *res_a
         res = fc3d_sys_residual(s, r, u);
         if (res < best_res) {
             best_res = res;
+            best_it = it + 1;
             memcpy(w->best, r, bytes);
         }
     }

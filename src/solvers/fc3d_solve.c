@@ -1,7 +1,7 @@
 /* The default frictional contact solver: a few Gauss–Seidel sweeps to find the contact modes,
- * semismooth Newton (Alart–Curnier, then Fischer–Burmeister) for the fast finish, and
- * Gauss–Seidel again, then Newton once more from its result, when Newton fails. Every stage
- * starts from the best point so far. */
+ * semismooth Newton (Alart–Curnier, then Fischer–Burmeister; each from the best point so far and
+ * from the caller's start) for the fast finish, and Gauss–Seidel again, then Newton once more
+ * from its result, when Newton fails. */
 #include "solvers/fc3d_internal.h"
 #include "solvers/fc3d_solvers.h"
 
@@ -70,6 +70,15 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
     keep_best(c, res, "newton-ac");
     if (st == CDYN_OK || st == CDYN_ENOMEM)
         return st;
+    if (o->warm_sweeps > 0) {
+        /* Gauss–Seidel's few sweeps can lead Newton astray (spheres-in-a-box: from zero,
+           Alart–Curnier converges in 51 iterations, from the warm start it does not). */
+        memcpy(c->x, c->start, c->bytes);
+        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
+        keep_best(c, res, "newton-ac");
+        if (st == CDYN_OK || st == CDYN_ENOMEM)
+            return st;
+    }
     if (o->try_fb) {
         restart_from_best(c);
         nt.formulation = CDYN_FC3D_FISCHER_BURMEISTER;
