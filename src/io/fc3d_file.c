@@ -671,7 +671,7 @@ cdyn_status cdyn_fc3d_file_parse(const char *text, size_t length, const cdyn_all
                          text == NULL ? "text" : "out");
     cdyn_scan s;
     cdyn_scan_init(&s, text, length);
-    header h;
+    header h = {0};
     cdyn_status st = read_header(&s, &h, report);
     if (st != CDYN_OK)
         return st;

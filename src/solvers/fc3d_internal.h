@@ -34,6 +34,17 @@ cdyn_status fc3d_sys_init(fc3d_sys *sys, const cdyn_fc3d *problem,
                           const cdyn_allocator *allocator, cdyn_fc3d_report *rep);
 void fc3d_sys_free(fc3d_sys *sys);
 
+/* One stage of a solver on a prepared problem, working in place on r (3n) and u: the final or
+ * best point, whatever the status; *res_abs its absolute residual. */
+typedef cdyn_status (*fc3d_stage)(const fc3d_sys *sys, const void *opts, double *r, double *u,
+                                  double *res_abs, cdyn_fc3d_report *rep);
+
+/* The frame of every public solver: validate problem and start r, run stage on a copy of r,
+ * fill the report's status and residuals, and write r and u (u may be NULL) only on success. */
+cdyn_status fc3d_run_public(const cdyn_fc3d *problem, const cdyn_allocator *allocator,
+                            fc3d_stage stage, const void *opts, double *r, double *u,
+                            cdyn_fc3d_report *rep);
+
 /* u = W r + q (3n values). */
 void fc3d_sys_velocity(const fc3d_sys *sys, const double *r, double *u);
 /* Absolute natural-map residual sqrt(sum_i ||r_i - P_K(r_i - û_i)||^2) for r and u = W r + q. */

@@ -373,6 +373,12 @@ cdyn_status fc3d_newton_run(const fc3d_sys *sys, const cdyn_fc3d_newton_options 
     return st;
 }
 
+static cdyn_status newton_stage(const fc3d_sys *sys, const void *opts, double *r, double *u,
+                                double *res_abs, cdyn_fc3d_report *rep)
+{
+    return fc3d_newton_run(sys, opts, r, u, res_abs, rep);
+}
+
 cdyn_status cdyn_fc3d_newton(const cdyn_fc3d *problem, const cdyn_fc3d_newton_options *opts,
                              double *r, double *u, cdyn_fc3d_report *report)
 {
@@ -386,33 +392,5 @@ cdyn_status cdyn_fc3d_newton(const cdyn_fc3d *problem, const cdyn_fc3d_newton_op
     cdyn_status st = fc3d_newton_check_options(&o, report);
     if (st != CDYN_OK)
         return st;
-    fc3d_sys sys;
-    if ((st = fc3d_sys_init(&sys, problem, o.allocator, report)) != CDYN_OK)
-        return st;
-    size_t m = 3 * (size_t)sys.n;
-    if (r == NULL || fc3d_vec_bad((int)m, r)) {
-        fc3d_sys_free(&sys);
-        return fc3d_fail(report, CDYN_EINVAL, "r is NULL or not finite");
-    }
-    double *x = cdyn_mem_array(o.allocator, 2 * m, sizeof(double));
-    if (x == NULL) {
-        fc3d_sys_free(&sys);
-        return fc3d_fail(report, CDYN_ENOMEM, "newton: out of memory");
-    }
-    memcpy(x, r, m * sizeof(double));
-    double res = 0.0;
-    st = fc3d_newton_run(&sys, &o, x, x + m, &res, report);
-    if (report != NULL) {
-        report->status = st;
-        report->residual = res;
-        report->residual_rel = fc3d_sys_relative(&sys, res);
-    }
-    if (st == CDYN_OK) {
-        memcpy(r, x, m * sizeof(double));
-        if (u != NULL)
-            memcpy(u, x + m, m * sizeof(double));
-    }
-    cdyn_mem_free(o.allocator, x);
-    fc3d_sys_free(&sys);
-    return st;
+    return fc3d_run_public(problem, o.allocator, newton_stage, &o, r, u, report);
 }

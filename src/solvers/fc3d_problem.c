@@ -257,3 +257,41 @@ cdyn_status cdyn_fc3d_residual(const cdyn_fc3d *problem, const double *r, double
     fc3d_sys_free(&sys);
     return CDYN_OK;
 }
+
+cdyn_status fc3d_run_public(const cdyn_fc3d *problem, const cdyn_allocator *allocator,
+                            fc3d_stage stage, const void *opts, double *r, double *u,
+                            cdyn_fc3d_report *rep)
+{
+    fc3d_sys sys;
+    cdyn_status st = fc3d_sys_init(&sys, problem, allocator, rep);
+    if (st != CDYN_OK)
+        return st;
+    size_t m = 3 * (size_t)sys.n;
+    if (r == NULL || fc3d_vec_bad((int)m, r)) {
+        fc3d_sys_free(&sys);
+        return fc3d_fail(rep, CDYN_EINVAL, "r is NULL or not finite");
+    }
+    double *x = cdyn_mem_array(allocator, 2 * m, sizeof(double));
+    if (x == NULL) {
+        fc3d_sys_free(&sys);
+        return fc3d_fail(rep, CDYN_ENOMEM, "out of memory");
+    }
+    memcpy(x, r, m * sizeof(double));
+    double res = 0.0;
+    st = stage(&sys, opts, x, x + m, &res, rep);
+    if (rep != NULL) {
+        rep->status = st;
+        rep->residual = res;
+        rep->residual_rel = fc3d_sys_relative(&sys, res);
+        if (st == CDYN_OK)
+            rep->message[0] = '\0';
+    }
+    if (st == CDYN_OK) {
+        memcpy(r, x, m * sizeof(double));
+        if (u != NULL)
+            memcpy(u, x + m, m * sizeof(double));
+    }
+    cdyn_mem_free(allocator, x);
+    fc3d_sys_free(&sys);
+    return st;
+}

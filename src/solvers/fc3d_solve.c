@@ -111,6 +111,36 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
     return st;
 }
 
+/* The chain as one stage of fc3d_run_public: x holds the start on entry, the best point of all
+ * stages on return. */
+static cdyn_status chain_stage(const fc3d_sys *sys, const void *opts, double *x, double *u,
+                               double *res_abs, cdyn_fc3d_report *rep)
+{
+    const cdyn_fc3d_options *o = opts;
+    size_t m = 3 * (size_t)sys->n;
+    double *mem = cdyn_mem_array(o->allocator, 3 * m, sizeof(double));
+    if (mem == NULL) {
+        fc3d_sys_velocity(sys, x, u);
+        *res_abs = fc3d_sys_residual(sys, x, u);
+        return fc3d_fail(rep, CDYN_ENOMEM, "out of memory");
+    }
+    memcpy(mem + 2 * m, x, m * sizeof(double));
+    chain c = {sys, m * sizeof(double), x, u, mem, mem + m, mem + 2 * m, INFINITY, "fc3d"};
+    cdyn_status st = run_chain(&c, o, rep);
+    if (isfinite(c.best_res)) {
+        memcpy(x, c.best, c.bytes);
+        memcpy(u, c.best_u, c.bytes);
+    } else { /* no stage ran to its end (allocation failures): report the start */
+        memcpy(x, c.start, c.bytes);
+        fc3d_sys_velocity(sys, x, u);
+        c.best_res = fc3d_sys_residual(sys, x, u);
+    }
+    *res_abs = c.best_res;
+    fc3d_report_method(rep, c.best_method);
+    cdyn_mem_free(o->allocator, mem);
+    return st;
+}
+
 cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts, double *r,
                             double *u, cdyn_fc3d_report *report)
 {
@@ -130,37 +160,5 @@ cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *o
         st = fc3d_newton_check_options(&o.newton, report);
     if (st != CDYN_OK)
         return st;
-    fc3d_sys sys;
-    if ((st = fc3d_sys_init(&sys, problem, o.allocator, report)) != CDYN_OK)
-        return st;
-    size_t m = 3 * (size_t)sys.n;
-    if (r == NULL || fc3d_vec_bad((int)m, r)) {
-        fc3d_sys_free(&sys);
-        return fc3d_fail(report, CDYN_EINVAL, "r is NULL or not finite");
-    }
-    double *mem = cdyn_mem_array(o.allocator, 4 * m, sizeof(double));
-    if (mem == NULL) {
-        fc3d_sys_free(&sys);
-        return fc3d_fail(report, CDYN_ENOMEM, "out of memory");
-    }
-    chain c = {&sys, m * sizeof(double), mem, mem + m, mem + 2 * m, mem + 3 * m, r, INFINITY,
-               "fc3d"};
-    memcpy(c.x, r, c.bytes);
-    st = run_chain(&c, &o, report);
-    if (report != NULL) {
-        report->status = st;
-        report->residual = c.best_res;
-        report->residual_rel = fc3d_sys_relative(&sys, c.best_res);
-        fc3d_report_method(report, c.best_method);
-        if (st == CDYN_OK)
-            report->message[0] = '\0';
-    }
-    if (st == CDYN_OK) {
-        memcpy(r, c.best, c.bytes);
-        if (u != NULL)
-            memcpy(u, c.best_u, c.bytes);
-    }
-    cdyn_mem_free(o.allocator, mem);
-    fc3d_sys_free(&sys);
-    return st;
+    return fc3d_run_public(problem, o.allocator, chain_stage, &o, r, u, report);
 }
