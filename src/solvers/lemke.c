@@ -721,12 +721,18 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
 {
     const int n = ws->n;
     double *restrict zt = ws->y, *restrict wt = ws->u;
-    const double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
+    double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
+    double zout = 0.0;
     for (int j = 0; j < n; ++j) {
         const double v = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
         zt[j] = v < 0.0 && v >= -tl ? 0.0 : v;
         wt[j] = ws->q[j];
+        zout = MAXD(zout, fabs(zt[j]));
     }
+    /* The test is on the z handed out: when the entries set to 0 were the largest (a huge M,
+     * tiny negative basic values), the tolerance of the unrounded z would accept a w far from
+     * M z + q >= 0 (found by fuzzing, tests/test_fuzz_findings.c). */
+    tl = tol * MAXD(ws->qnorm, mnorm * zout);
     if ((size_t)n * n >= BLAS_MIN_ENTRIES) {
         cdyn_dense_gemv(n, n, 1.0, ws->M, n, zt, 1.0, wt);
     } else {
