@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz, clang, ASan + UBSan) in build-fuzz/ and runs each in
+# turn, one after the other (they are not parallel: the machine may be shared).
+# Usage: scripts/fuzz.sh [RUNS | SECONDSs] [TARGET...]
+#   scripts/fuzz.sh 2000         2000 executions per target (scripts/test.sh's smoke run)
+#   scripts/fuzz.sh 600s         ten minutes per target
+#   scripts/fuzz.sh 1e7 fuzz_ucp (a plain number: runs; 1e7 is accepted)
+# Inputs found new are kept in build-fuzz/corpus/<target>/ (not in the repository: promote the
+# interesting ones to tests/fuzz/corpus by hand); crashes go to build-fuzz/artifacts/ and make
+# the script fail. Set FUZZ_JOBS=N to let libFuzzer fork N workers per target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh clang libclang-rt-14-dev
+
+budget=${1:-60s}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lcp_file fuzz_lemke fuzz_lcp_solve fuzz_lcp_fb fuzz_coneqp fuzz_ucp)
+case "$budget" in
+  *s) limit=(-max_total_time="${budget%s}" -runs=-1) ;;
+  *) limit=(-runs="$(awk -v r="$budget" 'BEGIN { printf "%d", r }')") ;;
+esac
+jobs_flag=()
+[ -n "${FUZZ_JOBS:-}" ] && jobs_flag=(-fork="$FUZZ_JOBS")
+
+export OPENBLAS_NUM_THREADS=1
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDYN_FUZZ=ON \
+  -DCDYN_BUILD_TESTS=OFF -DCDYN_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}"
+
+mkdir -p build-fuzz/artifacts
+for t in "${targets[@]}"; do
+  mkdir -p "build-fuzz/corpus/$t"
+  seeds=(tests/fuzz/corpus/"$t")
+  [ "$t" = fuzz_lcp_file ] && seeds+=(tests/data)
+  echo "== $t (${limit[*]})"
+  # -max_len: the decoders read at most a few hundred bytes; the reader gets whole files.
+  log="build-fuzz/$t.log"
+  rc=0
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    nice "build-fuzz/tests/fuzz/$t" "${limit[@]}" "${jobs_flag[@]}" -max_len=4096 \
+      -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
+      "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec|==[0-9]+==|SUMMARY)|invariant failed|runtime error" "$log" || true
+  [ "$rc" -eq 0 ] || { echo "cdyn: $t failed (log $log, input in build-fuzz/artifacts/)" >&2; exit 1; }
+done
