@@ -122,7 +122,10 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
              * from the basic solution's, so the stored z must pass the success test itself
              * (enumeration's feasibility tolerance is 1e-10). */
             const double res = cdyn_lcp_residual(lcp, zs);
-            if (res <= fmax(tol, 1e-10) * scale) {
+            int finite = 1; /* overflow gives infinite scale and residual: no solution */
+            for (int i = 0; i < n; ++i)
+                finite &= isfinite(zs[i]) && isfinite(ws[i]);
+            if (finite && res <= fmax(tol, 1e-10) * scale) {
                 memcpy(z, zs, sizeof(double) * (size_t)n);
                 memcpy(w, ws, sizeof(double) * (size_t)n);
                 cdyn_report_clear(sub, "enumeration");

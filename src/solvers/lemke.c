@@ -714,7 +714,8 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
 /* The candidate solution in x (its z entries; zmax = their largest magnitude): z into ws->y and
  * w = M z + q into ws->u, both with negatives within the tolerance atol = tol * max(||q||_inf,
  * ||M||_inf zmax) rounded to 0. Returns the residual ||min(z, w)||_inf (w before rounding; NaN
- * when an entry is NaN), the quantity of cdyn_lcp_residual; *atol receives the tolerance. Small
+ * when an entry is NaN or infinite, which fails every test), the quantity of cdyn_lcp_residual;
+ * *atol receives the tolerance. Small
  * problems use plain loops, where a BLAS call costs more than the product; columns with z_j = 0
  * add exactly nothing (M is finite) and are skipped. */
 static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, double *atol)
@@ -748,7 +749,7 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
     int nan = 0;
     for (int i = 0; i < n; ++i) {
         const double zi = zt[i], wi = wt[i];
-        nan |= isnan(zi) || isnan(wi);
+        nan |= !isfinite(zi) || !isfinite(wi); /* overflow (a tiny M entry) is no solution */
         res = MAXD(res, fabs(zi < wi ? zi : wi));
         if (wi < 0.0 && wi >= -tl)
             wt[i] = 0.0;
