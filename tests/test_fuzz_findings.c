@@ -73,6 +73,35 @@ static void test_lemke_tolerance_of_rounded_z(void **state)
     }
 }
 
+/* fuzz_lemke, fuzz_lcp_solve: overflow. M = (4.9e-324), q = (-31) gives z = 31 / M = Inf, and
+ * the success test Inf <= tol * ||M|| Inf held: CDYN_OK with z = w = Inf. The second problem
+ * reached z2 = 1.6e298, w2 = Inf through the alternate coverings. A solution is finite. */
+static void test_lcp_overflow_is_no_solution(void **state)
+{
+    (void)state;
+    const double M1[1] = {4.9406564584124654e-324}, q1[1] = {-31};
+    const double M2[4] = {-1, -1, -1.25, 11000000000.0};
+    const double q2[2] = {-1.7976931348623157e+308, -1.7976931348623157e+308};
+    const cdyn_lcp lcps[2] = {{1, M1, q1}, {2, M2, q2}};
+    for (int k = 0; k < 2; ++k) {
+        const int n = lcps[k].n;
+        for (int solver = 0; solver < 2; ++solver) {
+            double z[2] = {-1, -2}, w[2] = {-3, -4};
+            cdyn_report rep;
+            cdyn_status st = solver == 0 ? cdyn_lemke(&lcps[k], NULL, z, w, &rep)
+                                         : cdyn_lcp_solve(&lcps[k], NULL, z, w, &rep);
+            assert_int_equal(rep.status, st);
+            if (st == CDYN_OK) {
+                for (int i = 0; i < n; ++i)
+                    assert_true(isfinite(z[i]) && isfinite(w[i]));
+                assert_true(isfinite(cdyn_lcp_residual(&lcps[k], z)));
+            } else {
+                assert_true(z[0] == -1 && w[0] == -3);
+            }
+        }
+    }
+}
+
 /* fuzz_coneqp: a solve whose factorization needed a shifted retry returned CDYN_OK with
  * report.status still CDYN_ESINGULAR from the retry. H = B B^T (n = 6, rank-deficient, with
  * 1e14 entries), c = 0, two spatial contacts. */
@@ -111,6 +140,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lcp_solve_enumeration_clipping),
         cmocka_unit_test(test_lemke_tolerance_of_rounded_z),
+        cmocka_unit_test(test_lcp_overflow_is_no_solution),
         cmocka_unit_test(test_coneqp_report_status_after_retry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

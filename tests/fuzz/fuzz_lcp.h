@@ -54,9 +54,9 @@ static inline void fz_lcp_check_solution(const fz_lcp *p, const double *z, const
     FZ_CHECK(fz_all_finite((size_t)n, z));
     FZ_CHECK(fz_all_finite((size_t)n, w));
     const double zn = fz_norm_inf((size_t)n, z), qn = fz_norm_inf((size_t)n, p->q);
-    const double mn = fz_lcp_mnorm(p);
-    const double round = 8.0 * n * DBL_EPSILON * (mn * zn + qn + zn);
-    const double bound = rel * fmax(qn, mn * zn) + abs_tol + round;
+    const double mz = zn == 0.0 ? 0.0 : fz_lcp_mnorm(p) * zn; /* ||M|| may overflow to Inf */
+    const double round = 8.0 * n * DBL_EPSILON * (mz + qn + zn);
+    const double bound = rel * fmax(qn, mz) + abs_tol + round;
     for (int i = 0; i < n; ++i) {
         double wi = p->q[i];
         for (int j = 0; j < n; ++j)
