@@ -639,6 +639,8 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     for (int p = 0; p < n; ++p)
         if (ratio[p] <= bound)
             r = p;
+    if (r < 0) /* the ratios overflowed (Inf - Inf in the bound): no row to pivot on */
+        return cdyn_fail(rep, CDYN_ENUMERIC, "starting basis has non-finite values");
     double step = -ratio[r], inv = 1.0 / ws->y[r]; /* x_r / y_r, exactly */
     int entering = z0, since_refactor = 0, refactor_now = 0;
     for (;;) {
