@@ -7,7 +7,8 @@
 #   scripts/fuzz.sh 1e7 fuzz_ucp (a plain number: runs; 1e7 is accepted)
 # Inputs found new are kept in build-fuzz/corpus/<target>/ (not in the repository: promote the
 # interesting ones to tests/fuzz/corpus by hand); crashes go to build-fuzz/artifacts/ and make
-# the script fail. Set FUZZ_JOBS=N to let libFuzzer fork N workers per target.
+# the script fail. Set FUZZ_JOBS=N to let libFuzzer fork N workers per target, and
+# FUZZ_MAX_SECONDS=S to cap a run given in executions at S seconds per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh clang libclang-rt-14-dev
@@ -18,7 +19,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_lcp_file fuzz_lemke fuzz_lcp_solve fuzz_lcp_fb fuzz_coneqp fuzz_ucp)
 case "$budget" in
   *s) limit=(-max_total_time="${budget%s}" -runs=-1) ;;
-  *) limit=(-runs="$(awk -v r="$budget" 'BEGIN { printf "%d", r }')") ;;
+  *) limit=(-runs="$(awk -v r="$budget" 'BEGIN { printf "%d", r }')")
+     [ -n "${FUZZ_MAX_SECONDS:-}" ] && limit+=(-max_total_time="$FUZZ_MAX_SECONDS") ;;
 esac
 jobs_flag=()
 [ -n "${FUZZ_JOBS:-}" ] && jobs_flag=(-fork="$FUZZ_JOBS")

@@ -102,6 +102,34 @@ static void test_lcp_overflow_is_no_solution(void **state)
     }
 }
 
+/* fuzz_lemke: a warm start whose basic values overflow (q holds DBL_MAX) made every ratio of
+ * the first pivot NaN, no row was chosen and the pivot wrote at index -1 (ASan: SEGV in
+ * tableau_pivot). Now a clean failure, or a finite solution. */
+static void test_lemke_warm_start_overflow(void **state)
+{
+    (void)state;
+    const double M[9] = {1, 2, 2, 0, 12.5, -10.5, -10.5, -10.5, -10.5};
+    const double q[3] = {-10.5, 1.7976931348623157e+308, 1.7976931348623157e+308};
+    const cdyn_lcp lcp = {3, M, q};
+    const int warm[3] = {0, 0, 1};
+    cdyn_lemke_options o;
+    cdyn_lemke_defaults(&o);
+    o.tol = 1e-14;
+    o.warm_basis = warm;
+    double z[3] = {-1, -2, -3}, w[3] = {-4, -5, -6};
+    const double z0[3] = {-1, -2, -3}, w0[3] = {-4, -5, -6};
+    cdyn_report rep;
+    cdyn_status st = cdyn_lemke(&lcp, &o, z, w, &rep);
+    assert_int_equal(rep.status, st);
+    if (st == CDYN_OK) {
+        for (int i = 0; i < 3; ++i)
+            assert_true(isfinite(z[i]) && isfinite(w[i]));
+    } else {
+        assert_memory_equal(z, z0, sizeof z);
+        assert_memory_equal(w, w0, sizeof w);
+    }
+}
+
 /* fuzz_coneqp: a solve whose factorization needed a shifted retry returned CDYN_OK with
  * report.status still CDYN_ESINGULAR from the retry. H = B B^T (n = 6, rank-deficient, with
  * 1e14 entries), c = 0, two spatial contacts. */
@@ -141,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_lcp_solve_enumeration_clipping),
         cmocka_unit_test(test_lemke_tolerance_of_rounded_z),
         cmocka_unit_test(test_lcp_overflow_is_no_solution),
+        cmocka_unit_test(test_lemke_warm_start_overflow),
         cmocka_unit_test(test_coneqp_report_status_after_retry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
