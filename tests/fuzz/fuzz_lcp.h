@@ -56,7 +56,9 @@ static inline void fz_lcp_check_solution(const fz_lcp *p, const double *z, const
     const double zn = fz_norm_inf((size_t)n, z), qn = fz_norm_inf((size_t)n, p->q);
     const double mz = zn == 0.0 ? 0.0 : fz_lcp_mnorm(p) * zn; /* ||M|| may overflow to Inf */
     const double round = 8.0 * n * DBL_EPSILON * (mz + qn + zn);
-    const double bound = rel * fmax(qn, mz) + abs_tol + round;
+    const double bound = (rel > 0.0 ? rel * fmax(qn, mz) : 0.0) + abs_tol + round; /* no 0*Inf */
+    if (!(bound < INFINITY)) /* the products overflow: finiteness is all that can be checked */
+        return;
     for (int i = 0; i < n; ++i) {
         double wi = p->q[i];
         for (int j = 0; j < n; ++j)
