@@ -8,7 +8,8 @@
 # Inputs found new are kept in build-fuzz/corpus/<target>/ (not in the repository: promote the
 # interesting ones to tests/fuzz/corpus by hand); crashes go to build-fuzz/artifacts/ and make
 # the script fail. Set FUZZ_JOBS=N to let libFuzzer fork N workers per target, and
-# FUZZ_MAX_SECONDS=S to cap a run given in executions at S seconds per target.
+# FUZZ_MAX_SECONDS=S to cap a run given in executions at S seconds per target, and FUZZ_FRESH=1
+# to start from the seed corpora only (a temporary corpus: scripts/test.sh's smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh clang libclang-rt-14-dev
@@ -31,8 +32,13 @@ cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebI
 cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}"
 
 mkdir -p build-fuzz/artifacts
+corpus=build-fuzz/corpus
+if [ -n "${FUZZ_FRESH:-}" ]; then
+  corpus=$(mktemp -d)
+  trap 'rm -rf "$corpus"' EXIT
+fi
 for t in "${targets[@]}"; do
-  mkdir -p "build-fuzz/corpus/$t"
+  mkdir -p "$corpus/$t"
   seeds=(tests/fuzz/corpus/"$t")
   [ "$t" = fuzz_lcp_file ] && seeds+=(tests/data)
   echo "== $t (${limit[*]})"
@@ -42,7 +48,7 @@ for t in "${targets[@]}"; do
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     nice "build-fuzz/tests/fuzz/$t" "${limit[@]}" "${jobs_flag[@]}" -max_len=4096 \
       -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
-      "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+      "$corpus/$t" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec|==[0-9]+==|SUMMARY)|invariant failed|runtime error" "$log" || true
   [ "$rc" -eq 0 ] || { echo "cdyn: $t failed (log $log, input in build-fuzz/artifacts/)" >&2; exit 1; }
 done

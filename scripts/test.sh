@@ -32,4 +32,4 @@ cmake --build build-tsan -j"$jobs" --target test_threads
 TSAN_OPTIONS="halt_on_error=1:suppressions=$PWD/tests/tsan.supp" build-tsan/tests/test_threads
 
 echo "== cdyn: fuzz targets, a short run each"
-scripts/fuzz.sh 2000
+FUZZ_FRESH=1 scripts/fuzz.sh 2000
