@@ -12,6 +12,7 @@
 
 #include "cdyn/coneqp.h"
 #include "cdyn/lcp.h"
+#include "cdyn/ucp.h"
 
 /* fuzz_lcp_solve: Lemke fails, enumeration finds the basis {z0, z1} feasible within its
  * tolerance relative to ||M|| ||z|| (M has a 3e284 entry, z ~ 1e-283) and stores z's small
@@ -163,6 +164,69 @@ static void test_coneqp_report_status_after_retry(void **state)
         assert_string_equal(rep.message, "");
 }
 
+/* fuzz_coneqp: a disk problem with mu = 0 (every x_i fixed at 0) and c = DBL_MAX: the
+ * certificate's term r_i ||u_i|| was 0 * Inf = NaN, so CDYN_OK came with gap = NaN. The term is
+ * 0 when r_i = 0. */
+static void test_coneqp_disk_gap_of_fixed_contacts(void **state)
+{
+    (void)state;
+    const int dims[2] = {2, 3};
+    const double mu[2] = {0, 0}, normal[2] = {-29, 0};
+    const double big = 1.7976931348623157e+308;
+    /* H's lower triangle (n = 3) in CSC, as the fuzz target passed it: -32, -1 / 0 / DBL_MAX
+     * (not positive semidefinite, but every variable is fixed, so the test ignores it) */
+    const int colptr[4] = {0, 2, 3, 4}, rowind[4] = {0, 2, 1, 2};
+    const double values[4] = {-32, -1, 0, big};
+    const cdyn_csc Hs = {3, 3, colptr, rowind, values};
+    const double c[3] = {big, big, big};
+    cdyn_coneqp p = {0};
+    p.ncontacts = 2;
+    p.dims = dims;
+    p.mu = mu;
+    p.normal = normal;
+    p.Hs = &Hs;
+    p.c = c;
+    double x[3], u[3];
+    cdyn_coneqp_info info;
+    cdyn_report rep;
+    cdyn_status st = cdyn_coneqp_solve(&p, NULL, x, u, &info, &rep);
+    assert_int_equal(rep.status, st);
+    if (st == CDYN_OK) {
+        assert_false(isnan(info.gap));
+        assert_false(isnan(info.dual_objective));
+    }
+}
+
+/* fuzz_ucp: extreme joint data (Jt = DBL_MAX, Jn = DBL_MIN, mu = DBL_MAX) made the recovered
+ * object velocity Inf and NaN; the accuracy check, a fmax over residuals, dropped the NaN terms
+ * and cdyn_ucp_solve returned CDYN_OK with qdot = (Inf, NaN, NaN). */
+static void test_ucp_nonfinite_recovery(void **state)
+{
+    (void)state;
+    const double big = 1.7976931348623157e+308;
+    const double Wn[3] = {-20, 10.75, -29.75}, Wt[3] = {-20, 0, 10.75};
+    const double Jn[1] = {2.2250738585072014e-308}, Jt[1] = {big}, mu[1] = {big};
+    const int alpha[1] = {1};
+    const double theta_dot[1] = {-20}, tau[1] = {0.5}, g_man[1] = {0}, g_obj[3] = {0, 0, 0};
+    const cdyn_ucp_problem p = {1, 3, 1, Wn, Wt, Jn, Jt, mu, alpha, theta_dot, tau, g_obj, g_man};
+    cdyn_ucp_options o;
+    cdyn_ucp_defaults(&o);
+    o.escape = CDYN_UCP_ESCAPE_PAPER;
+    o.seed = 0;
+    o.max_pairs = 1;
+    o.max_restarts = 0;
+    double out[15];
+    for (int k = 0; k < 15; ++k)
+        out[k] = -7.0;
+    cdyn_ucp_solution sol = {out, out + 3, out + 6, out + 7, out + 8, out + 9, out + 10,
+                             out + 13, out + 14};
+    cdyn_report rep;
+    cdyn_status st = cdyn_ucp_solve(&p, &o, &sol, NULL, &rep);
+    assert_int_equal(rep.status, st);
+    for (int k = 0; k < 15; ++k)
+        assert_true(st == CDYN_OK ? isfinite(out[k]) : out[k] == -7.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +235,8 @@ int main(void)
         cmocka_unit_test(test_lcp_overflow_is_no_solution),
         cmocka_unit_test(test_lemke_warm_start_overflow),
         cmocka_unit_test(test_coneqp_report_status_after_retry),
+        cmocka_unit_test(test_coneqp_disk_gap_of_fixed_contacts),
+        cmocka_unit_test(test_ucp_nonfinite_recovery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

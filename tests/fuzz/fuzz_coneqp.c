@@ -128,6 +128,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                fmax(fz_norm_inf((size_t)n, u), hmax * xn));
     const double tol_rel = o.tol_rel, tol_abs = o.tol_abs;
     const double round = 8.0 * n * DBL_EPSILON * uscale;
+    if (getenv("FZ_VERBOSE") != NULL) /* to read a finding: the numbers the checks use */
+        fprintf(stderr, "n %d iters %d res p %g d %g dc %g gap %g fp %g fd %g tol %g %g uscale %g "
+                "|x| %g\n", n, r.iterations, info.primal_residual, info.dual_residual,
+                info.dual_cone_residual, info.gap, info.primal_objective, info.dual_objective,
+                tol_rel, tol_abs, uscale, xn);
     FZ_CHECK(info.dual_residual <= 10.0 * (tol_abs + tol_rel * uscale) + round);
     FZ_CHECK(info.gap <= 10.0 * (tol_abs + tol_rel * fmax(fabs(info.primal_objective),
                                                           fabs(info.dual_objective))) +

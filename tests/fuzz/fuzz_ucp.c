@@ -67,6 +67,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.g_obj = g_obj;
     p.g_man = (flags & 2) ? NULL : g_man;
 
+    if (getenv("FZ_VERBOSE") != NULL) { /* to read a finding: the decoded problem */
+        fprintf(stderr, "nc %d nq %d nt %d flags %u\n", nc, nq, nt, flags);
+        for (int k = 0; k < nq * nc; ++k)
+            fprintf(stderr, "Wn[%d] %.17g Wt[%d] %.17g\n", k, Wn[k], k, Wt[k]);
+        for (int k = 0; k < nc * nt; ++k)
+            fprintf(stderr, "Jn[%d] %.17g Jt[%d] %.17g\n", k, Jn[k], k, Jt[k]);
+        for (int k = 0; k < nc; ++k)
+            fprintf(stderr, "mu[%d] %.17g\n", k, mu[k]);
+        for (int k = 0; k < nt; ++k)
+            fprintf(stderr, "alpha %d theta_dot %.17g tau %.17g g_man %.17g\n", alpha[k],
+                    theta_dot[k], tau[k], g_man[k]);
+        for (int k = 0; k < nq; ++k)
+            fprintf(stderr, "g_obj[%d] %.17g\n", k, g_obj[k]);
+    }
     cdyn_ucp_options o;
     cdyn_ucp_defaults(&o);
     o.escape = (cdyn_ucp_escape)(fz_byte(&f) % 4);
@@ -75,6 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_restarts = (int)(fz_byte(&f) % 8);
     if (flags & 4)
         o.comp_tol = fz_double(&f);
+    if (getenv("FZ_VERBOSE") != NULL)
+        fprintf(stderr, "escape %d seed %d max_pairs %d max_restarts %d comp_tol %g\n",
+                (int)o.escape, (int)o.seed, o.max_pairs, o.max_restarts, o.comp_tol);
     test_failing_alloc fa;
     fz_alloc_init(&f, &fa);
     o.allocator = &fa.allocator;
@@ -97,6 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         }
         const int used = 10 * nc + nq + 2 * nt;
+        if (getenv("FZ_VERBOSE") != NULL) /* to read a finding */
+            for (int k = 0; k < used; ++k)
+                fprintf(stderr, "out[%d] = %g\n", k, out[run][k]);
         FZ_CHECK(fz_all_finite((size_t)used, out[run]));
         double xty = 0.0;
         for (int k = 0; k < 3 * nc; ++k)
