@@ -2,7 +2,8 @@
  * process-global SuiteSparse_config.malloc_func / calloc_func / realloc_func / free_func, not
  * through the cdyn allocator. cdyn never touches those hooks; a test process may: here they
  * count SuiteSparse's allocations in a successful call of each public entry point that reaches
- * KLU or CHOLMOD, then fail the k-th for every k. Each run must return a clean status (for an
+ * KLU or CHOLMOD (FB-Newton sparse, the cone QP sparse, a stepper with KLU, the BVP), then fail
+ * the k-th for every k. Each run must return a clean status (for an
  * allocation KLU or CHOLMOD report: CDYN_ENOMEM; CHOLMOD's internal fallbacks may also recover
  * and succeed), leave the outputs unchanged on failure and free everything (SuiteSparse's live
  * blocks and the cdyn allocator's). SuiteSparse 7 replaced the struct by
@@ -20,6 +21,7 @@
 
 #include <SuiteSparse_config.h>
 
+#include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
 #include "cdyn/mcp.h"
 #include "cdyn/step.h"
@@ -231,6 +233,67 @@ static int step_unchanged(void *ctx)
     return ((step_case *)ctx)->kept;
 }
 
+/* cdyn_bvp_solve (KLU on the stacked trajectory): Song-Kumar-Pang's disk as in
+ * tests/test_alloc_fail.c; on failure every state of traj is unchanged. */
+enum { BVP_N = 10 };
+typedef struct bvp_case {
+    cdyn_model *m;
+    cdyn_state *traj[BVP_N + 1], *copy[BVP_N + 1];
+} bvp_case;
+
+static int state_equal(const cdyn_state *a, const cdyn_state *b)
+{
+    return a->t == b->t && memcmp(a->q, b->q, sizeof(double) * (size_t)a->nq) == 0 &&
+           memcmp(a->v, b->v, sizeof(double) * (size_t)a->nv) == 0 &&
+           memcmp(a->delta, b->delta, sizeof(double) * 3 * (size_t)a->nc) == 0 &&
+           memcmp(a->lambda, b->lambda, sizeof(double) * 3 * (size_t)a->nc) == 0 &&
+           memcmp(a->mode, b->mode, sizeof(int) * (size_t)a->nc) == 0;
+}
+
+static cdyn_status bvp_run(void *ctx, const cdyn_allocator *a)
+{
+    bvp_case *c = ctx;
+    const double dn = 0.1 * 9.81 / 1e6;
+    for (int l = 0; l <= BVP_N; ++l) {
+        cdyn_state *x = c->traj[l];
+        x->t = 0;
+        memset(x->v, 0, sizeof(double) * (size_t)x->nv);
+        memset(x->delta, 0, sizeof(double) * 3 * (size_t)x->nc);
+        memset(x->lambda, 0, sizeof(double) * 3 * (size_t)x->nc);
+        cdyn_model_default_q(c->m, x->q);
+    }
+    cdyn_state *x0 = c->traj[0];
+    x0->q[1] = 0.1 - dn;
+    x0->v[0] = 1.0;
+    x0->v[2] = 1.0;
+    x0->delta[0] = dn;
+    x0->lambda[0] = 0.1 * 9.81;
+    for (int l = 0; l <= BVP_N; ++l)
+        assert_int_equal(cdyn_state_copy(c->copy[l], c->traj[l], NULL), CDYN_OK);
+    static const int fixed0[8] = {1, 1, 1, 0, 1, 1, 1, 1}, fixedN[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    const double valueN[8] = {0.02, 0, 0, 0, 0, 0, 0, 0};
+    double value0[8];
+    cdyn_bvp_state_pack(c->m, x0, value0);
+    cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, NULL};
+    cdyn_bvp_options o;
+    cdyn_bvp_defaults(&o);
+    o.N = BVP_N;
+    o.step.h = 0.022 / BVP_N;
+    o.step.mcp.max_iter = 200;
+    o.step.allocator = a;
+    o.step.mcp.allocator = a;
+    return cdyn_bvp_solve(c->m, &o, &bc, c->traj, NULL);
+}
+
+static int bvp_unchanged(void *ctx)
+{
+    bvp_case *c = ctx;
+    for (int l = 0; l <= BVP_N; ++l)
+        if (!state_equal(c->traj[l], c->copy[l]))
+            return 0;
+    return 1;
+}
+
 static void test_suitesparse_failures(void **state)
 {
     (void)state;
@@ -271,6 +334,21 @@ static void test_suitesparse_failures(void **state)
         cdyn_state_free(sc.snap);
         cdyn_model_free(sc.m);
     }
+
+    bvp_case bc;
+    memset(&bc, 0, sizeof bc);
+    bc.m = scene_disk(4.0, 1e6, 0.0);
+    for (int l = 0; l <= BVP_N; ++l) {
+        assert_int_equal(cdyn_state_create(bc.m, NULL, &bc.traj[l], NULL), CDYN_OK);
+        assert_int_equal(cdyn_state_create(bc.m, NULL, &bc.copy[l], NULL), CDYN_OK);
+    }
+    ss_case bv = {"cdyn_bvp_solve (KLU)", bvp_run, bvp_unchanged, &bc};
+    every_ss_failure(&bv);
+    for (int l = 0; l <= BVP_N; ++l) {
+        cdyn_state_free(bc.traj[l]);
+        cdyn_state_free(bc.copy[l]);
+    }
+    cdyn_model_free(bc.m);
     SuiteSparse_config = saved;
 }
 
