@@ -34,8 +34,10 @@ cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)" --target "${targets[
 
 mkdir -p build-fuzz/artifacts
 corpus=build-fuzz/corpus
+logs=build-fuzz
 if [ -n "${FUZZ_FRESH:-}" ]; then
   corpus=$(mktemp -d)
+  logs=$corpus
   trap 'rm -rf "$corpus"' EXIT
 fi
 for t in "${targets[@]}"; do
@@ -44,7 +46,7 @@ for t in "${targets[@]}"; do
   [ "$t" = fuzz_lcp_file ] && seeds+=(tests/data)
   echo "== $t (${limit[*]})"
   # -max_len: the decoders read at most a few hundred bytes; the reader gets whole files.
-  log="build-fuzz/$t.log"
+  log="$logs/$t.log"
   rc=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     nice "build-fuzz/tests/fuzz/$t" "${limit[@]}" "${jobs_flag[@]}" -max_len=4096 \
@@ -52,6 +54,9 @@ for t in "${targets[@]}"; do
       "$corpus/$t" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   grep -E "^(stat::number_of_executed_units|stat::average_exec|==[0-9]+==|SUMMARY)" "$log" || true
   grep -E "invariant failed|runtime error" "$log" || true
-  [ "$rc" -eq 0 ] ||
-    { echo "cdyn: $t failed (log $log, input in build-fuzz/artifacts/)" >&2; exit 1; }
+  if [ "$rc" -ne 0 ]; then
+    tail -n 40 "$log" >&2
+    echo "cdyn: $t failed (input in build-fuzz/artifacts/)" >&2
+    exit 1
+  fi
 done
