@@ -1,5 +1,6 @@
 #include "support.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 void test_rng_seed(test_rng *rng, uint64_t seed)
@@ -67,4 +68,44 @@ void test_failing_alloc_init(test_failing_alloc *fa, int fail_after)
     fa->fail_after = fail_after;
     fa->allocations = 0;
     fa->live = 0;
+}
+
+int test_alloc_every_failure(const test_alloc_case *c)
+{
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    cdyn_status st = c->run(c->ctx, &fa.allocator);
+    if (st != CDYN_OK) {
+        fprintf(stderr, "%s: the counting run returned %s\n", c->name, cdyn_status_str(st));
+        return -1;
+    }
+    if (c->release != NULL)
+        c->release(c->ctx);
+    if (fa.live != 0) {
+        fprintf(stderr, "%s: %d blocks live after a successful run\n", c->name, fa.live);
+        return -1;
+    }
+    const int sites = fa.allocations;
+    for (int k = 0; k < sites; ++k) {
+        test_failing_alloc_init(&fa, k);
+        st = c->run(c->ctx, &fa.allocator);
+        if (st == CDYN_OK) {
+            if (c->release != NULL)
+                c->release(c->ctx);
+        } else if (st != CDYN_ENOMEM) {
+            fprintf(stderr, "%s: allocation %d of %d failing gave %s\n", c->name, k, sites,
+                    cdyn_status_str(st));
+            return -1;
+        } else if (!c->unchanged(c->ctx)) {
+            fprintf(stderr, "%s: allocation %d of %d failing changed the outputs\n", c->name, k,
+                    sites);
+            return -1;
+        }
+        if (fa.live != 0) {
+            fprintf(stderr, "%s: allocation %d of %d failing leaked %d blocks\n", c->name, k,
+                    sites, fa.live);
+            return -1;
+        }
+    }
+    return sites;
 }

@@ -251,10 +251,16 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
         for (int half = 0; half < 30; half++, t *= 0.5) {
             project(&w, z, d, t, trial);
             const cdyn_status sa = shoot_eval(&w, trial, Rt, NULL, &iters);
+            if (sa == CDYN_ENOMEM) { /* not a failed trial: the call cannot go on */
+                st = sa;
+                break;
+            }
             gt = sa == CDYN_OK ? norm_inf(nz, Rt) : INFINITY;
             if (gt < (1 - 1e-4 * t) * g)
                 break;
         }
+        if (st != CDYN_OK)
+            break;
         if (!(gt < g)) {
             /* no decrease along the projected direction: at a bound, no solution inside */
             int at_bound = 0;

@@ -220,8 +220,10 @@ cdyn_status cdyn_coneqp_run(cdyn_coneqp_solver *w, const cdyn_coneqp *p, double 
         r->residual = fmax(inf.primal_residual, fmax(inf.dual_residual, inf.dual_cone_residual));
     if (st != CDYN_OK)
         return st;
-    if (r != NULL)
-        r->message[0] = '\0'; /* a retried (shifted) factorization may have left a note */
+    if (r != NULL) { /* a retried (shifted) factorization may have left a note and its status */
+        r->status = CDYN_OK;
+        r->message[0] = '\0';
+    }
     memcpy(x, w->x, sizeof(double) * (size_t)n);
     if (u != NULL)
         memcpy(u, w->res, sizeof(double) * (size_t)n);

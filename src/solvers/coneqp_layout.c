@@ -143,8 +143,9 @@ void cdyn_cq_certify(const cdyn_coneqp *p, int n, const double *x, const double 
             pres = fmax(pres, fmax(0.0, xt - r));
             for (int k = 0; k < d - 1; ++k)
                 gap += x[vo + k] * u[vo + k];
-            gap += r * ut;
-            rterm += r * ut;
+            const double rut = r != 0.0 ? r * ut : 0.0; /* 0, also when ||u_i|| overflows */
+            gap += rut;
+            rterm += rut;
             vo += d - 1;
         }
     }

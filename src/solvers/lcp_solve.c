@@ -107,19 +107,36 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
             return conclude(sub, "enumeration", pivots);
         }
         if (count > 0) {
-            /* w = M z + q with rounding negatives set to 0 as Lemke does. */
+            /* w = M z + q with rounding negatives set to 0 as Lemke does, into the covering
+             * workspace (no longer needed): the caller's z and w change only on success. */
             const double tol = o.lemke.tol > 0.0 ? o.lemke.tol : 1e-10;
-            const double atol =
-                tol * fmax(cdyn_dense_norm_inf(n, lcp->q), mnorm * cdyn_dense_norm_inf(n, zs));
-            memcpy(z, zs, sizeof(double) * (size_t)n);
-            memcpy(w, lcp->q, sizeof(double) * (size_t)n);
-            cdyn_dense_gemv(n, n, 1.0, lcp->M, n, z, 1.0, w);
+            const double scale =
+                fmax(cdyn_dense_norm_inf(n, lcp->q), mnorm * cdyn_dense_norm_inf(n, zs));
+            double *ws = d;
+            memcpy(ws, lcp->q, sizeof(double) * (size_t)n);
+            cdyn_dense_gemv(n, n, 1.0, lcp->M, n, zs, 1.0, ws);
             for (int i = 0; i < n; ++i)
-                if (w[i] < 0.0 && w[i] >= -atol)
-                    w[i] = 0.0;
-            cdyn_report_clear(sub, "enumeration");
-            sub->residual = cdyn_lcp_residual(lcp, z);
-            method = "enumeration";
+                if (ws[i] < 0.0 && ws[i] >= -tol * scale)
+                    ws[i] = 0.0;
+            /* Enumeration stores small negatives of z as 0; with a huge M that can move w far
+             * from the basic solution's, so the stored z must pass the success test itself
+             * (enumeration's feasibility tolerance is 1e-10). */
+            const double res = cdyn_lcp_residual(lcp, zs);
+            int finite = 1; /* overflow gives infinite scale and residual: no solution */
+            for (int i = 0; i < n; ++i)
+                finite &= isfinite(zs[i]) && isfinite(ws[i]);
+            if (finite && res <= fmax(tol, 1e-10) * scale) {
+                memcpy(z, zs, sizeof(double) * (size_t)n);
+                memcpy(w, ws, sizeof(double) * (size_t)n);
+                cdyn_report_clear(sub, "enumeration");
+                sub->residual = res;
+                method = "enumeration";
+            } else {
+                snprintf(sub->message, sizeof sub->message,
+                         "Lemke failed and enumeration's basic solution fails the success test "
+                         "(residual %.3g)",
+                         res);
+            }
         } else if (singular == 0) {
             cdyn_report_clear(sub, "enumeration");
             cdyn_fail(sub, CDYN_ENOSOLUTION,

@@ -639,6 +639,8 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
     for (int p = 0; p < n; ++p)
         if (ratio[p] <= bound)
             r = p;
+    if (r < 0) /* the ratios overflowed (Inf - Inf in the bound): no row to pivot on */
+        return cdyn_fail(rep, CDYN_ENUMERIC, "starting basis has non-finite values");
     double step = -ratio[r], inv = 1.0 / ws->y[r]; /* x_r / y_r, exactly */
     int entering = z0, since_refactor = 0, refactor_now = 0;
     for (;;) {
@@ -714,19 +716,26 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
 /* The candidate solution in x (its z entries; zmax = their largest magnitude): z into ws->y and
  * w = M z + q into ws->u, both with negatives within the tolerance atol = tol * max(||q||_inf,
  * ||M||_inf zmax) rounded to 0. Returns the residual ||min(z, w)||_inf (w before rounding; NaN
- * when an entry is NaN), the quantity of cdyn_lcp_residual; *atol receives the tolerance. Small
+ * when an entry is NaN or infinite, which fails every test), the quantity of cdyn_lcp_residual;
+ * *atol receives the tolerance. Small
  * problems use plain loops, where a BLAS call costs more than the product; columns with z_j = 0
  * add exactly nothing (M is finite) and are skipped. */
 static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, double *atol)
 {
     const int n = ws->n;
     double *restrict zt = ws->y, *restrict wt = ws->u;
-    const double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
+    double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
+    double zout = 0.0;
     for (int j = 0; j < n; ++j) {
         const double v = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
         zt[j] = v < 0.0 && v >= -tl ? 0.0 : v;
         wt[j] = ws->q[j];
+        zout = MAXD(zout, fabs(zt[j]));
     }
+    /* The test is on the z handed out: when the entries set to 0 were the largest (a huge M,
+     * tiny negative basic values), the tolerance of the unrounded z would accept a w far from
+     * M z + q >= 0 (found by fuzzing, tests/test_fuzz_findings.c). */
+    tl = tol * MAXD(ws->qnorm, mnorm * zout);
     if ((size_t)n * n >= BLAS_MIN_ENTRIES) {
         cdyn_dense_gemv(n, n, 1.0, ws->M, n, zt, 1.0, wt);
     } else {
@@ -742,7 +751,7 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
     int nan = 0;
     for (int i = 0; i < n; ++i) {
         const double zi = zt[i], wi = wt[i];
-        nan |= isnan(zi) || isnan(wi);
+        nan |= !isfinite(zi) || !isfinite(wi); /* overflow (a tiny M entry) is no solution */
         res = MAXD(res, fabs(zi < wi ? zi : wi));
         if (wi < 0.0 && wi >= -tl)
             wt[i] = 0.0;

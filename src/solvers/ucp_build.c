@@ -255,6 +255,14 @@ static double amax(int n, const double *v)
     return m;
 }
 
+static int all_finite(int n, const double *v)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+
 double cdyn_ucp_recover(const cdyn_ucp_sys *s, const cdyn_ucp_problem *p, const double *x,
                         const double *y, cdyn_ucp_solution *sol)
 {
@@ -332,6 +340,11 @@ double cdyn_ucp_recover(const cdyn_ucp_sys *s, const cdyn_ucp_problem *p, const 
     }
     for (int i = 0; i < nc; ++i) /* (6)-(7) v_n >= 0, |c_t| <= mu c_n */
         worst = fmax(worst, fmax(0.0, fabs(ct[i]) - p->mu[i] * cn[i]) / (1.0 + cmax));
+    /* fmax drops NaN terms: a recovered value that overflowed (extreme data, found by fuzzing)
+     * must fail every accuracy check instead. */
+    if (!all_finite(nc, cn) || !all_finite(nc, ct) || !all_finite(n2, v) ||
+        !all_finite(nq, beta) || !all_finite(nt, th) || !all_finite(nt, tau))
+        worst = NAN;
 
     if (sol != NULL) {
         if (sol->x != NULL)
