@@ -19,6 +19,7 @@
 #include "cdyn/boxmerit.h"
 #include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/fc3d.h"
 #include "cdyn/instant.h"
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
@@ -419,6 +420,129 @@ static void test_lcp_file(void **state)
     every_failure(&tr);
 }
 
+/* ---- Frictional contact problems: the solvers and the readers ------------------------------ */
+
+enum { FC_N = 12 };
+
+typedef struct fc3d_case {
+    double W[9 * FC_N * FC_N], q[3 * FC_N], mu[FC_N];
+    cdyn_fc3d p;
+    outbuf out; /* r then u */
+    int which;  /* 0 default chain, 1 Gauss-Seidel, 2 Newton-AC dense, 3 Newton-FB by KLU */
+} fc3d_case;
+
+/* W = B B' + I/10 with B random (3n x 3n): dense, symmetric positive definite; q_N < 0 pushes
+ * every contact into touch; mu in [0.1, 0.4]. */
+static void fc3d_make(fc3d_case *c, uint64_t seed)
+{
+    test_rng rng;
+    test_rng_seed(&rng, seed);
+    const int m = 3 * FC_N;
+    test_random_spd(&rng, m, 0.1, c->W);
+    for (int i = 0; i < FC_N; ++i) {
+        c->q[3 * i] = test_rng_range(&rng, -1.0, -0.1);
+        c->q[3 * i + 1] = test_rng_range(&rng, -1.0, 1.0);
+        c->q[3 * i + 2] = test_rng_range(&rng, -1.0, 1.0);
+        c->mu[i] = test_rng_range(&rng, 0.1, 0.4);
+    }
+    c->p = (cdyn_fc3d){FC_N, c->W, NULL, c->q, c->mu};
+}
+
+static cdyn_status fc3d_run(void *ctx, const cdyn_allocator *a)
+{
+    fc3d_case *c = ctx;
+    const int m = 3 * FC_N;
+    out_reset(&c->out, 2 * m);
+    for (int k = 0; k < m; ++k) /* a finite start */
+        c->out.v[k] = c->out.copy[k] = 0.0;
+    double *r = c->out.v, *u = c->out.v + m;
+    if (c->which == 0) {
+        cdyn_fc3d_options o;
+        cdyn_fc3d_defaults(&o);
+        o.allocator = a;
+        return cdyn_fc3d_solve(&c->p, &o, r, u, NULL);
+    }
+    if (c->which == 1) {
+        cdyn_fc3d_nsgs_options o;
+        cdyn_fc3d_nsgs_defaults(&o);
+        o.allocator = a;
+        return cdyn_fc3d_nsgs(&c->p, &o, r, u, NULL);
+    }
+    cdyn_fc3d_newton_options o;
+    cdyn_fc3d_newton_defaults(&o);
+    o.allocator = a;
+    o.linear = c->which == 2 ? CDYN_FC3D_LINEAR_DENSE : CDYN_FC3D_LINEAR_SPARSE;
+    o.formulation = c->which == 2 ? CDYN_FC3D_ALART_CURNIER : CDYN_FC3D_FISCHER_BURMEISTER;
+    return cdyn_fc3d_newton(&c->p, &o, r, u, NULL);
+}
+
+static int fc3d_unchanged(void *ctx)
+{
+    return out_unchanged(&((fc3d_case *)ctx)->out);
+}
+
+typedef struct fc3d_file_case {
+    const char *text;
+    size_t length;
+    const char *path; /* non-NULL: cdyn_fc3d_file_load */
+    cdyn_fc3d_file *out;
+} fc3d_file_case;
+
+static cdyn_status fc3d_file_run(void *ctx, const cdyn_allocator *a)
+{
+    fc3d_file_case *c = ctx;
+    c->out = (cdyn_fc3d_file *)c; /* a sentinel the reader must leave on failure */
+    return c->path != NULL ? cdyn_fc3d_file_load(c->path, a, &c->out, NULL)
+                           : cdyn_fc3d_file_parse(c->text, c->length, a, &c->out, NULL);
+}
+
+static int fc3d_file_unchanged(void *ctx)
+{
+    fc3d_file_case *c = ctx;
+    return c->out == (cdyn_fc3d_file *)c;
+}
+
+static void fc3d_file_release(void *ctx)
+{
+    cdyn_fc3d_file_free(((fc3d_file_case *)ctx)->out);
+}
+
+static void test_fc3d(void **state)
+{
+    (void)state;
+    static const char *names[] = {"cdyn_fc3d_solve", "cdyn_fc3d_nsgs", "cdyn_fc3d_newton (AC)",
+                                  "cdyn_fc3d_newton (FB, KLU)"};
+    static fc3d_case c; /* 10 KiB of W: not on the stack */
+    fc3d_make(&c, 77);
+    for (int k = 0; k < 4; ++k) {
+        c.which = k;
+        test_alloc_case tc = {names[k], fc3d_run, fc3d_unchanged, NULL, &c};
+        every_failure(&tc);
+    }
+    static const char text[] = "3\n2\n0\n6\n6\n6 6\n"
+                               "2 0 0 1 0 0 0 2 0 0 0 0 0 0 2 0 0 0 1 0 0 2 0 0 0 0 0 0 2 0 "
+                               "0 0 0 0 0 2\n-1 0.5 0 -1 0 0.25\n0.5 0.3\nflag\n";
+    fc3d_file_case t = {text, sizeof text - 1, NULL, NULL};
+    test_alloc_case tt = {"cdyn_fc3d_file_parse", fc3d_file_run, fc3d_file_unchanged,
+                          fc3d_file_release, &t};
+    every_failure(&tt);
+    const char *paths[] = {CDYN_TEST_DATA_DIR "/fc3d/FC3D_Example1_SBM.dat",
+                           CDYN_TEST_DATA_DIR "/fc3d/FrictionContactProblem00031.dat",
+                           CDYN_TEST_DATA_DIR "/fc3d/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5",
+                           CDYN_TEST_DATA_DIR "/fc3d/Box_Stacks-i0122-82-5.hdf5"};
+    static const char *pnames[] = {"cdyn_fc3d_file_load (SBM)", "cdyn_fc3d_file_load (2-D)",
+                                   "cdyn_fc3d_file_load (FCLib)",
+                                   "cdyn_fc3d_file_load (FCLib global)"};
+    for (int k = 0; k < 4; ++k) {
+        if (k >= 2 && !cdyn_fc3d_has_fclib())
+            continue;
+        fc3d_file_case f = {NULL, 0, paths[k], NULL};
+        test_alloc_case tf = {pnames[k], fc3d_file_run, fc3d_file_unchanged, fc3d_file_release,
+                              &f};
+        every_failure(&tf);
+    }
+}
+
 /* ---- Model builder, model and data ---------------------------------------------------------- */
 
 typedef struct model_case {
@@ -670,8 +794,9 @@ static void test_stepper(void **state)
 {
     (void)state;
     static const char *names[] = {"stepper (implicit NCP)", "stepper (pyramid LCP)",
-                                  "stepper (cone step)", "stepper (Baumgarte)"};
-    for (int k = 0; k < 4; ++k) {
+                                  "stepper (cone step)", "stepper (Baumgarte)",
+                                  "stepper (Coulomb step)"};
+    for (int k = 0; k < 5; ++k) {
         step_case c;
         memset(&c, 0, sizeof c);
         c.m = scene_sphere(0.05, 0.2, 0.2);
@@ -787,7 +912,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lcp),      cmocka_unit_test(test_mcp),
         cmocka_unit_test(test_coneqp),   cmocka_unit_test(test_lp_ucp),
-        cmocka_unit_test(test_lcp_file), cmocka_unit_test(test_model),
+        cmocka_unit_test(test_lcp_file), cmocka_unit_test(test_fc3d),
+        cmocka_unit_test(test_model),
         cmocka_unit_test(test_instant),  cmocka_unit_test(test_stepper),
         cmocka_unit_test(test_bvp),
     };

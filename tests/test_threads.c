@@ -18,6 +18,7 @@
 
 #include "cdyn/boxmerit.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/fc3d.h"
 #include "cdyn/instant.h"
 #include "cdyn/lcp.h"
 #include "cdyn/lp.h"
@@ -43,6 +44,9 @@ typedef struct shared {
     double mu[3], c[8];
     cdyn_ucp_instance *ucp;
     cdyn_model *sphere;         /* model evaluation, stepper, instantaneous problem */
+    double W3[144], q3[12], mu3[4]; /* a frictional contact problem, 4 contacts (dense) */
+    int rowptr3[5], colind3[16];    /* and the same W by blocks */
+    double blocks3[144];
 } shared;
 
 static shared S;
@@ -162,6 +166,23 @@ static int job_lp(double *out)
     return put_status(out, cdyn_lp_solve(&lp, NULL, out + 1, out + 5, NULL, out + 7, NULL)) + 7;
 }
 
+/* The frictional contact problem: the default chain on the dense W, then Newton-FB by KLU on
+ * the same W by blocks. */
+static int job_fc3d(double *out)
+{
+    const cdyn_fc3d dense = {4, S.W3, NULL, S.q3, S.mu3};
+    const cdyn_fc3d_blocks bl = {S.rowptr3, S.colind3, S.blocks3};
+    const cdyn_fc3d sparse = {4, NULL, &bl, S.q3, S.mu3};
+    memset(out, 0, 26 * sizeof(double));
+    int k = put_status(out, cdyn_fc3d_solve(&dense, NULL, out + 1, NULL, NULL)) + 12;
+    cdyn_fc3d_newton_options o;
+    cdyn_fc3d_newton_defaults(&o);
+    o.formulation = CDYN_FC3D_FISCHER_BURMEISTER;
+    o.linear = CDYN_FC3D_LINEAR_SPARSE;
+    k += put_status(out + k, cdyn_fc3d_newton(&sparse, &o, out + k + 1, NULL, NULL));
+    return k + 12;
+}
+
 static int job_ucp(double *out)
 {
     const cdyn_ucp_problem *p = &S.ucp->problem;
@@ -208,7 +229,7 @@ static int job_step(double *out)
 {
     const cdyn_model *m = S.sphere;
     int k = 0;
-    for (int scheme = 0; scheme < 4; ++scheme) {
+    for (int scheme = 0; scheme <= CDYN_SCHEME_COULOMB_STEP; ++scheme) {
         cdyn_step_options o;
         cdyn_step_defaults(&o, (cdyn_scheme)scheme);
         cdyn_stepper *s = NULL;
@@ -280,7 +301,7 @@ static const struct {
     {"coneqp dense", job_coneqp_dense}, {"coneqp sparse", job_coneqp_sparse},
     {"lp", job_lp},                 {"ucp", job_ucp},
     {"model eval", job_eval},       {"stepper", job_step},
-    {"instant", job_instant},
+    {"instant", job_instant},       {"fc3d", job_fc3d},
 };
 enum { NJOBS = sizeof JOBS / sizeof JOBS[0] };
 
@@ -334,6 +355,21 @@ static void build_shared(void)
     cdyn_ucp_random_spec spec = {3, 1.0, 2, 1, CDYN_UCP_FINGER_TWO_LINK};
     assert_int_equal(cdyn_ucp_random(&spec, NULL, &S.ucp, NULL), CDYN_OK);
     S.sphere = scene_sphere(0.05, 0.2, 0.2);
+    test_random_spd(&g, 12, 0.5, S.W3);
+    for (int i = 0; i < 4; ++i) {
+        S.q3[3 * i] = test_rng_range(&g, -1.0, 0.2);
+        S.q3[3 * i + 1] = test_rng_range(&g, -1.0, 1.0);
+        S.q3[3 * i + 2] = test_rng_range(&g, -1.0, 1.0);
+        S.mu3[i] = test_rng_range(&g, 0.1, 0.4);
+        S.rowptr3[i] = 4 * i;
+        for (int j = 0; j < 4; ++j) {
+            S.colind3[4 * i + j] = j;
+            for (int b = 0; b < 3; ++b)
+                for (int a = 0; a < 3; ++a)
+                    S.blocks3[9 * (4 * i + j) + a + 3 * b] = S.W3[(3 * i + a) + 12 * (3 * j + b)];
+        }
+    }
+    S.rowptr3[4] = 16;
 }
 
 static void test_threads_match_serial(void **state)
