@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include "bench_timer.h"
 #include "cdyn/fc3d.h"
 #include "siconos_fc3d.h"
+#include "support.h"
 
 #define TOL 1e-8
 #define MAX_FILES 128
@@ -103,6 +105,11 @@ static int time_isolated(run_ctx *c, const bench_budget *budget, bench_timing *t
     if (pid == 0) {
         close(fds[0]);
         alarm(300);
+        int devnull = open("/dev/null", O_WRONLY); /* Siconos prints warnings on stdout */
+        if (devnull >= 0) {
+            dup2(devnull, STDOUT_FILENO);
+            dup2(devnull, STDERR_FILENO);
+        }
         int st = bench_time(run_once, c, budget, t);
         int ok = write(fds[1], &st, sizeof st) == (ssize_t)sizeof st &&
                  write(fds[1], t, sizeof *t) == (ssize_t)sizeof *t &&
@@ -134,6 +141,154 @@ static int time_isolated(run_ctx *c, const bench_budget *budget, bench_timing *t
     else
         snprintf(why, why_len, "crash");
     return -1;
+}
+
+/* A chain of n + 1 free bodies (unit mass and inertia) with contact i between bodies i and
+ * i + 1 and random 3 x 6 Jacobian blocks: W = J J' is block tridiagonal, so a Newton iteration
+ * should cost O(n). Blocks in block rows; q_N in [-1, 0.3], mu in [0.1, 0.5]. */
+typedef struct chain_problem {
+    int n;
+    int *rowptr, *colind;
+    double *values, *q, *mu;
+    cdyn_fc3d_blocks blocks;
+    cdyn_fc3d p;
+} chain_problem;
+
+static int chain_make(int n, uint64_t seed, chain_problem *c)
+{
+    test_rng rng;
+    test_rng_seed(&rng, seed);
+    memset(c, 0, sizeof *c);
+    size_t nb = 3 * (size_t)n;
+    double *J = malloc(2 * (size_t)n * 18 * sizeof(double)); /* per contact: on body i, i+1 */
+    c->rowptr = malloc(((size_t)n + 1) * sizeof(int));
+    c->colind = malloc(nb * sizeof(int));
+    c->values = calloc(9 * nb, sizeof(double));
+    c->q = malloc(3 * (size_t)n * sizeof(double));
+    c->mu = malloc((size_t)n * sizeof(double));
+    if (J == NULL || c->rowptr == NULL || c->colind == NULL || c->values == NULL ||
+        c->q == NULL || c->mu == NULL) {
+        free(J);
+        return -1;
+    }
+    for (size_t k = 0; k < 2 * (size_t)n * 18; k++)
+        J[k] = test_rng_range(&rng, -1.0, 1.0);
+    /* J_a(i) = J + 36 i (3 x 6 on body i), J_b(i) = J + 36 i + 18 (on body i + 1); row-major. */
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        c->rowptr[i] = k;
+        for (int j = i - 1; j <= i + 1; j++) {
+            if (j < 0 || j >= n)
+                continue;
+            c->colind[k] = j;
+            double *B = c->values + 9 * (size_t)k;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    double v = 0.0;
+                    const double *Ja = J + 36 * (size_t)i, *Jb = Ja + 18;
+                    const double *Ka = J + 36 * (size_t)j, *Kb = Ka + 18;
+                    for (int d = 0; d < 6; d++) {
+                        if (j == i)
+                            v += Ja[6 * a + d] * Ja[6 * b + d] + Jb[6 * a + d] * Jb[6 * b + d];
+                        else if (j == i + 1) /* shared body i + 1: J_b(i) and J_a(i + 1) */
+                            v += Jb[6 * a + d] * Ka[6 * b + d];
+                        else /* j = i - 1, shared body i: J_a(i) and J_b(i - 1) */
+                            v += Ja[6 * a + d] * Kb[6 * b + d];
+                    }
+                    B[a + 3 * b] = v;
+                }
+            k++;
+        }
+    }
+    c->rowptr[n] = k;
+    for (int i = 0; i < n; i++) {
+        c->q[3 * i] = test_rng_range(&rng, -1.0, 0.3);
+        c->q[3 * i + 1] = test_rng_range(&rng, -1.0, 1.0);
+        c->q[3 * i + 2] = test_rng_range(&rng, -1.0, 1.0);
+        c->mu[i] = test_rng_range(&rng, 0.1, 0.5);
+    }
+    free(J);
+    c->n = n;
+    c->blocks = (cdyn_fc3d_blocks){c->rowptr, c->colind, c->values};
+    c->p = (cdyn_fc3d){n, NULL, &c->blocks, c->q, c->mu};
+    return 0;
+}
+
+static void chain_free(chain_problem *c)
+{
+    free(c->rowptr);
+    free(c->colind);
+    free(c->values);
+    free(c->q);
+    free(c->mu);
+}
+
+/* Newton-AC (cdyn) and NSN-AC (Siconos) on chains of growing length: time per iteration. */
+static void scaling_table(const bench_config *cfg, const char *tmp, FILE *csv)
+{
+    static const int sizes[] = {100, 1000, 10000, 100000};
+    printf("\n| contacts (chain) | cdyn Newton-AC: iterations | time | per iteration | per "
+           "iteration and contact | Siconos NSN-AC: iterations | time | per iteration |\n");
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < 4; k++) {
+        chain_problem c;
+        if (chain_make(sizes[k], cfg->seed + (uint64_t)k, &c) != 0) {
+            chain_free(&c);
+            continue;
+        }
+        size_t m = 3 * (size_t)c.n;
+        double *r = calloc(m, sizeof(double)), *u = calloc(m, sizeof(double));
+        char sic_cells[3][48] = {"n/a", "", ""};
+        bench_timing t = {0, 0, 0};
+        run_ctx rc = {2, &c.p, NULL, r, u, 0, {0}};
+        int st = r != NULL && u != NULL ? bench_time(run_once, &rc, &cfg->budget, &t) : -1;
+        int its = rc.rep.newton_iterations;
+        double rel = INFINITY;
+        if (st == CDYN_OK)
+            cdyn_fc3d_residual(&c.p, r, NULL, NULL, &rel);
+        if (csv != NULL)
+            fprintf(csv, "chain-%d,%d,cdyn Newton-AC,%d,%d,%d,%.3e,%.6e\n", c.n, c.n, st,
+                    rel <= TOL, its, rel, t.median);
+        siconos_fc3d *sic = NULL;
+        if (c.n <= 10000 && cdyn_fc3d_file_write(tmp, &c.p, NULL, NULL) == CDYN_OK)
+            sic = siconos_fc3d_load(tmp);
+        if (sic != NULL) {
+            run_ctx sc = {NCDYN + SICONOS_FC3D_NSN_AC, &c.p, sic, r, u, 0, {0}};
+            bench_timing ts = {0, 0, 0};
+            int sst = 0;
+            char died[16] = "";
+            double srel = INFINITY;
+            if (time_isolated(&sc, &cfg->budget, &ts, &sst, died, sizeof died) == 0)
+                cdyn_fc3d_residual(&c.p, r, NULL, NULL, &srel);
+            if (srel <= TOL && sc.iterations > 0) {
+                snprintf(sic_cells[0], sizeof sic_cells[0], "%d", sc.iterations);
+                snprintf(sic_cells[1], sizeof sic_cells[1], "%.3g ms", 1e3 * ts.median);
+                snprintf(sic_cells[2], sizeof sic_cells[2], "%.3g ms",
+                         1e3 * ts.median / sc.iterations);
+            } else {
+                snprintf(sic_cells[0], sizeof sic_cells[0], "**%s** (%.1e)",
+                         died[0] ? died : "fails", srel);
+            }
+            if (csv != NULL)
+                fprintf(csv, "chain-%d,%d,Siconos NSN-AC,%d,%d,%d,%.3e,%.6e\n", c.n, c.n, sst,
+                        srel <= TOL, sc.iterations, srel, ts.median);
+            siconos_fc3d_free(sic);
+        }
+        if (st == CDYN_OK && its > 0)
+            printf("| %d | %d | %.3g ms | %.3g ms | %.3g µs | %s | %s | %s |\n", c.n, its,
+                   1e3 * t.median, 1e3 * t.median / its, 1e6 * t.median / its / c.n,
+                   sic_cells[0], sic_cells[1], sic_cells[2]);
+        else
+            printf("| %d | **fails** (%s) | | | | %s | %s | %s |\n", c.n,
+                   cdyn_status_str((cdyn_status)st), sic_cells[0], sic_cells[1], sic_cells[2]);
+        fflush(stdout);
+        free(r);
+        free(u);
+        chain_free(&c);
+    }
+    printf("\nChains: n + 1 free bodies of unit mass and inertia, contact i between bodies i and "
+           "i + 1 with random 3 x 6 Jacobian blocks, so W = J J' is block tridiagonal; q_N in "
+           "[-1, 0.3], mu in [0.1, 0.5], seeded. Siconos runs up to 10000 contacts.\n");
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -318,6 +473,8 @@ int main(int argc, char **argv)
                "(least squares in log-log; 1 is linear).\n",
                sxy / sxx, nfit);
     }
+    scaling_table(&cfg, tmp, csv);
+    unlink(tmp);
     if (csv != NULL)
         fclose(csv);
     for (int k = 0; k < nfiles; k++)
