@@ -3,10 +3,12 @@
  * solved by all three solvers (which must agree: the solution is unique for small mu), a problem
  * without solution, bad input and failing allocations. The shared problem files are solved in
  * test_fc3d_files.c. */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -98,6 +100,78 @@ static void test_single_contact_modes(void **state)
     /* Frictionless: r_T = 0, r_N = -q_N / w. */
     double q4[3] = {-2.0, 3.0, -4.0}, e4[3] = {1.0, 0.0, 0.0};
     one_contact_case(2.0, q4, 0.0, e4);
+    /* Frictionless take-off moving straight along the normal (u_T = 0): r = 0, never the
+       pulling r_N = -q_N / w (a cone projection that let mu = 0, x_T = 0, x_N < 0 through
+       once accepted it). */
+    double q5[3] = {1.0, 0.0, 0.0}, e5[3] = {0.0, 0.0, 0.0};
+    one_contact_case(1.0, q5, 0.0, e5);
+}
+
+/* The natural map of mu = 0 with x_T = 0: the pulling reaction is not a solution. */
+static void test_frictionless_residual(void **state)
+{
+    (void)state;
+    double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[3] = {1.0, 0.0, 0.0}, mu = 0.0;
+    cdyn_fc3d p = {1, W, NULL, q, &mu};
+    double pull[3] = {-1.0, 0.0, 0.0}, zero[3] = {0.0, 0.0, 0.0}, abs_res, rel;
+    /* r = 0: u = q = (1, 0, 0), e = 0 - P(0 - u) = 0; the residual is then only the rounding
+       bound, (k + 2) eps (1 + mu) |q| with k = 4 terms per component (q_i and three of W) */
+    const double bound = 6 * DBL_EPSILON;
+    assert_int_equal(cdyn_fc3d_residual(&p, zero, NULL, &abs_res, &rel), CDYN_OK);
+    assert_true(fabs(abs_res - bound) <= 1e-30);
+    /* r = (-1, 0, 0): u = 0, e = r - P(r) = r - 0, |e| = 1 (plus the bound, now |W||r| + |q|) */
+    assert_int_equal(cdyn_fc3d_residual(&p, pull, NULL, &abs_res, &rel), CDYN_OK);
+    assert_true(fabs(abs_res - 1.0) <= 20 * DBL_EPSILON);
+    /* the projection itself: the ray's polar half goes to 0 */
+    double x[3] = {-2.0, 0.0, 0.0};
+    fc3d_project_cone(0.0, x);
+    assert_true(x[0] == 0.0 && x[1] == 0.0 && x[2] == 0.0);
+}
+
+/* A start whose velocity overflows (W r = -inf): the chain must not restart from memory no
+ * stage wrote. Every allocation is filled with a different byte pattern: same status and same
+ * answer whatever the heap held. */
+static void *fill_alloc(void *ctx, size_t size)
+{
+    void *p = malloc(size);
+    if (p != NULL)
+        memset(p, *(const int *)ctx, size);
+    return p;
+}
+static void fill_release(void *ctx, void *ptr)
+{
+    (void)ctx;
+    free(ptr);
+}
+
+static void test_chain_start_overflow(void **state)
+{
+    (void)state;
+    double W[36] = {0};
+    for (int k = 0; k < 6; ++k)
+        W[k + 6 * k] = 1.0;
+    W[0 + 6 * 3] = W[3 + 6 * 0] = -1e200; /* normal-normal coupling */
+    double q[6] = {-1, 0, 0, -1, 0, 0}, mu[2] = {0.3, 0.3};
+    cdyn_fc3d p = {2, W, NULL, q, mu};
+    double ref[6] = {0};
+    cdyn_status st_ref = CDYN_OK;
+    for (int pattern = 0; pattern < 3; ++pattern) {
+        int byte = pattern == 0 ? 0 : pattern == 1 ? 0xBE : 0x7F;
+        cdyn_allocator a = {fill_alloc, fill_release, &byte};
+        cdyn_fc3d_options o;
+        cdyn_fc3d_defaults(&o);
+        o.allocator = &a;
+        double r[6] = {1e200, 0, 0, 1e200, 0, 0}, u[6];
+        cdyn_fc3d_report rep;
+        cdyn_status st = cdyn_fc3d_solve(&p, &o, r, u, &rep);
+        if (pattern == 0) {
+            st_ref = st;
+            memcpy(ref, r, sizeof ref);
+        } else {
+            assert_int_equal(st, st_ref);
+            assert_memory_equal(r, ref, sizeof ref);
+        }
+    }
 }
 
 /* A coupled W (tangent-normal terms): the slip solution's velocity must be parallel to -r_T and
@@ -281,7 +355,8 @@ static void test_no_solution(void **state)
         double r[6] = {1, 2, 3, 4, 5, 6}, u[6] = {9, 9, 9, 9, 9, 9};
         cdyn_fc3d_report rep;
         cdyn_status st = SOLVERS[s](&p, r, u, &rep);
-        assert_true(st == CDYN_ENOCONV || st == CDYN_ENUMERIC || st == CDYN_ESINGULAR);
+        if (!(st == CDYN_ENOCONV || st == CDYN_ENUMERIC || st == CDYN_ESINGULAR))
+            fail_msg("solver %d: status %d (%s), residual %g", s, st, rep.message, rep.residual_rel);
         assert_int_equal(rep.status, st);
         assert_true(strlen(rep.message) > 0);
         assert_true(rep.residual_rel > 1e-3);
@@ -418,6 +493,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_contact_modes),
         cmocka_unit_test(test_single_contact_coupled_slip),
+        cmocka_unit_test(test_frictionless_residual),
+        cmocka_unit_test(test_chain_start_overflow),
         cmocka_unit_test(test_jacobians_fd),
         cmocka_unit_test(test_random_agree),
         cmocka_unit_test(test_no_solution),

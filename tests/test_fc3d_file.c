@@ -220,13 +220,16 @@ static void check_against_text(const char *path, const cdyn_fc3d_file *f)
         assert_string_equal(f->comment, rest);
     toks_close(&t);
 
-    /* planar: the added second tangent is decoupled, W_T2T2 = 1, q_T2 = 0 */
+    /* planar: the added second tangent is decoupled, W_T2T2 = the contact's W_T1T1 (W_NN, 1
+       when not positive), q_T2 = 0 */
     if (d == 2)
         for (int c = 0; c < n; ++c) {
+            const double wtt = w_at(f, 3 * c + 1, 3 * c + 1), wnn = w_at(f, 3 * c, 3 * c);
+            const double t2 = wtt > 0 ? wtt : (wnn > 0 ? wnn : 1.0);
             assert_true(f->q[3 * c + 2] == 0.0);
             for (int j = 0; j < 3 * n; ++j) {
-                assert_true(w_at(f, 3 * c + 2, j) == (j == 3 * c + 2 ? 1.0 : 0.0));
-                assert_true(w_at(f, j, 3 * c + 2) == (j == 3 * c + 2 ? 1.0 : 0.0));
+                assert_true(w_at(f, 3 * c + 2, j) == (j == 3 * c + 2 ? t2 : 0.0));
+                assert_true(w_at(f, j, 3 * c + 2) == (j == 3 * c + 2 ? t2 : 0.0));
             }
         }
 }
@@ -358,7 +361,7 @@ static void test_values_by_hand(void **state)
     assert_true(w_at(f, 0, 0) == 4.435919789226376863666701e-01);
     assert_true(w_at(f, 1, 0) == 3.503328269843786202386582e-18);
     assert_true(w_at(f, 0, 1) == -3.503328269843786202386582e-18);
-    assert_true(w_at(f, 2, 2) == 1.0 && w_at(f, 2, 0) == 0.0);
+    assert_true(w_at(f, 2, 2) == w_at(f, 1, 1) && w_at(f, 1, 1) > 0 && w_at(f, 2, 0) == 0.0);
     /* the file's row 2 (contact 1, normal) is 3-D row 3 */
     assert_true(w_at(f, 3, 3) == 4.313201067829539048226195e-01);
     cdyn_fc3d_file_free(f);
@@ -806,7 +809,7 @@ static void test_fclib_by_hand(void **state)
     /* file row/column k is 3-D index 3 (k / 2) + k % 2 */
     assert_true(w_at(f, 0, 0) == 2.0 && w_at(f, 1, 0) == 1.0 && w_at(f, 0, 1) == 1.0);
     assert_true(w_at(f, 1, 1) == 3.0 && w_at(f, 3, 3) == 4.0 && w_at(f, 4, 4) == 5.0);
-    assert_true(w_at(f, 2, 2) == 1.0 && w_at(f, 5, 5) == 1.0 && w_at(f, 2, 0) == 0.0);
+    assert_true(w_at(f, 2, 2) == 3.0 && w_at(f, 5, 5) == 5.0 && w_at(f, 2, 0) == 0.0);
     const double q3[6] = {-1, 1, 0, -2, 2, 0};
     assert_memory_equal(f->q, q3, sizeof q3);
     cdyn_fc3d_file_free(f);

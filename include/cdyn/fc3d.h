@@ -14,9 +14,14 @@
  *
  * Residual (what every solver reports and tests against its tolerance): the natural map
  *     e_i(r) = r_i - P_{K_mu_i}(r_i - û_i)           (u = W r + q recomputed from r)
- *     residual    = sqrt(sum_i ||e_i||_2^2)
+ *     residual    = sqrt(sum_i ||e_i||_2^2) + rounding bound
  *     relative    = residual / ||q||_2   (= residual when q = 0)
- * e(r) = 0 exactly at the solutions. This is the measure of Siconos' fc3d_compute_error.
+ * e(r) = 0 exactly at the solutions; the natural map is the measure of Siconos'
+ * fc3d_compute_error. The rounding bound, sqrt(sum_i ((k_i + 2) eps (1 + mu_i)
+ * ||sum_j |W_ij| |r_j| + |q_i| ||)^2) with k_i = 1 + 3 (blocks of row i) the terms summed per
+ * component, is what rounding in u can hide:
+ * it is negligible at real solutions and keeps iterates that run off to infinity (where u loses
+ * every digit and e looks tiny) from passing for solutions.
  *
  * Entry points
  *   cdyn_fc3d_solve     default: Gauss–Seidel warm start, then semismooth Newton (Alart–Curnier,
@@ -202,8 +207,8 @@ CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_o
  *                        column by column. nbblocks = 0 ends the matrix (W = 0).
  *   q (d n numbers), mu (n numbers), then free text (Siconos writes a flag; kept as comment).
  * Planar problems (d = 2: normal, one tangent) are read as 3-D problems whose second tangent is
- * decoupled (W block entry 1, q = 0): their solutions are exactly the planar ones with
- * r_T2 = u_T2 = 0. The file object records d.
+ * decoupled (W_T2T2 = W_T1T1 of the same contact, or W_NN, or 1 when those are not positive;
+ * no coupling; q_T2 = 0): their solutions are exactly the planar ones with r_T2 = u_T2 = 0. The file object records d.
  * Orientation: Siconos prints its column-major buffers as they are, so each printed line of a
  * dense W is a column, and SBM blocks are read column by column too (SBM_get_value reads
  * block[row + col * nbRows]).

@@ -531,11 +531,7 @@ static void fill_blocks(const triplets *t, int d, int n, block_work *w, cdyn_fc3
         double *b = f->values + 9 * (size_t)w->dest[w->entry_k[e]];
         b[t->row[e] % d + 3 * (t->col[e] % d)] += t->x[e]; /* repeated entries add up */
     }
-    if (d == 2)
-        for (int i = 0; i < n; ++i)
-            for (int k = f->rowptr[i]; k < f->rowptr[i + 1]; ++k)
-                if (f->colind[k] == i)
-                    f->values[9 * (size_t)k + 8] = 1.0;
+    cdyn_fc3d_file_decouple_planar(f);
 }
 
 /* A file object holding W (m x m entries t in dimension d) by blocks, q and mu. */

@@ -58,6 +58,31 @@ cdyn_fc3d cdyn_fc3d_file_problem(const cdyn_fc3d_file *file)
 }
 
 /* The arrays after the header, in one layout function run twice (measure, then place). */
+/* The scale of the decoupled component: the contact's own tangential (or normal) diagonal. */
+static double planar_scale(double wtt, double wnn)
+{
+    return wtt > 0.0 ? wtt : (wnn > 0.0 ? wnn : 1.0);
+}
+
+void cdyn_fc3d_file_decouple_planar(cdyn_fc3d_file *f)
+{
+    if (f->dim != 2)
+        return;
+    if (f->W != NULL) {
+        const size_t m3 = 3 * (size_t)f->n;
+        for (size_t c = 0; c < (size_t)f->n; ++c)
+            f->W[(3 * c + 2) * (m3 + 1)] =
+                planar_scale(f->W[(3 * c + 1) * (m3 + 1)], f->W[3 * c * (m3 + 1)]);
+        return;
+    }
+    for (int i = 0; i < f->n; ++i)
+        for (int k = f->rowptr[i]; k < f->rowptr[i + 1]; ++k)
+            if (f->colind[k] == i) {
+                double *b = f->values + 9 * (size_t)k;
+                b[8] = planar_scale(b[4], b[0]);
+            }
+}
+
 static void layout(cdyn_carve *cv, void *base, cdyn_fc3d_file *f, size_t n, long long nblocks)
 {
     const size_t m = 3 * n;
@@ -417,9 +442,7 @@ static cdyn_status read_dense(cdyn_scan *s, const header *h, const cdyn_allocato
                 return st;
         }
     }
-    if (h->d == 2) /* the decoupled second tangent: W_T2T2 = 1 */
-        for (size_t c = 0; c < (size_t)h->n; ++c)
-            f->W[(3 * c + 2) * (m3 + 1)] = 1.0;
+    cdyn_fc3d_file_decouple_planar(f);
     return CDYN_OK;
 }
 
@@ -540,11 +563,6 @@ static void sbm_arrange(const header *h, sbm_work *w, cdyn_fc3d_file *f)
         f->rowptr[i + 1] = pos;
     }
     cdyn_fc3d_sort_blocks(h->n, f->rowptr, w->aug_col, f->colind, w->dest, w->sort);
-    if (h->d == 2)
-        for (int i = 0; i < h->n; ++i)
-            for (int k = f->rowptr[i]; k < f->rowptr[i + 1]; ++k)
-                if (f->colind[k] == i)
-                    f->values[9 * (size_t)k + 8] = 1.0;
 }
 
 /* Each block: its ordinal, then d*d numbers column by column. */
@@ -619,6 +637,8 @@ static cdyn_status read_sbm(cdyn_scan *s, const header *h, const cdyn_allocator 
     if (st == CDYN_OK && (st = alloc_file(allocator, h, nbo, out, report)) == CDYN_OK) {
         sbm_arrange(h, &w, *out);
         st = sbm_values(s, h, &w, *out, report);
+        if (st == CDYN_OK)
+            cdyn_fc3d_file_decouple_planar(*out);
     }
     cdyn_mem_free(allocator, work);
     return st;

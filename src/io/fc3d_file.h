@@ -15,6 +15,12 @@ cdyn_fc3d_file *cdyn_fc3d_file_new(const cdyn_allocator *allocator, int dim, int
 /* Replace the comment by text[0..len) (NUL-terminated copy). 0 when out of memory. */
 int cdyn_fc3d_file_set_comment(cdyn_fc3d_file *file, const char *text, size_t len);
 
+/* A planar file (dim 2) as a 3-D problem: the second tangent of every contact gets
+ * W_T2T2 = W_T1T1 (or W_NN, or 1 when those are not positive) and no coupling, so r_T2 = 0
+ * exactly and the solvers' per-contact scaling sees the contact's own scale. Call once W is
+ * read (for blocks, every diagonal block must exist). */
+void cdyn_fc3d_file_decouple_planar(cdyn_fc3d_file *file);
+
 /* Ints of work cdyn_fc3d_sort_blocks needs (0 when the count overflows). */
 size_t cdyn_fc3d_sort_work(int n, int nblocks);
 

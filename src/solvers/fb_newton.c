@@ -414,7 +414,8 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
     memcpy(w->xbar, w->x, bytes);
     memcpy(w->Fbar, w->F, bytes);
     double natc = nat_stall;
-    double eps = first_weight(w);
+    /* With max_iter = 0 no Jacobian was ever evaluated, and the loop below ends at once. */
+    double eps = o->max_iter > 0 ? first_weight(w) : 0.0;
     const double eps_max = GLOB_MAX_GROWTH * eps;
     int restarts = 0;
     run_ctl c = {0.0, 0, 0, RUN_ERROR, nat_stall};

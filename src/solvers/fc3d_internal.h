@@ -47,7 +47,9 @@ cdyn_status fc3d_run_public(const cdyn_fc3d *problem, const cdyn_allocator *allo
 
 /* u = W r + q (3n values). */
 void fc3d_sys_velocity(const fc3d_sys *sys, const double *r, double *u);
-/* Absolute natural-map residual sqrt(sum_i ||r_i - P_K(r_i - û_i)||^2) for r and u = W r + q. */
+/* The certified residual of r (u = W r + q as computed): the natural map
+ * sqrt(sum_i ||r_i - P_K(r_i - û_i)||^2) plus a bound on what rounding in u can hide in it, so
+ * that iterates running off to infinity (where u loses every digit) never pass for solutions. */
 double fc3d_sys_residual(const fc3d_sys *sys, const double *r, const double *u);
 /* Relative residual: abs / ||q|| (abs itself when q = 0). */
 double fc3d_sys_relative(const fc3d_sys *sys, double abs_residual);

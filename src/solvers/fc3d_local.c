@@ -14,12 +14,14 @@ static const double FC3D_SQRT1_2 = 0.70710678118654752440;
 void fc3d_project_cone(double mu, double *x)
 {
     double nt = hypot(x[1], x[2]);
-    if (nt <= mu * x[0])
-        return;
+    /* The polar cone first: with mu = 0 and x_T = 0, nt <= mu x_N would also hold for x_N < 0
+       (0 <= -0.0), and a pulling normal reaction would count as inside the cone. */
     if (mu * nt <= -x[0]) {
         x[0] = x[1] = x[2] = 0.0;
         return;
     }
+    if (nt <= mu * x[0])
+        return;
     double a = (x[0] + mu * nt) / (1.0 + mu * mu);
     x[0] = a;
     x[1] *= mu * a / nt;

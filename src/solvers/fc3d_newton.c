@@ -295,7 +295,10 @@ static cdyn_status newton_loop(newton_ws *w, double *r, double *u, double *res_a
         hist[nhist++ % o->nonmonotone] = merit;
         st = newton_direction(w, rep);
         if (st != CDYN_OK) {
-            fc3d_fail(rep, st, "newton: the Newton matrix is singular at iteration %d", it);
+            fc3d_fail(rep, st,
+                      st == CDYN_ENOMEM ? "newton: out of memory factoring at iteration %d"
+                                        : "newton: the Newton matrix is singular at iteration %d",
+                      it);
             break;
         }
         if (rep != NULL)

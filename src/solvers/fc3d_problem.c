@@ -2,6 +2,7 @@
  * residual (include/cdyn/fc3d.h). */
 #include "solvers/fc3d_internal.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -213,12 +214,32 @@ void fc3d_sys_velocity(const fc3d_sys *sys, const double *r, double *u)
     }
 }
 
+/* A bound on the rounding error of contact i's computed u_i = sum_j W_ij r_j + q_i: k terms
+ * summed in floating point err by at most k eps (sum of their magnitudes) per component (Higham,
+ * Accuracy and Stability of Numerical Algorithms, 2nd ed., Sec. 3.1); through û the error of e_i
+ * grows by at most (1 + mu_i) (the projection does not expand distances). */
+static double rounding_bound2(const fc3d_sys *sys, int i, const double *r)
+{
+    double s[3] = {fabs(sys->q[3 * i]), fabs(sys->q[3 * i + 1]), fabs(sys->q[3 * i + 2])};
+    int terms = 1;
+    for (int k = sys->rowptr[i]; k < sys->rowptr[i + 1]; k++, terms += 3) {
+        const double *B = sys->values + 9 * (size_t)k, *x = r + 3 * sys->colind[k];
+        for (int a = 0; a < 3; a++)
+            s[a] += fabs(B[a]) * fabs(x[0]) + fabs(B[a + 3]) * fabs(x[1]) +
+                    fabs(B[a + 6]) * fabs(x[2]);
+    }
+    double f = (terms + 2) * DBL_EPSILON * (1.0 + sys->mu[i]);
+    return f * f * (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+}
+
 double fc3d_sys_residual(const fc3d_sys *sys, const double *r, const double *u)
 {
-    double s = 0.0;
-    for (int i = 0; i < sys->n; i++)
+    double s = 0.0, b = 0.0;
+    for (int i = 0; i < sys->n; i++) {
         s += fc3d_local_error2(sys->mu[i], r + 3 * i, u + 3 * i);
-    return sqrt(s);
+        b += rounding_bound2(sys, i, r);
+    }
+    return sqrt(s) + sqrt(b);
 }
 
 double fc3d_sys_relative(const fc3d_sys *sys, double abs_residual)

@@ -32,9 +32,10 @@ typedef struct chain {
     const char *best_method;
 } chain;
 
-static void keep_best(chain *c, double res, const char *method)
+/* Remember the stage's point when it succeeded or is at least as good as the best so far. */
+static void keep_best(chain *c, cdyn_status st, double res, const char *method)
 {
-    if (res < c->best_res) {
+    if (st == CDYN_OK || res <= c->best_res) {
         c->best_res = res;
         c->best_method = method;
         memcpy(c->best, c->x, c->bytes);
@@ -58,7 +59,7 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
         g.tol = o->tol;
         g.stall_ratio = 0.0;
         st = fc3d_nsgs_run(s, &g, c->x, c->u, &res, rep);
-        keep_best(c, res, "nsgs");
+        keep_best(c, st, res, "nsgs");
         if (st == CDYN_OK)
             return st;
         restart_from_best(c);
@@ -67,7 +68,7 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
     nt.tol = o->tol;
     nt.formulation = CDYN_FC3D_ALART_CURNIER;
     st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-    keep_best(c, res, "newton-ac");
+    keep_best(c, st, res, "newton-ac");
     if (st == CDYN_OK || st == CDYN_ENOMEM)
         return st;
     if (o->warm_sweeps > 0) {
@@ -75,7 +76,7 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
            Alart–Curnier converges in 51 iterations, from the warm start it does not). */
         memcpy(c->x, c->start, c->bytes);
         st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, res, "newton-ac");
+        keep_best(c, st, res, "newton-ac");
         if (st == CDYN_OK || st == CDYN_ENOMEM)
             return st;
     }
@@ -83,14 +84,14 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
         restart_from_best(c);
         nt.formulation = CDYN_FC3D_FISCHER_BURMEISTER;
         st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, res, "newton-fb");
+        keep_best(c, st, res, "newton-fb");
         if (st == CDYN_OK || st == CDYN_ENOMEM)
             return st;
         /* The warm start can lie in a basin where the merit has no descent to a solution
            (OneObject-i100000-499: Gauss–Seidel cycles there, FB from zero converges). */
         memcpy(c->x, c->start, c->bytes);
         st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, res, "newton-fb");
+        keep_best(c, st, res, "newton-fb");
         if (st == CDYN_OK || st == CDYN_ENOMEM)
             return st;
     }
@@ -99,14 +100,14 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
         cdyn_fc3d_nsgs_options g = o->nsgs;
         g.tol = o->tol;
         st = fc3d_nsgs_run(s, &g, c->x, c->u, &res, rep);
-        keep_best(c, res, "nsgs");
+        keep_best(c, st, res, "nsgs");
         if (st == CDYN_OK)
             return st;
         /* Gauss–Seidel may have moved to where Newton converges (the modes settled). */
         restart_from_best(c);
         nt.formulation = CDYN_FC3D_ALART_CURNIER;
         st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, res, "nsgs+newton-ac");
+        keep_best(c, st, res, "nsgs+newton-ac");
     }
     return st;
 }
@@ -125,16 +126,18 @@ static cdyn_status chain_stage(const fc3d_sys *sys, const void *opts, double *x,
         return fc3d_fail(rep, CDYN_ENOMEM, "out of memory");
     }
     memcpy(mem + 2 * m, x, m * sizeof(double));
-    chain c = {sys, m * sizeof(double), x, u, mem, mem + m, mem + 2 * m, INFINITY, "fc3d"};
+    /* The best point starts as the start itself, so that no stage ever restarts from memory
+       that no stage wrote (a first stage that overflows records nothing better). */
+    fc3d_sys_velocity(sys, x, u);
+    chain c = {sys, m * sizeof(double), x, u, mem, mem + m, mem + 2 * m,
+               fc3d_sys_residual(sys, x, u), "fc3d"};
+    memcpy(c.best, x, c.bytes);
+    memcpy(c.best_u, u, c.bytes);
+    if (!(c.best_res <= INFINITY)) /* NaN: any stage's finite residual is better */
+        c.best_res = INFINITY;
     cdyn_status st = run_chain(&c, o, rep);
-    if (isfinite(c.best_res)) {
-        memcpy(x, c.best, c.bytes);
-        memcpy(u, c.best_u, c.bytes);
-    } else { /* no stage ran to its end (allocation failures): report the start */
-        memcpy(x, c.start, c.bytes);
-        fc3d_sys_velocity(sys, x, u);
-        c.best_res = fc3d_sys_residual(sys, x, u);
-    }
+    memcpy(x, c.best, c.bytes);
+    memcpy(u, c.best_u, c.bytes);
     *res_abs = c.best_res;
     fc3d_report_method(rep, c.best_method);
     cdyn_mem_free(o->allocator, mem);

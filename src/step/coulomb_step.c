@@ -6,7 +6,8 @@
  * then v+ = v_free + M^-1 J' p and q+ = q + h G(q) v+. Unlike the cone step's convex relaxation,
  * a sliding contact keeps u_n = 0 (no lift-off): this is the one-step problem of Siconos and
  * LMGC90, solved by cdyn_fc3d_solve (Gauss–Seidel warm start, semismooth Newton), warm-started
- * with the previous step's impulses. Planar rows (n, t) get a decoupled third component. */
+ * with the previous step's impulses. Planar rows (n, t) get a decoupled third component (its
+ * W entry the row's W_tt, its r entry 0: its impulse is exactly 0). */
 #include "step/contact_space.h"
 
 #include "cdyn/fc3d.h"
@@ -50,7 +51,7 @@ static void coulomb_destroy(cdyn_stepper *s)
 /* W by 3x3 blocks from p's lower-triangle triplets: the block pattern is that of a k x k
  * matrix with both (ci, cj) and (cj, ci) for every triplet, found with the CSC assembly (W is
  * symmetric, so a CSC column is a block row). Diagonal blocks always exist (each row's own
- * W_nn); a planar row's third component gets W_oo = 1 and r_o = 0, so p_o = 0. */
+ * W_nn); a planar row's third component gets W_oo = W_tt and r_o = 0, so p_o = 0. */
 static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, cdyn_fc3d_blocks *bl,
                                   double **q3, cdyn_report *r)
 {
@@ -89,8 +90,10 @@ static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, cdyn_fc3
     for (int c = 0; c < k; c++) {
         for (int d = 0; d < 3; d++)
             q[3 * c + d] = d < nd ? p->r[c * nd + d] : 0.0;
-        if (nd == 2)
-            val[9 * (size_t)map[2 * p->ntrip + c] + 8] = 1.0;
+        if (nd == 2) { /* the decoupled component at the row's own tangential scale */
+            double *b = val + 9 * (size_t)map[2 * p->ntrip + c];
+            b[8] = b[4] > 0.0 ? b[4] : (b[0] > 0.0 ? b[0] : 1.0);
+        }
     }
     bl->rowptr = colptr;
     bl->colind = rowind;
