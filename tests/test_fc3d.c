@@ -424,6 +424,23 @@ static void test_bad_input(void **state)
     for (int s = 0; s < NSOLVERS; s++)
         assert_int_equal(SOLVERS[s](&ok, rnan, NULL, NULL), CDYN_EINVAL);
     assert_int_equal(cdyn_fc3d_solve(&ok, NULL, NULL, NULL, NULL), CDYN_EINVAL);
+    /* Found by fuzzing: a non-finite start with no memory left is still bad input (every
+       argument is checked before anything is allocated). */
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, 0);
+    cdyn_fc3d_options oa;
+    cdyn_fc3d_defaults(&oa);
+    oa.allocator = &fa.allocator;
+    assert_int_equal(cdyn_fc3d_solve(&ok, &oa, rnan, NULL, NULL), CDYN_EINVAL);
+    cdyn_fc3d_nsgs_options ga;
+    cdyn_fc3d_nsgs_defaults(&ga);
+    ga.allocator = &fa.allocator;
+    assert_int_equal(cdyn_fc3d_nsgs(&ok, &ga, rnan, NULL, NULL), CDYN_EINVAL);
+    cdyn_fc3d_newton_options na;
+    cdyn_fc3d_newton_defaults(&na);
+    na.allocator = &fa.allocator;
+    assert_int_equal(cdyn_fc3d_newton(&ok, &na, rnan, NULL, NULL), CDYN_EINVAL);
+    assert_int_equal(fa.live, 0);
     cdyn_fc3d_nsgs_options go;
     cdyn_fc3d_nsgs_defaults(&go);
     go.omega = 2.0;

@@ -283,15 +283,17 @@ cdyn_status fc3d_run_public(const cdyn_fc3d *problem, const cdyn_allocator *allo
                             fc3d_stage stage, const void *opts, double *r, double *u,
                             cdyn_fc3d_report *rep)
 {
-    fc3d_sys sys;
-    cdyn_status st = fc3d_sys_init(&sys, problem, allocator, rep);
+    /* Every argument is checked before anything is allocated: bad input is CDYN_EINVAL even
+       when memory is short. */
+    cdyn_status st = check_problem(problem, rep);
     if (st != CDYN_OK)
         return st;
-    size_t m = 3 * (size_t)sys.n;
-    if (r == NULL || fc3d_vec_bad((int)m, r)) {
-        fc3d_sys_free(&sys);
+    size_t m = 3 * (size_t)problem->n;
+    if (r == NULL || fc3d_vec_bad((int)m, r))
         return fc3d_fail(rep, CDYN_EINVAL, "r is NULL or not finite");
-    }
+    fc3d_sys sys;
+    if ((st = fc3d_sys_init(&sys, problem, allocator, rep)) != CDYN_OK)
+        return st;
     double *x = cdyn_mem_array(allocator, 2 * m, sizeof(double));
     if (x == NULL) {
         fc3d_sys_free(&sys);

@@ -89,6 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(memchr(rep.method, '\0', sizeof rep.method) != NULL);
     cdyn_fc3d_report cr;
     const int valid = cdyn_fc3d_check(&p, &cr) == CDYN_OK && fz_all_finite((size_t)m, r0);
+    if (valid != (s != CDYN_EINVAL))
+        fprintf(stderr, "which %u mode %u n %d: status %d (%s), check %d (%s)\n", which, mode, n,
+                (int)s, rep.message, (int)cdyn_fc3d_check(&p, &cr), cr.message);
     FZ_CHECK(valid == (s != CDYN_EINVAL));
     if (s == CDYN_OK) {
         double w[3 * FZ_MAXN], rel = NAN;
