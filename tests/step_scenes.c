@@ -143,3 +143,28 @@ cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c)
     cdyn_builder_free(b);
     return model;
 }
+
+void scene_check_energy(cdyn_scheme scheme)
+{
+    const double r = 0.05, mass = 0.2, I = 0.4 * mass * r * r, h = 0.01;
+    cdyn_model *m = scene_sphere(r, mass, 0.3);
+    cdyn_stepper *s = scene_stepper(m, scheme, h);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[2] = 0.5;
+    x->v[0] = 1.5;
+    x->v[4] = 30;
+    double e_prev = INFINITY;
+    for (int k = 0; k < 300; k++) {
+        const double *v = x->v;
+        const double e = mass * G_ACC * x->q[2] +
+                         0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                         0.5 * I * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        assert_true(e <= e_prev + 1e-12);
+        e_prev = e;
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    }
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}

@@ -710,6 +710,12 @@ cdyn_status cdyn_fc3d_file_parse(const char *text, size_t length, const cdyn_all
     return CDYN_OK;
 }
 
+static cdyn_status parse_fc3d(const char *text, size_t length, const cdyn_allocator *allocator,
+                         void *out, cdyn_report *report)
+{
+    return cdyn_fc3d_file_parse(text, length, allocator, out, report);
+}
+
 cdyn_status cdyn_fc3d_file_read(const char *path, const cdyn_allocator *allocator,
                                 cdyn_fc3d_file **out, cdyn_report *report)
 {
@@ -717,20 +723,5 @@ cdyn_status cdyn_fc3d_file_read(const char *path, const cdyn_allocator *allocato
     if (path == NULL || out == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "fc3d_file_read: %s is NULL",
                          path == NULL ? "path" : "out");
-    char *text = NULL;
-    size_t length = 0;
-    cdyn_status st = cdyn_io_read_all(path, allocator, &text, &length, report);
-    if (st != CDYN_OK)
-        return st;
-    st = cdyn_fc3d_file_parse(text, length, allocator, out, report);
-    cdyn_mem_free(allocator, text);
-    if (st != CDYN_OK && report != NULL) {
-        /* Prefix the file name so a message about line 7 says which file. */
-        char msg[CDYN_REPORT_TEXT];
-        memcpy(msg, report->message, sizeof msg);
-        const char *tail = cdyn_io_path_tail(path);
-        const char *name = strrchr(tail, '/');
-        cdyn_fail(report, st, "%s: %s", name ? name + 1 : tail, msg);
-    }
-    return st;
+    return cdyn_io_read_parse(path, allocator, parse_fc3d, out, report);
 }

@@ -89,3 +89,23 @@ cdyn_status cdyn_io_read_all(const char *path, const cdyn_allocator *allocator, 
     *length = len;
     return CDYN_OK;
 }
+
+cdyn_status cdyn_io_read_parse(const char *path, const cdyn_allocator *allocator,
+                               cdyn_io_parse_fn parse, void *out, cdyn_report *report)
+{
+    char *text = NULL;
+    size_t length = 0;
+    cdyn_status st = cdyn_io_read_all(path, allocator, &text, &length, report);
+    if (st != CDYN_OK)
+        return st;
+    st = parse(text, length, allocator, out, report);
+    cdyn_mem_free(allocator, text);
+    if (st != CDYN_OK && report != NULL) {
+        char msg[CDYN_REPORT_TEXT];
+        memcpy(msg, report->message, sizeof msg);
+        const char *tail = cdyn_io_path_tail(path);
+        const char *name = strrchr(tail, '/');
+        cdyn_fail(report, st, "%s: %s", name ? name + 1 : tail, msg);
+    }
+    return st;
+}

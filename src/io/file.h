@@ -12,6 +12,17 @@
 cdyn_status cdyn_io_read_all(const char *path, const cdyn_allocator *allocator, char **text,
                              size_t *length, cdyn_report *report);
 
+/* A parser of text held in memory into *out (the readers' *_parse functions, out passed as
+ * void *). */
+typedef cdyn_status (*cdyn_io_parse_fn)(const char *text, size_t length,
+                                        const cdyn_allocator *allocator, void *out,
+                                        cdyn_report *report);
+
+/* Read path whole and parse it; a failure's message is prefixed with the file's name, so a
+ * message about line 7 says which file. */
+cdyn_status cdyn_io_read_parse(const char *path, const cdyn_allocator *allocator,
+                               cdyn_io_parse_fn parse, void *out, cdyn_report *report);
+
 /* The path for a message: its last characters when it is too long to show whole. */
 const char *cdyn_io_path_tail(const char *path);
 
