@@ -356,7 +356,8 @@ static void test_no_solution(void **state)
         cdyn_fc3d_report rep;
         cdyn_status st = SOLVERS[s](&p, r, u, &rep);
         if (!(st == CDYN_ENOCONV || st == CDYN_ENUMERIC || st == CDYN_ESINGULAR))
-            fail_msg("solver %d: status %d (%s), residual %g", s, st, rep.message, rep.residual_rel);
+            fail_msg("solver %d: status %d (%s), residual %g", s, st, rep.message,
+                     rep.residual_rel);
         assert_int_equal(rep.status, st);
         assert_true(strlen(rep.message) > 0);
         assert_true(rep.residual_rel > 1e-3);

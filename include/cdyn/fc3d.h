@@ -208,7 +208,8 @@ CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_o
  *   q (d n numbers), mu (n numbers), then free text (Siconos writes a flag; kept as comment).
  * Planar problems (d = 2: normal, one tangent) are read as 3-D problems whose second tangent is
  * decoupled (W_T2T2 = W_T1T1 of the same contact, or W_NN, or 1 when those are not positive;
- * no coupling; q_T2 = 0): their solutions are exactly the planar ones with r_T2 = u_T2 = 0. The file object records d.
+ * no coupling; q_T2 = 0): their solutions are exactly the planar ones with r_T2 = u_T2 = 0.
+ * The file object records d.
  * Orientation: Siconos prints its column-major buffers as they are, so each printed line of a
  * dense W is a column, and SBM blocks are read column by column too (SBM_get_value reads
  * block[row + col * nbRows]).
