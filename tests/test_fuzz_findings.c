@@ -197,6 +197,33 @@ static void test_coneqp_disk_gap_of_fixed_contacts(void **state)
     }
 }
 
+/* fuzz_coneqp: one frictionless planar contact with H = [7.25 DBL_MAX; DBL_MAX DBL_MAX] and
+ * c = (7.25, DBL_MAX): u = Hx + c overflowed to Inf in its tangential entry and
+ * cdyn_coneqp_solve returned CDYN_OK with u_t = Inf (dual residual and gap NaN). */
+static void test_coneqp_overflowing_dual(void **state)
+{
+    (void)state;
+    const double big = 1.7976931348623157e+308;
+    const double H[4] = {7.25, big, big, big}, c[2] = {7.25, big}, mu[1] = {0};
+    cdyn_coneqp p = {0};
+    p.ncontacts = 1;
+    p.dim = 2;
+    p.mu = mu;
+    p.H = H;
+    p.c = c;
+    double x[2] = {-1, -2}, u[2] = {-3, -4};
+    cdyn_coneqp_info info;
+    cdyn_report rep;
+    cdyn_status st = cdyn_coneqp_solve(&p, NULL, x, u, &info, &rep);
+    assert_int_equal(rep.status, st);
+    if (st == CDYN_OK) {
+        assert_true(isfinite(x[0]) && isfinite(x[1]) && isfinite(u[0]) && isfinite(u[1]));
+        assert_false(isnan(info.dual_residual) || isnan(info.gap));
+    } else {
+        assert_true(x[0] == -1 && x[1] == -2 && u[0] == -3 && u[1] == -4);
+    }
+}
+
 /* fuzz_ucp: extreme joint data (Jt = DBL_MAX, Jn = DBL_MIN, mu = DBL_MAX) made the recovered
  * object velocity Inf and NaN; the accuracy check, a fmax over residuals, dropped the NaN terms
  * and cdyn_ucp_solve returned CDYN_OK with qdot = (Inf, NaN, NaN). */
@@ -236,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_lemke_warm_start_overflow),
         cmocka_unit_test(test_coneqp_report_status_after_retry),
         cmocka_unit_test(test_coneqp_disk_gap_of_fixed_contacts),
+        cmocka_unit_test(test_coneqp_overflowing_dual),
         cmocka_unit_test(test_ucp_nonfinite_recovery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,7 +109,7 @@ CDYN_API int cdyn_coneqp_size(const cdyn_coneqp *p);
  *                    with H d = 0 (numerically: see the docs), found by the iteration;
  *   CDYN_ENOCONV     iteration limit or stalled steps (message: the residuals reached);
  *   CDYN_ENUMERIC    the scaled Newton matrix could not be factored even with regularization,
- *                    or the iterates lost interiority;
+ *                    the iterates lost interiority, or x or u overflowed;
  *   CDYN_ETOOBIG     dense H with n*n > INT_MAX;
  *   CDYN_ENOMEM      allocation failed (ours or CHOLMOD's).
  * report: iterations = interior-point iterations; evaluations = 0; residual = the largest of

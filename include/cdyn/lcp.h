@@ -99,7 +99,8 @@ CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
 /* Solve with Lemke (opts->lemke as given: covering vector of ones unless set, warm start if set);
  * on a ray, a pivot limit or a numerical failure retry cold with the alternate covering vectors
  * d_i = 1 + i/n, d_i = 2 - i/n and d_i = 1 + |q_i|, then enumerate bases when
- * n <= CDYN_LCP_SMALL_N. report->method names the method that produced the answer ("lemke",
+ * n <= CDYN_LCP_SMALL_N (the first basic solution found must pass Lemke's success test with
+ * tolerance max(tol, 1e-10), else the last Lemke status stands). report->method names the method that produced the answer ("lemke",
  * "lemke-alt-covering", "enumeration"); report->iterations sums the pivots of all attempts.
  * Returns CDYN_ENOSOLUTION when enumeration proves there is no solution (no feasible basic
  * solution and no singular complementary basis), otherwise the last attempt's status. */

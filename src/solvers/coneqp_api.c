@@ -218,6 +218,10 @@ cdyn_status cdyn_coneqp_run(cdyn_coneqp_solver *w, const cdyn_coneqp *p, double 
         *info = inf;
     if (r != NULL)
         r->residual = fmax(inf.primal_residual, fmax(inf.dual_residual, inf.dual_cone_residual));
+    if (st == CDYN_OK) /* data near DBL_MAX can overflow u = Hx + c (found by fuzzing) */
+        for (int i = 0; i < n && st == CDYN_OK; ++i)
+            if (!isfinite(w->x[i]) || !isfinite(w->res[i]))
+                st = cdyn_fail(r, CDYN_ENUMERIC, "the solution overflowed (x or u not finite)");
     if (st != CDYN_OK)
         return st;
     if (r != NULL) { /* a retried (shifted) factorization may have left a note and its status */

@@ -717,9 +717,8 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
  * w = M z + q into ws->u, both with negatives within the tolerance atol = tol * max(||q||_inf,
  * ||M||_inf zmax) rounded to 0. Returns the residual ||min(z, w)||_inf (w before rounding; NaN
  * when an entry is NaN or infinite, which fails every test), the quantity of cdyn_lcp_residual;
- * *atol receives the tolerance. Small
- * problems use plain loops, where a BLAS call costs more than the product; columns with z_j = 0
- * add exactly nothing (M is finite) and are skipped. */
+ * *atol receives the tolerance. Small problems use plain loops, where a BLAS call costs more than
+ * the product; columns with z_j = 0 add exactly nothing (M is finite) and are skipped. */
 static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, double *atol)
 {
     const int n = ws->n;
