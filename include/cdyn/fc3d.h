@@ -172,7 +172,7 @@ CDYN_API cdyn_status cdyn_fc3d_newton(const cdyn_fc3d *problem,
 typedef struct cdyn_fc3d_options {
     double tol;                    /* relative residual target (default 1e-10); overrides the
                                       stages' own tol */
-    int warm_sweeps;               /* Gauss–Seidel sweeps before Newton (default 10; 0: none) */
+    int warm_sweeps;               /* Gauss–Seidel sweeps before Newton (default 2; 0: none) */
     cdyn_fc3d_nsgs_options nsgs;   /* warm start and fallback */
     cdyn_fc3d_newton_options newton; /* formulation ignored: AC first, then FB */
     int try_fb;                    /* nonzero (default): Fischer–Burmeister after AC fails */

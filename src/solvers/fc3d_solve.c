@@ -16,7 +16,7 @@ void cdyn_fc3d_defaults(cdyn_fc3d_options *opts)
         return;
     memset(opts, 0, sizeof *opts);
     opts->tol = 1e-10;
-    opts->warm_sweeps = 10;
+    opts->warm_sweeps = 2;
     cdyn_fc3d_nsgs_defaults(&opts->nsgs);
     cdyn_fc3d_newton_defaults(&opts->newton);
     opts->try_fb = 1;
