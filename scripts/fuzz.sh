@@ -43,7 +43,9 @@ if [ -n "${FUZZ_FRESH:-}" ]; then
 fi
 for t in "${targets[@]}"; do
   mkdir -p "$corpus/$t"
-  seeds=(tests/fuzz/corpus/"$t")
+  seeds=()
+  # libFuzzer stops on a corpus folder that does not exist (git keeps no empty folders)
+  [ -d tests/fuzz/corpus/"$t" ] && seeds+=(tests/fuzz/corpus/"$t")
   [ "$t" = fuzz_lcp_file ] && seeds+=(tests/data)
   echo "== $t (${limit[*]})"
   # -max_len: the decoders read at most a few hundred bytes; the reader gets whole files.
