@@ -12,6 +12,7 @@
 
 #include "cdyn/coneqp.h"
 #include "cdyn/lcp.h"
+#include "cdyn/mcp.h"
 #include "cdyn/ucp.h"
 
 /* fuzz_lcp_solve: Lemke fails, enumeration finds the basis {z0, z1} feasible within its
@@ -224,6 +225,30 @@ static void test_coneqp_overflowing_dual(void **state)
     }
 }
 
+/* fuzz_lcp_fb (a CI smoke run that spun for minutes): n = 4, a 1e300 entry in M, default
+ * options. Plain FB-Newton stalls; the proximal-perturbation restarts then ran perturbed
+ * problems and trials that ended without an accepted step, consuming none of the iteration
+ * budget, forever. The restarts are now capped; the call must return within its budget of
+ * max_iter plain plus max_iter restart iterations, and a success must pass the residual test. */
+static void test_lcp_fb_restarts_end(void **state)
+{
+    (void)state;
+    const double M[16] = {4, -1, 0, 0, -1, 4, -1, 31.25, 1e300, -1, 0, 4, -18.5, 2, -1, 4};
+    const double q[4] = {-1, 11, -3, 1};
+    const cdyn_lcp lcp = {4, M, q};
+    double z[4] = {0, 0, 0, 0}, w[4] = {-11, -12, -13, -14};
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    cdyn_report rep;
+    cdyn_status st = cdyn_lcp_fb_newton(&lcp, &o, z, w, &rep);
+    assert_int_equal(rep.status, st);
+    assert_true(rep.iterations <= 2 * o.max_iter);
+    if (st == CDYN_OK)
+        assert_true(cdyn_lcp_residual(&lcp, z) <= o.tol * 1.0000001);
+    else
+        assert_true(z[0] == 0 && z[3] == 0 && w[0] == -11 && w[3] == -14);
+}
+
 /* fuzz_ucp: extreme joint data (Jt = DBL_MAX, Jn = DBL_MIN, mu = DBL_MAX) made the recovered
  * object velocity Inf and NaN; the accuracy check, a fmax over residuals, dropped the NaN terms
  * and cdyn_ucp_solve returned CDYN_OK with qdot = (Inf, NaN, NaN). */
@@ -264,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_coneqp_report_status_after_retry),
         cmocka_unit_test(test_coneqp_disk_gap_of_fixed_contacts),
         cmocka_unit_test(test_coneqp_overflowing_dual),
+        cmocka_unit_test(test_lcp_fb_restarts_end),
         cmocka_unit_test(test_ucp_nonfinite_recovery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -364,6 +364,11 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
 #define GLOB_GROW 10.0
 /* Give up when eps exceeds this multiple of its first value (the steps are then negligible). */
 #define GLOB_MAX_GROWTH 1e12
+/* And after this many perturbed problems whatever happens: runs that end without an accepted
+   step (a perturbed problem solved at its start, a trial whose first unit step is rejected)
+   consume none of the iteration budget, so the budget alone need not end the restarts (found
+   by fuzzing: a smoke run of fuzz_lcp_fb spun here for minutes). */
+#define GLOB_MAX_RESTARTS 200
 
 /* First weight at the stall point: twice a Gershgorin bound on how negative the symmetric part
    of J = F'(xbar) can be, so that J + eps I is positive definite there (the perturbed map is
@@ -422,7 +427,7 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
     cdyn_status st = CDYN_ENOCONV;
     for (;;) {
         const int left = o->max_iter - (w->iters - stall_it);
-        if (left <= 0 || eps > eps_max)
+        if (left <= 0 || !(eps <= eps_max) || restarts >= GLOB_MAX_RESTARTS)
             break;
         ++restarts;
         /* The perturbed problem from the center, where F + eps (x - xbar) = F(xbar). */
