@@ -27,6 +27,9 @@ case "$budget" in
 esac
 jobs_flag=()
 [ -n "${FUZZ_JOBS:-}" ] && jobs_flag=(-fork="$FUZZ_JOBS")
+# The smoke run (FUZZ_FRESH, scripts/test.sh) mutates from a fixed seed, so that CI is
+# reproducible: a finding shows up in every run of the same code, not at random.
+[ -n "${FUZZ_FRESH:-}" ] && jobs_flag+=(-seed="${FUZZ_SEED:-1}")
 
 export OPENBLAS_NUM_THREADS=1
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDYN_FUZZ=ON \
