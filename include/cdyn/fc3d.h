@@ -44,6 +44,8 @@
  *   CDYN_ESINGULAR  a Newton matrix or a diagonal block W_ii was singular and regularization did
  *                   not help
  *   CDYN_ENOMEM     allocation failed
+ *   CDYN_ETOOBIG    sizes whose arrays do not fit in memory addresses (a dense W of more than
+ *                   about 2^31 entries on a 32-bit size_t; never on 64-bit machines in practice)
  * The library never prints. Thread safety: every function is reentrant. */
 #ifndef CDYN_FC3D_H
 #define CDYN_FC3D_H
@@ -97,8 +99,8 @@ typedef struct cdyn_fc3d_report {
 CDYN_API cdyn_status cdyn_fc3d_residual(const cdyn_fc3d *problem, const double *r, double *u,
                                         double *residual, double *relative);
 
-/* Validate a problem (everything the solvers check): CDYN_OK or CDYN_EINVAL with the first
- * offending entry in report->message. report may be NULL. */
+/* Validate a problem (everything the solvers check): CDYN_OK, or CDYN_EINVAL with the first
+ * offending entry in report->message (CDYN_ETOOBIG as above). report may be NULL. */
 CDYN_API cdyn_status cdyn_fc3d_check(const cdyn_fc3d *problem, cdyn_fc3d_report *report);
 
 /* ---- nonsmooth block Gauss–Seidel ----------------------------------------------------------- */
