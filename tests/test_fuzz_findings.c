@@ -225,6 +225,31 @@ static void test_coneqp_overflowing_dual(void **state)
     }
 }
 
+/* fuzz_lcp_fb (the second long run): entries 1e79 and 1e-307, finite differences, penalized
+ * merit, max_iter 4. The restarts recovered F as F_eps(x) - eps (x - xbar) with eps ~ 1e78,
+ * which cancelled F entirely: z = 0 came back as CDYN_OK with residual 0 where it is 27. Now F
+ * is evaluated afresh; a success must pass the residual test recomputed here. */
+static void test_lcp_fb_restart_residual(void **state)
+{
+    (void)state;
+    const double M[4] = {-26, 9.7920361550402439e-307, -0.25, -1.482138038399714e+79};
+    const double q[2] = {1.5, -27};
+    const cdyn_lcp lcp = {2, M, q};
+    double z[2] = {7.0641505793809785e-304, 31.25}, w[2] = {-1, -2};
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    o.merit = CDYN_MCP_FB_PENALIZED;
+    o.max_iter = 4;
+    o.jacobian_fd = 1;
+    cdyn_report rep;
+    cdyn_status st = cdyn_lcp_fb_newton(&lcp, &o, z, w, &rep);
+    assert_int_equal(rep.status, st);
+    if (st == CDYN_OK) {
+        assert_true(cdyn_lcp_residual(&lcp, z) <= o.tol);
+        assert_true(fabs(rep.residual - cdyn_lcp_residual(&lcp, z)) <= o.tol);
+    }
+}
+
 /* fuzz_lcp_fb (a CI smoke run that spun for minutes): n = 4, a 1e300 entry in M, default
  * options. Plain FB-Newton stalls; the proximal-perturbation restarts then ran perturbed
  * problems and trials that ended without an accepted step, consuming none of the iteration
@@ -289,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_coneqp_report_status_after_retry),
         cmocka_unit_test(test_coneqp_disk_gap_of_fixed_contacts),
         cmocka_unit_test(test_coneqp_overflowing_dual),
+        cmocka_unit_test(test_lcp_fb_restart_residual),
         cmocka_unit_test(test_lcp_fb_restarts_end),
         cmocka_unit_test(test_ucp_nonfinite_recovery),
     };

@@ -149,12 +149,21 @@ static cdyn_status finish(mcp_work *w, cdyn_report *r, int it, double nat)
 
 /* The natural residual of the MCP itself at w->x; during the restarts w->F includes the
    proximal term, which is taken off here (tmp: scratch). */
+/* F itself (without the proximal term) at x into out; nonzero when F fails there. Evaluated,
+ * not recovered as (F + eps (x - xbar)) - eps (x - xbar): with a large eps that difference
+ * loses F entirely (found by fuzzing: z = 0 reported with residual 0 where it was 27). */
+static int raw_F(mcp_work *w, const double *x, double *out)
+{
+    ++w->nfev;
+    return w->p->F(w->p->ctx, x, out) != 0 || !cdyn_dense_all_finite(w->n, out);
+}
+
 static double natural_residual(mcp_work *w)
 {
     if (w->eps == 0.0)
         return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, w->F);
-    for (int i = 0; i < w->n; ++i)
-        w->tmp[i] = w->F[i] - w->eps * (w->x[i] - w->xbar[i]);
+    if (raw_F(w, w->x, w->tmp))
+        return INFINITY;
     return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, w->tmp);
 }
 
@@ -216,8 +225,11 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
         const double *F0 = w->F;
         if (eps > 0.0 && o->jacobian_fd) {
             /* Differences of the user's F need F itself at x, without the proximal term. */
-            for (int i = 0; i < n; ++i)
-                w->tmp[i] = w->F[i] - eps * (w->x[i] - w->xbar[i]);
+            if (raw_F(w, w->x, w->tmp)) {
+                finish(w, r, w->iters, nat);
+                return cdyn_fail(r, CDYN_ENUMERIC, "F failed or returned NaN/Inf at iteration %d",
+                                 w->iters);
+            }
             F0 = w->tmp;
         }
         if (w->jac_fixed)
@@ -448,8 +460,12 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
             continue;
         }
         /* Its solution is the next center (with F itself there), and the start of a trial. */
-        for (int i = 0; i < w->n; ++i)
-            w->Fbar[i] = w->F[i] - eps * (w->x[i] - w->xbar[i]);
+        if (raw_F(w, w->x, w->Fbar)) {
+            w->eps = 0.0;
+            finish(w, r, w->iters, natc);
+            return cdyn_fail(r, CDYN_ENUMERIC,
+                             "F failed or returned NaN/Inf at a restart's center");
+        }
         memcpy(w->xbar, w->x, bytes);
         memcpy(w->F, w->Fbar, bytes);
         natc = c.nat;
