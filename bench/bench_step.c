@@ -298,6 +298,7 @@ static const scheme_spec SCHEMES[] = {
     {"pyramid LCP (box)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_BOX},
     {"pyramid LCP (diamond)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_DIAMOND},
     {"cone step", CDYN_SCHEME_CONE_STEP, CDYN_PYRAMID_DIAMOND},
+    {"Coulomb step", CDYN_SCHEME_COULOMB_STEP, CDYN_PYRAMID_DIAMOND},
 };
 #define NSCHEMES ((int)(sizeof SCHEMES / sizeof SCHEMES[0]))
 
