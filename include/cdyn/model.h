@@ -366,6 +366,46 @@ CDYN_API cdyn_status cdyn_data_body_pose(const cdyn_data *data, int body, double
 CDYN_API cdyn_status cdyn_data_body_velocity(const cdyn_data *data, int body, double vel[3],
                                              double w[3]);
 
+/* ---- derivatives ---------------------------------------------------------------------------- */
+
+/* Analytic derivatives of the model's terms at the (q, v) of the last cdyn_eval, which must
+ * have been given v and CDYN_EVAL_CONTACTS (docs/theory.md, "Model derivatives"). With joint
+ * accelerations a (nv, NULL: 0) and contact forces lambda (3 nc: (n, t, o) per row as in
+ * cdyn_state, NULL: 0) it computes the inverse dynamics
+ *     id(q, v, a, lambda) = M(q) a + h(q, v) - sum_d Gamma_d(q)' lambda_d          (nv)
+ * and
+ *     d id / dq G(q)    nv x nv   (M(q) a, h and the contact forces, at fixed v, a, lambda)
+ *     d id / dv         nv x nv   (M and the contact forces do not depend on v)
+ *     d (Gamma_d(q) v) / dq G(q)   n_c x nv for d = n, t, o, in Gamma's pattern, for the rows
+ *                                  with rows[row] != 0 (rows: n_c flags, NULL: every row)
+ * Derivatives in q are TANGENT derivatives: column j is the derivative along the motion
+ * G(q) e_j, the change of q that dof j's unit rate causes (MuJoCo's convention). For joints
+ * other than 3D free bodies G is the identity, so they are plain d/dq. A function f that depends
+ * on a quaternion only through its direction (every term here does) has df/dq = (df/dq G) H(q)
+ * with H = cdyn_model_G_pinv. The gap's derivative is d Psi_n/dq G = Gamma_n (cdyn_eval gives
+ * it). Exact (no finite differences); cost linear in the bodies and contacts (per dof, its
+ * subtree and the path above it; per row, its pair's columns squared). Never allocates.
+ * CDYN_EINVAL (data unchanged) for NULL, data of another model, an eval without v or contacts,
+ * non-finite a or lambda. */
+CDYN_API cdyn_status cdyn_eval_derivatives(const cdyn_model *model, cdyn_data *data,
+                                           const double *a, const double *lambda,
+                                           const int *rows, cdyn_report *report);
+
+/* Results of the last cdyn_eval_derivatives (NULL / CDYN_EINVAL before one, or after a new
+ * cdyn_eval). The CSC forms share one pattern fixed by the model: (i, j) when dofs i and j lie on
+ * one root-to-leaf path or are columns of one contact pair; both triangles. Dense forms
+ * (column-major) only with cdyn_data_options.dense. */
+CDYN_API const double *cdyn_data_inverse_dynamics(const cdyn_data *data); /* id, nv */
+CDYN_API cdyn_status cdyn_data_id_dq_csc(const cdyn_data *data, cdyn_csc *D);
+CDYN_API cdyn_status cdyn_data_id_dv_csc(const cdyn_data *data, cdyn_csc *D);
+CDYN_API const double *cdyn_data_id_dq(const cdyn_data *data); /* nv x nv */
+CDYN_API const double *cdyn_data_id_dv(const cdyn_data *data); /* nv x nv */
+/* d(Gamma_d v)/dq G: the pattern of cdyn_data_jacobian_csc, or dense n_c x nv (rows not asked
+ * for are 0). */
+CDYN_API cdyn_status cdyn_data_jacobian_dq_v_csc(const cdyn_data *data, cdyn_dir dir,
+                                                 cdyn_csc *J);
+CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir dir);
+
 #ifdef __cplusplus
 }
 #endif

@@ -70,6 +70,8 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
     const size_t o_jmap = cdyn_carve_take(&cv, (size_t)jac_nnz, sizeof(int));
     const size_t o_mcp = cdyn_carve_take(&cv, (size_t)nv + 1, sizeof(int));
     const size_t o_mri = cdyn_carve_take(&cv, (size_t)mass_nnz, sizeof(int));
+    const size_t o_chp = cdyn_carve_take(&cv, (size_t)b->nbody + 1, sizeof(int));
+    const size_t o_chl = cdyn_carve_take(&cv, (size_t)b->nbody, sizeof(int));
     if (cv.overflow)
         return cdyn_fail(report, CDYN_ETOOBIG, "model too large");
     int *work = cdyn_mem_array(b->allocator, 2 * (size_t)nv + 1, sizeof(int));
@@ -105,6 +107,8 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
     m->jac_map = (int *)(block + o_jmap);
     m->mass_colptr = (int *)(block + o_mcp);
     m->mass_rowind = (int *)(block + o_mri);
+    m->child_ptr = (int *)(block + o_chp);
+    m->child_list = (int *)(block + o_chl);
     if (b->nbody > 0)
         memcpy(m->bodies, b->bodies, sizeof(mbody) * (size_t)b->nbody);
     if (b->ngeom > 0)
@@ -145,6 +149,8 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
                 flag[j] = 0;
             }
         pr->ncols = col - pr->col0;
+        if (pr->ncols > m->max_pair_cols)
+            m->max_pair_cols = pr->ncols;
         pr->row = row;
         for (int r = 0; r < pr->nrows; ++r) {
             m->row_pair[row + r] = p;
@@ -201,7 +207,29 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
                     m->mass_rowind[next[j]++] = i;
             }
 
+    /* Children lists, in increasing body order. */
+    memset(m->child_ptr, 0, sizeof(int) * ((size_t)m->nbody + 1));
+    for (int k = 0; k < m->nbody; ++k)
+        if (m->bodies[k].parent >= 0)
+            m->child_ptr[m->bodies[k].parent + 1]++;
+    for (int k = 0; k < m->nbody; ++k)
+        m->child_ptr[k + 1] += m->child_ptr[k];
     cdyn_mem_free(b->allocator, work);
+    work = cdyn_mem_array(b->allocator, (size_t)m->nbody + 1, sizeof(int));
+    if (work == NULL) {
+        cdyn_mem_free(b->allocator, block);
+        return cdyn_fail(report, CDYN_ENOMEM, "model allocation failed");
+    }
+    memcpy(work, m->child_ptr, sizeof(int) * (size_t)m->nbody);
+    for (int k = 0; k < m->nbody; ++k)
+        if (m->bodies[k].parent >= 0)
+            m->child_list[work[m->bodies[k].parent]++] = k;
+    cdyn_mem_free(b->allocator, work);
+    cdyn_status st = cdyn_model_build_derivs(m, report);
+    if (st != CDYN_OK) {
+        cdyn_mem_free(b->allocator, block);
+        return st;
+    }
     *out = m;
     return CDYN_OK;
 }
@@ -210,6 +238,7 @@ void cdyn_model_free(cdyn_model *m)
 {
     if (m == NULL)
         return;
+    cdyn_mem_free(m->allocator, m->der_block);
     /* The model struct is the first object of its block. */
     cdyn_mem_free(m->allocator, m);
 }

@@ -12,7 +12,7 @@
 #include "model/contacts.h"
 #include "model/spatial.h"
 
-static void geom_state(const cdyn_model *m, const cdyn_data *d, int gi, gstate *s)
+void cdyn_geom_state(const cdyn_model *m, const cdyn_data *d, int gi, const double *U, gstate *s)
 {
     const mgeom *g = &m->geoms[gi];
     s->g = g;
@@ -21,16 +21,21 @@ static void geom_state(const cdyn_model *m, const cdyn_data *d, int gi, gstate *
     if (g->body < 0) {
         memcpy(s->R, g->R, sizeof(s->R));
         v3_copy(s->c, g->pos);
-        v3_set(s->w, 0, 0, 0);
-        v3_set(s->vo, 0, 0, 0);
     } else {
         const dbody *b = &d->bodies[g->body];
         double r[3];
         m3_mul(s->R, b->R, g->R);
         m3_mul_v(r, b->R, g->pos);
         v3_add(s->c, b->o, r);
-        v3_copy(s->w, b->V);
-        v3_copy(s->vo, b->V + 3);
+        if (U == NULL)
+            U = b->V;
+    }
+    if (U == NULL) {
+        v3_set(s->w, 0, 0, 0);
+        v3_set(s->vo, 0, 0, 0);
+    } else {
+        v3_copy(s->w, U);
+        v3_copy(s->vo, U + 3);
     }
 }
 
@@ -139,42 +144,43 @@ static void pair_point(const mpair *pr, const gstate *ga, const gstate *gb, int 
         flip(c);
 }
 
+void cdyn_pair_row(const cdyn_model *m, const mpair *pr, const gstate *ga, const gstate *gb,
+                   int r, cpoint *c, cpoint *cn, double *fr, double *dfr)
+{
+    if (pr->patch == PATCH_ROUND) {
+        pair_point(pr, ga, gb, 0, cn);
+        v3_copy(fr, cn->n);
+        v3_copy(dfr, cn->dn);
+        make_frame(m->dim, cn, fr + 3, dfr + 3, fr + 6, dfr + 6);
+        *c = *cn;
+        cdyn_patch_round(&m->geoms[pr->ga], &m->geoms[pr->gb], m->dim, pr->patch_n, pr->patch_w,
+                         r, fr, dfr, c);
+    } else {
+        pair_point(pr, ga, gb, r, c);
+        v3_copy(fr, c->n);
+        v3_copy(dfr, c->dn);
+        make_frame(m->dim, c, fr + 3, dfr + 3, fr + 6, dfr + 6);
+        *cn = *c;
+    }
+}
+
 void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
 {
     for (int pi = 0; pi < m->npair; ++pi) {
         const mpair *pr = &m->pairs[pi];
         gstate ga, gb;
-        geom_state(m, d, pr->ga, &ga);
-        geom_state(m, d, pr->gb, &gb);
+        cdyn_geom_state(m, d, pr->ga, NULL, &ga);
+        cdyn_geom_state(m, d, pr->gb, NULL, &gb);
         const int body_a = m->geoms[pr->ga].body, body_b = m->geoms[pr->gb].body;
         const int round = pr->patch == PATCH_ROUND;
         /* A round patch shares the nominal point and frame; its normal rows are taken at the
          * nominal points (cn below; Sec. 9), every other row at its own points. */
-        cpoint nom;
-        double nfr[9], ndfr[9];
-        if (round) {
-            pair_point(pr, &ga, &gb, 0, &nom);
-            v3_copy(nfr, nom.n);
-            v3_copy(ndfr, nom.dn);
-            make_frame(m->dim, &nom, nfr + 3, ndfr + 3, nfr + 6, ndfr + 6);
-        }
         for (int r = 0; r < pr->nrows; ++r) {
             const int row = pr->row + r;
-            cpoint c;
+            cpoint c, nom;
             double fr[9], dfr[9];
-            if (round) {
-                c = nom;
-                memcpy(fr, nfr, sizeof(fr));
-                memcpy(dfr, ndfr, sizeof(dfr));
-                cdyn_patch_round(&m->geoms[pr->ga], &m->geoms[pr->gb], m->dim, pr->patch_n,
-                                 pr->patch_w, r, fr, dfr, &c);
-            } else {
-                pair_point(pr, &ga, &gb, r, &c);
-                v3_copy(fr, c.n);
-                v3_copy(dfr, c.dn);
-                make_frame(m->dim, &c, fr + 3, dfr + 3, fr + 6, dfr + 6);
-            }
-            const cpoint *cn = round ? &nom : &c; /* points of the normal row */
+            cdyn_pair_row(m, pr, &ga, &gb, r, &c, &nom, fr, dfr);
+            const cpoint *cn = &nom; /* points of the normal row */
             double diff[3];
             v3_sub(diff, c.pb, c.pa);
             d->gap[row] = v3_dot(c.n, diff);

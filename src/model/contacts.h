@@ -55,6 +55,18 @@ void cdyn_cf_ellipse_point(const gstate *a, const double *m, const double *md, d
 void cdyn_cf_ellipse_support_world(const gstate *s, const double *u, const double *ud, double *p,
                                    double *pd);
 
+/* contact_rows.c */
+
+/* World state of geometry gi, its velocities from the motion U (6: world Plucker at the
+ * origin) or, with U NULL, from its body's V (ground geometries: zero). */
+void cdyn_geom_state(const cdyn_model *m, const cdyn_data *d, int gi, const double *U,
+                     gstate *s);
+/* Row r of pair pr: its point c (rates from the states' velocities), its frame fr = (n, t, o)
+ * with rates dfr, and cn, the point of its normal row (the nominal point of a round patch,
+ * else c). */
+void cdyn_pair_row(const cdyn_model *m, const mpair *pr, const gstate *ga, const gstate *gb,
+                   int r, cpoint *c, cpoint *cn, double *fr, double *dfr);
+
 /* contacts.c: the table. */
 cdyn_pair_fn cdyn_model_pair_fn(int kind);
 

@@ -51,6 +51,22 @@ cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts,
         o_jd[d] = cdyn_carve_take(&cv, dense ? cdyn_carve_mul(&cv, nc, nv) : 0, sizeof(double));
         o_jdot[d] = cdyn_carve_take(&cv, nc, sizeof(double));
     }
+    const size_t nder = (size_t)m->der_nnz;
+    const size_t o_id = cdyn_carve_take(&cv, nv, sizeof(double));
+    const size_t o_v = cdyn_carve_take(&cv, nv, sizeof(double));
+    const size_t o_dq = cdyn_carve_take(&cv, nder, sizeof(double));
+    const size_t o_dv = cdyn_carve_take(&cv, nder, sizeof(double));
+    const size_t o_dqd =
+        cdyn_carve_take(&cv, dense ? cdyn_carve_mul(&cv, nv, nv) : 0, sizeof(double));
+    const size_t o_dvd =
+        cdyn_carve_take(&cv, dense ? cdyn_carve_mul(&cv, nv, nv) : 0, sizeof(double));
+    size_t o_jq[3], o_jqd[3];
+    for (int d = 0; d < 3; ++d) {
+        o_jq[d] = cdyn_carve_take(&cv, (size_t)m->jac_nnz, sizeof(double));
+        o_jqd[d] = cdyn_carve_take(&cv, dense ? cdyn_carve_mul(&cv, nc, nv) : 0, sizeof(double));
+    }
+    const size_t o_dscr = cdyn_carve_take(&cv, cdyn_model_deriv_scratch(m), sizeof(double));
+    const size_t o_dstk = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, 2, nb), sizeof(int));
     if (cv.overflow)
         return cdyn_fail(report, CDYN_ETOOBIG, "data too large");
     char *block = cdyn_mem_alloc(opts->allocator, cv.off);
@@ -75,7 +91,17 @@ cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts,
         d->jac_values[k] = (double *)(block + o_jv[k]);
         d->jac_dense[k] = dense ? (double *)(block + o_jd[k]) : NULL;
         d->jdot[k] = (double *)(block + o_jdot[k]);
+        d->jac_dq_v[k] = (double *)(block + o_jq[k]);
+        d->jac_dq_v_dense[k] = dense ? (double *)(block + o_jqd[k]) : NULL;
     }
+    d->id = (double *)(block + o_id);
+    d->v = (double *)(block + o_v);
+    d->der_q = (double *)(block + o_dq);
+    d->der_v = (double *)(block + o_dv);
+    d->der_q_dense = dense ? (double *)(block + o_dqd) : NULL;
+    d->der_v_dense = dense ? (double *)(block + o_dvd) : NULL;
+    d->dscr = (double *)(block + o_dscr);
+    d->dstack = (int *)(block + o_dstk);
     *out = d;
     return CDYN_OK;
 }

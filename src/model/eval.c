@@ -1,6 +1,7 @@
 /* cdyn_eval: check the state, then run forward kinematics and the requested outputs. Nothing in
  * data changes unless every check passes, and nothing is allocated. */
 #include <math.h>
+#include <string.h>
 
 #include "core/report.h"
 #include "model/model_internal.h"
@@ -45,6 +46,8 @@ cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const 
 
     cdyn_model_forward_kinematics(m, d, q, v);
     d->has_v = v != NULL;
+    if (v != NULL)
+        memcpy(d->v, v, sizeof(double) * (size_t)m->nv);
     if (flags & CDYN_EVAL_MASS)
         cdyn_model_crba(m, d);
     if (flags & CDYN_EVAL_BIAS)
@@ -52,5 +55,6 @@ cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const 
     if (flags & CDYN_EVAL_CONTACTS)
         cdyn_model_contacts(m, d, (flags & CDYN_EVAL_CONTACT_DOT) != 0);
     d->valid = flags | CDYN_VALID_KIN;
+    d->der_valid = 0;
     return CDYN_OK;
 }

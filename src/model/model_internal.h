@@ -42,6 +42,7 @@ typedef struct mpair {
     int row, nrows;  /* contact rows */
     int col0, ncols; /* the pair's Jacobian columns: pair_cols[col0 .. col0+ncols) */
     int map0;        /* CSC positions of its entries: jac_map[map0 + r*ncols + k] */
+    int dmap0;       /* derivative pattern positions of its column pairs: der_map[dmap0 + ...] */
     double mu, K[9], C[9], restitution, baumgarte[3], margin;
     int patch, patch_n; /* PATCH_*, n_s (1 without a patch) */
     double patch_w;     /* half-width of a round patch */
@@ -71,6 +72,16 @@ struct cdyn_model {
     /* M CSC pattern (lower triangle, nv x nv) */
     int *mass_colptr, *mass_rowind;
     int mass_nnz;
+    /* the body tree's children (CSR): child_list[child_ptr[k] .. child_ptr[k+1]) */
+    int *child_ptr, *child_list;
+    int max_pair_cols; /* largest ncols of a pair */
+    /* Pattern of the derivatives (cdyn_eval_derivatives, nv x nv, both triangles): (i, j) when
+     * the dofs lie on one root-to-leaf path or are columns of one pair. der_map[dmap0 + kc *
+     * ncols + kr] is the position of (pair_cols[col0 + kr], pair_cols[col0 + kc]). A second
+     * allocation of the model (der_block), built by cdyn_model_build_derivs. */
+    int *der_colptr, *der_rowind, *der_map;
+    int der_nnz;
+    void *der_block;
 };
 
 /* Builder: growable arrays of what the model will hold. */
@@ -107,6 +118,7 @@ struct cdyn_data {
     int dense;
     unsigned valid; /* CDYN_EVAL_* bits of the last successful eval */
     int has_v;
+    double *v; /* nv: the v of the last eval (when has_v) */
     dbody *bodies;
     double *S;               /* 6 x nv: world motion subspace column of each dof */
     double *M;               /* nv x nv (dense) or NULL */
@@ -118,6 +130,15 @@ struct cdyn_data {
     double *jac_values[3];   /* jac_nnz each */
     double *jac_dense[3];    /* nc x nv each, or NULL */
     double *jdot[3];         /* nc each */
+    /* cdyn_eval_derivatives (derivs.c, contact_derivs.c) */
+    unsigned der_valid;      /* nonzero after a successful cdyn_eval_derivatives */
+    double *id;              /* nv: M a + bias - Gamma' lambda */
+    double *der_q, *der_v;   /* der_nnz each: d id/dq G and d id/dv */
+    double *der_q_dense, *der_v_dense; /* nv x nv each, or NULL */
+    double *jac_dq_v[3];     /* jac_nnz each: d(Gamma_d v)/dq G, in Gamma's pattern */
+    double *jac_dq_v_dense[3]; /* nc x nv each, or NULL */
+    double *dscr;            /* body and pair scratch of the derivatives */
+    int *dstack;             /* nbody: subtree traversal */
 };
 
 /* ---- internal functions of src/model/ ---- */
@@ -130,6 +151,21 @@ void cdyn_model_crba(const cdyn_model *m, cdyn_data *d);
 void cdyn_model_rnea(const cdyn_model *m, cdyn_data *d);
 /* contact_rows.c: points, frames, Jacobians and (with_dot) Jacobian-dot terms of every pair. */
 void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot);
+
+/* build_derivs.c: children lists are laid out by build.c; this adds the derivative pattern and
+ * der_map (m->der_block). CDYN_ENOMEM / CDYN_ETOOBIG. */
+cdyn_status cdyn_model_build_derivs(cdyn_model *m, cdyn_report *report);
+/* Doubles of derivative scratch a data object needs (derivs.c): per body first, then a pair's. */
+#define CDYN_DERIV_BODY_SCRATCH 48
+size_t cdyn_model_deriv_scratch(const cdyn_model *m);
+/* derivs.c: d S_i / ds along G e_j for dofs i, j on one path (zero unless i's body is j's or
+ * below it). */
+void cdyn_model_sdot(const cdyn_model *m, const cdyn_data *d, int j, int i, double *r);
+/* contact_derivs.c: d(Gamma_d v)/dq G into d->jac_dq_v (rows with rows[row] != 0, or all when
+ * rows is NULL), -Gamma' lambda added to d->id and -d(Gamma' lambda)/dq G to d->der_q (lambda:
+ * nc x 3, or NULL). */
+void cdyn_model_contact_derivs(const cdyn_model *m, cdyn_data *d, const double *lambda,
+                               const int *rows);
 
 /* contacts.c: the contact-function table. */
 int cdyn_model_pair_kind(int dim, int type_a, int type_b, int *swap);
