@@ -295,3 +295,45 @@ cdyn_status cdyn_model_qdot(const cdyn_model *m, const double *q, const double *
     }
     return CDYN_OK;
 }
+
+int cdyn_model_tangent_map(const cdyn_model *m, const double *q, int j, int qidx[4], double w[4])
+{
+    if (m == NULL || q == NULL || qidx == NULL || w == NULL || j < 0 || j >= m->nv)
+        return 0;
+    const mbody *b = &m->bodies[m->dof_body[j]];
+    const int t = j - b->vadr;
+    if (!has_quat(m, b) || t < 3) {
+        qidx[0] = b->qadr + t;
+        w[0] = 1.0;
+        return 1;
+    }
+    /* row t - 3 of (4/|e|^2) E(e)^T */
+    const double *e = q + b->qadr + 3;
+    const double n2 = quat_norm2(e);
+    if (!(n2 > 0.0) || !isfinite(n2))
+        return 0;
+    double E[12];
+    quat_block(e, 4.0 / n2 * 0.5, E, 4, 0, 0);
+    for (int i = 0; i < 4; ++i) {
+        qidx[i] = b->qadr + 3 + i;
+        w[i] = E[i + 4 * (t - 3)];
+    }
+    return 4;
+}
+
+cdyn_status cdyn_model_quat_rate_de(const cdyn_model *m, int body, const double *v, double D[16])
+{
+    if (m == NULL || v == NULL || D == NULL || body < 0 || body >= m->nbody ||
+        !has_quat(m, &m->bodies[body]))
+        return CDYN_EINVAL;
+    const double *w = v + m->bodies[body].vadr + 3;
+    /* edot = 1/2 E(e) w is linear in e: d edot/de = 1/2 L((0, w)), L(p) e = p (x) e */
+    const double L[4][4] = {{0, -w[0], -w[1], -w[2]},
+                            {w[0], 0, -w[2], w[1]},
+                            {w[1], w[2], 0, -w[0]},
+                            {w[2], -w[1], w[0], 0}};
+    for (int i = 0; i < 4; ++i)
+        for (int k = 0; k < 4; ++k)
+            D[i + 4 * k] = 0.5 * L[i][k];
+    return CDYN_OK;
+}

@@ -9,9 +9,41 @@
 
 size_t ncp_form_scratch(int nq, int nv, int k, int nd)
 {
-    /* qdot, qp, qm; f1, f1p, f1m; psi, psip, psim; gv, gvp, gvm (k (nd - 1) each); vp */
+    /* qdot, qp, qm; f1, f1p, f1m; psi, psip, psim; gv, gvp, gvm (k (nd - 1) each); vp; acc,
+     * lam3, mask (k is the model's row count here, so that k >= f->nc) */
     return 3 * (size_t)nq + 3 * (size_t)nv + 3 * (size_t)k + 3 * (size_t)k * (nd - 1) +
-           (size_t)nv + 8;
+           2 * (size_t)nv + 4 * (size_t)k + 8;
+}
+
+/* Scratch layout. */
+typedef struct ncp_scr {
+    double *qdot, *qp, *qm, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
+    double *acc, *lam3; /* nv, 3 nc: the derivatives' a and lambda */
+    int *mask;          /* nc */
+} ncp_scr;
+
+static ncp_scr scratch(const ncp_form *f)
+{
+    ncp_scr s;
+    const int nq = f->nq, nv = f->nv, k = f->k, t = k * (f->nd - 1);
+    double *p = f->scratch;
+    s.qdot = p, p += nq;
+    s.qp = p, p += nq;
+    s.qm = p, p += nq;
+    s.f1 = p, p += nv;
+    s.f1p = p, p += nv;
+    s.f1m = p, p += nv;
+    s.psi = p, p += k;
+    s.psip = p, p += k;
+    s.psim = p, p += k;
+    s.gv = p, p += t;
+    s.gvp = p, p += t;
+    s.gvm = p, p += t;
+    s.vp = p, p += nv;
+    s.acc = p, p += nv;
+    s.lam3 = p, p += 3 * (size_t)f->nc;
+    s.mask = (int *)(void *)p; /* nc ints in nc doubles of scratch */
+    return s;
 }
 
 /* Parts of F that need the model at (q, v): f1 = M(q)(v - v0) - h (tau - bias) - h Gamma' lambda,
@@ -51,6 +83,25 @@ static int model_terms(ncp_form *f, const double *q, const double *v, const doub
         }
     }
     return 0;
+}
+
+/* The model's derivatives at the (q, v) of the last model_terms: a = (v - v0)/h, the k rows'
+ * forces spread over the model's rows (s->lam3, 3 nc), d(Gamma_T v)/dq for those rows only. */
+static int model_derivs(ncp_form *f, const ncp_scr *s, const double *v, const double *v0,
+                        const double *lam)
+{
+    const int nv = f->nv, nc = f->nc, nd = f->nd;
+    for (int i = 0; i < nv; i++)
+        s->acc[i] = (v[i] - v0[i]) / f->h;
+    memset(s->lam3, 0, 3 * (size_t)nc * sizeof(double));
+    memset(s->mask, 0, (size_t)nc * sizeof(int));
+    for (int c = 0; c < f->k; c++) {
+        const int r = f->rows[c];
+        s->mask[r] = 1;
+        for (int d = 0; d < nd; d++)
+            s->lam3[3 * r + d] = lam[c * nd + d];
+    }
+    return cdyn_eval_derivatives(f->model, f->data, s->acc, s->lam3, s->mask, NULL) != CDYN_OK;
 }
 
 /* The normal gap row is scaled by the normal stiffness K_nn (when positive; else by
@@ -152,32 +203,6 @@ int ncp_form_check_qp(const ncp_form *f)
             return c + 1;
     }
     return 0;
-}
-
-/* Scratch layout. */
-typedef struct ncp_scr {
-    double *qdot, *qp, *qm, *f1, *f1p, *f1m, *psi, *psip, *psim, *gv, *gvp, *gvm, *vp;
-} ncp_scr;
-
-static ncp_scr scratch(const ncp_form *f)
-{
-    ncp_scr s;
-    const int nq = f->nq, nv = f->nv, k = f->k, t = k * (f->nd - 1);
-    double *p = f->scratch;
-    s.qdot = p, p += nq;
-    s.qp = p, p += nq;
-    s.qm = p, p += nq;
-    s.f1 = p, p += nv;
-    s.f1p = p, p += nv;
-    s.f1m = p, p += nv;
-    s.psi = p, p += k;
-    s.psip = p, p += k;
-    s.psim = p, p += k;
-    s.gv = p, p += t;
-    s.gvp = p, p += t;
-    s.gvm = p, p += t;
-    s.vp = p;
-    return s;
 }
 
 int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
@@ -295,73 +320,67 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
         memset(Jx, 0, (size_t)ny * nx * sizeof(double));
 #define JY(i, j) Jy[(size_t)(i) + (size_t)(j) * ny]
 #define JX(i, j) Jx[(size_t)(i) + (size_t)(j) * ny]
+    /* The model at (q, v) and its analytic derivatives (cdyn_eval_derivatives) with
+     * a = (v - v0)/h and the rows' forces: the dynamics rows are h id(q, v, a, lambda) - h tau. */
+    if (model_terms(f, q, v, v0, lam, s.f1, s.psi, s.gv) != 0)
+        return 1;
     if (Jy != NULL) {
-        /* q columns by central differences of the model's terms. The perturbed quaternion is
-         * not unit; the model uses e/|e|, exactly as F. */
-        memcpy(s.qp, q, (size_t)nq * sizeof(double));
-        for (int j = 0; j < nq; j++) {
-            const double eps = 1e-6 * fmax(1.0, fabs(q[j]));
-            s.qp[j] = q[j] + eps;
-            if (model_terms(f, s.qp, v, v0, lam, s.f1p, s.psip, s.gvp) != 0)
+        if (model_derivs(f, &s, v, v0, lam) != 0)
+            return 1;
+        const double *Dq = cdyn_data_id_dq(f->data), *Dv = cdyn_data_id_dv(f->data);
+        const double *Mq = cdyn_data_mass(f->data);
+        const double *Jn = cdyn_data_jacobian(f->data, CDYN_DIR_N);
+        const double *Q[3] = {NULL, cdyn_data_jacobian_dq_v(f->data, CDYN_DIR_T),
+                              cdyn_data_jacobian_dq_v(f->data, CDYN_DIR_O)};
+        /* q columns: tangent column t of each derivative times row t of H(q) */
+        for (int t = 0; t < nv; ++t) {
+            int qi[4];
+            double wt[4];
+            const int nt = cdyn_model_tangent_map(f->model, q, t, qi, wt);
+            if (nt == 0)
                 return 1;
-            s.qp[j] = q[j] - eps;
-            if (model_terms(f, s.qp, v, v0, lam, s.f1m, s.psim, s.gvm) != 0)
-                return 1;
-            s.qp[j] = q[j];
-            const double inv = 1.0 / (2 * eps);
-            for (int i = 0; i < nv; i++)
-                JY(ov + i, j) = (s.f1p[i] - s.f1m[i]) * inv;
-            for (int c = 0; c < k; c++) {
-                const double mln = f->mu[c] * lam[c * nd];
-                JY(ol + c * nd, j) = normal_scale(f, c) * (s.psip[c] - s.psim[c]) * inv;
-                /* with friction_qp the raw d(Gamma_T v)/dq, mapped through dP/dd below */
-                const double scale = f->friction_qp ? 1.0 : mln;
-                for (int d = 1; d < nd; d++) {
-                    const int t = c * (nd - 1) + d - 1;
-                    JY(ol + c * nd + d, j) = scale * (s.gvp[t] - s.gvm[t]) * inv;
+            for (int u = 0; u < nt; ++u) {
+                const int j = qi[u];
+                for (int i = 0; i < nv; i++)
+                    JY(ov + i, j) += h * Dq[i + (size_t)t * nv] * wt[u];
+                for (int c = 0; c < k; c++) {
+                    const size_t rt = (size_t)f->rows[c] + (size_t)t * f->nc;
+                    JY(ol + c * nd, j) += normal_scale(f, c) * Jn[rt] * wt[u];
+                    /* with friction_qp the raw d(Gamma_T v)/dq, mapped through dP/dd below */
+                    const double scale = f->friction_qp ? 1.0 : f->mu[c] * lam[c * nd];
+                    for (int d = 1; d < nd; d++)
+                        JY(ol + c * nd + d, j) += scale * Q[d][rt] * wt[u];
                 }
             }
         }
-        /* v columns of the dynamics by central differences (M plus h d bias / dv). */
-        memcpy(s.vp, v, (size_t)nv * sizeof(double));
-        for (int j = 0; j < nv; j++) {
-            const double eps = 1e-6 * fmax(1.0, fabs(v[j]));
-            s.vp[j] = v[j] + eps;
-            if (model_terms(f, q, s.vp, v0, lam, s.f1p, s.psip, s.gvp) != 0)
-                return 1;
-            s.vp[j] = v[j] - eps;
-            if (model_terms(f, q, s.vp, v0, lam, s.f1m, s.psim, s.gvm) != 0)
-                return 1;
-            s.vp[j] = v[j];
+        for (int j = 0; j < nv; j++)
             for (int i = 0; i < nv; i++)
-                JY(ov + i, ov + j) = (s.f1p[i] - s.f1m[i]) / (2 * eps);
-        }
+                JY(ov + i, ov + j) = Mq[i + (size_t)j * nv] + h * Dv[i + (size_t)j * nv];
     }
-    /* The kinematic rows q - q0 - h G(m) v with the midpoint m = (q + q0)/2: the column of q_j
-     * and of q0_j share c_j = d(G(m) v)/dq_j (central differences; exact, G being linear in the
-     * quaternion). */
+    /* The kinematic rows q - q0 - h G(m) v with the midpoint m = (q + q0)/2: d/dq = I - h/2
+     * d(G(m) v)/dm and d/dq0 = -I - h/2 d(G(m) v)/dm, nonzero off the identity only in the
+     * quaternion blocks (cdyn_model_quat_rate_de). */
     for (int j = 0; j < nq; j++) {
-        const double eps = 1e-6 * fmax(1.0, fabs(q[j]));
-        for (int i = 0; i < nq; i++)
-            s.qm[i] = 0.5 * (q[i] + x0[i]);
-        s.qm[j] += 0.5 * eps;
-        if (cdyn_model_qdot(f->model, s.qm, v, s.qdot, NULL) != CDYN_OK)
-            return 1;
-        memcpy(s.qp, s.qdot, (size_t)nq * sizeof(double));
-        s.qm[j] -= eps;
-        if (cdyn_model_qdot(f->model, s.qm, v, s.qdot, NULL) != CDYN_OK)
-            return 1;
-        for (int i = 0; i < nq; i++) {
-            const double cij = (s.qp[i] - s.qdot[i]) / (2 * eps);
-            if (Jy != NULL)
-                JY(oq + i, j) = (i == j) - h * cij;
-            if (Jx != NULL)
-                JX(oq + i, j) = -(double)(i == j) - h * cij;
-        }
+        if (Jy != NULL)
+            JY(oq + j, j) = 1.0;
+        if (Jx != NULL)
+            JX(oq + j, j) = -1.0;
     }
-    /* The model at q itself for the analytic blocks. */
-    if (model_terms(f, q, v, v0, lam, s.f1, s.psi, s.gv) != 0)
-        return 1;
+    for (int b = 0; b < cdyn_model_nbody(f->model); b++) {
+        double D[16];
+        if (cdyn_model_quat_rate_de(f->model, b, v, D) != CDYN_OK)
+            continue;
+        cdyn_body_info bi;
+        cdyn_model_body_info(f->model, b, &bi);
+        const int e0 = oq + bi.qadr + 3;
+        for (int i = 0; i < 4; i++)
+            for (int l = 0; l < 4; l++) {
+                if (Jy != NULL)
+                    JY(e0 + i, e0 + l) -= 0.5 * h * D[i + 4 * l];
+                if (Jx != NULL)
+                    JX(e0 + i, e0 + l) -= 0.5 * h * D[i + 4 * l];
+            }
+    }
     const int nc = f->nc;
     const double *M = cdyn_data_mass(f->data);
     const double *Jd[3] = {cdyn_data_jacobian(f->data, CDYN_DIR_N),
