@@ -294,11 +294,12 @@ CDYN_API cdyn_status cdyn_model_G(const cdyn_model *model, const double *q, doub
 CDYN_API cdyn_status cdyn_model_G_pinv(const cdyn_model *model, const double *q, double *H,
                                        cdyn_report *report);
 
-/* Row j of H(q) = cdyn_model_G_pinv without forming it: the q coordinates qidx and weights w
- * of its nonzeros; returns their count (1, or 4 for the angular dofs of a 3D free body), 0 for
- * a bad argument or a zero quaternion. df/dq = sum_j (df/dq G)_j H_j (cdyn_eval_derivatives). */
+/* Column j of G(q) and row j of H(q) = cdyn_model_G_pinv without forming them: both have
+ * their nonzeros at the same q coordinates qidx; G and H (either may be NULL) receive the
+ * values. Returns their count (1, or 4 for the angular dofs of a 3D free body), 0 for a bad
+ * argument or a zero quaternion. df/dq = sum_j (df/dq G)_j H_j (cdyn_eval_derivatives). */
 CDYN_API int cdyn_model_tangent_map(const cdyn_model *model, const double *q, int j, int qidx[4],
-                                    double w[4]);
+                                    double G[4], double H[4]);
 
 /* The derivative of G(q) v in q is zero except for the quaternion block of each 3D free body,
  * d edot/de = 1/2 L((0, w)) (L(p) e = p (x) e, w = v's angular part of that body); D (4 x 4,

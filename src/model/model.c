@@ -296,27 +296,34 @@ cdyn_status cdyn_model_qdot(const cdyn_model *m, const double *q, const double *
     return CDYN_OK;
 }
 
-int cdyn_model_tangent_map(const cdyn_model *m, const double *q, int j, int qidx[4], double w[4])
+int cdyn_model_tangent_map(const cdyn_model *m, const double *q, int j, int qidx[4], double G[4],
+                           double H[4])
 {
-    if (m == NULL || q == NULL || qidx == NULL || w == NULL || j < 0 || j >= m->nv)
+    if (m == NULL || q == NULL || qidx == NULL || j < 0 || j >= m->nv)
         return 0;
     const mbody *b = &m->bodies[m->dof_body[j]];
     const int t = j - b->vadr;
     if (!has_quat(m, b) || t < 3) {
         qidx[0] = b->qadr + t;
-        w[0] = 1.0;
+        if (G != NULL)
+            G[0] = 1.0;
+        if (H != NULL)
+            H[0] = 1.0;
         return 1;
     }
-    /* row t - 3 of (4/|e|^2) E(e)^T */
+    /* column t - 3 of 1/2 E(e) and row t - 3 of (4/|e|^2) E(e)^T */
     const double *e = q + b->qadr + 3;
     const double n2 = quat_norm2(e);
     if (!(n2 > 0.0) || !isfinite(n2))
         return 0;
     double E[12];
-    quat_block(e, 4.0 / n2 * 0.5, E, 4, 0, 0);
+    quat_block(e, 1.0, E, 4, 0, 0);
     for (int i = 0; i < 4; ++i) {
         qidx[i] = b->qadr + 3 + i;
-        w[i] = E[i + 4 * (t - 3)];
+        if (G != NULL)
+            G[i] = 0.5 * E[i + 4 * (t - 3)];
+        if (H != NULL)
+            H[i] = 2.0 / n2 * E[i + 4 * (t - 3)];
     }
     return 4;
 }

@@ -5,7 +5,6 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "step/contact_space.h"
 #include "step/step_internal.h"
 
 #include <math.h>
@@ -20,12 +19,12 @@ typedef struct ncp_ws {
     double *beta;       /* nc: the last step's friction multiplier per model row */
     double *y, *x0;     /* ny max, nx max */
     double *ystart;     /* ny max: the start, for a retry */
-    double *Jd;         /* sparse path: the dense Jacobian the values are taken from */
-    cs_trees trees;     /* sparse path: the structure of M */
-    /* the MCP solver for the current structure (k rows) */
+    double *uv;         /* 3 nc: Gamma_d v0 of every row (the predictor) */
+    /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
     int solver_k;
-    int *colptr, *rowind; /* sparse pattern for solver_k */
+    int *solver_rows;     /* nc */
+    int *colptr, *rowind; /* sparse pattern for those rows */
     cdyn_mcp mcp;
 } ncp_ws;
 
@@ -48,7 +47,6 @@ static void ncp_destroy(cdyn_stepper *s)
     cdyn_mcp_solver_free(w->solver);
     cdyn_mem_free(a, w->colptr);
     cdyn_mem_free(a, w->rowind);
-    cdyn_mem_free(a, w->Jd);
     cdyn_mem_free(a, w->rows);
     cdyn_mem_free(a, w);
     s->ws = NULL;
@@ -66,8 +64,8 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     s->ws = w;
     w->nd = nd;
-    const size_t nints = (size_t)nc + cs_trees_ints(nv, cdyn_model_nbody(s->model)) + 1;
-    const size_t ndbl = (size_t)nc * (2 + 2 * (size_t)nd * nd) + 3 * ny + nx +
+    const size_t nints = 2 * (size_t)nc + 1;
+    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 3 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
@@ -75,8 +73,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
         ncp_destroy(s);
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
     }
-    int *ip = w->rows + nc;
-    cs_trees_init(&w->trees, s->model, ip);
+    w->solver_rows = w->rows + nc;
     double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
     w->mu = dp, dp += nc;
     w->beta = dp, dp += nc;
@@ -85,18 +82,11 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->y = dp, dp += ny;
     w->ystart = dp, dp += ny;
     w->x0 = dp, dp += nx;
+    w->uv = dp, dp += 3 * (size_t)nc;
     w->f.lower = dp, dp += ny;
     w->f.upper = dp, dp += ny;
     w->f.scratch = dp;
     memset(w->beta, 0, (size_t)nc * sizeof(double));
-    if (o->backend == CDYN_BACKEND_FB_SPARSE) {
-        w->Jd = cdyn_mem_array(a, ny * ny, sizeof(double));
-        if (w->Jd == NULL) {
-            ncp_destroy(s);
-            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (%zu unknowns for the "
-                             "sparse path's dense Jacobian)", ny);
-        }
-    }
     w->solver_k = -1;
     return CDYN_OK;
 }
@@ -128,51 +118,70 @@ static int cb_J(void *ctx, const double *y, double *J)
 static int cb_J_sparse(void *ctx, const double *y, double *values)
 {
     ncp_ws *w = ctx;
-    if (ncp_form_J(&w->f, w->x0, y, w->Jd, NULL) != 0)
-        return 1;
-    const int n = w->f.ny;
-    for (int j = 0; j < n; j++)
-        for (int p = w->colptr[j]; p < w->colptr[j + 1]; p++)
-            values[p] = w->Jd[w->rowind[p] + (size_t)j * n];
-    return 0;
+    ncp_sink sink = {NCP_SINK_CSC, NULL, 0, values, w->colptr, w->rowind, 0, NULL, NULL, 0};
+    memset(values, 0, (size_t)w->colptr[w->f.ny] * sizeof(double));
+    return ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
 }
 
-/* The structural pattern of the step's Jacobian for k rows (ncp_form_pattern), as CSC in
- * w->colptr / w->rowind. Returns the number of entries, or -1 (memory). */
-static int ncp_pattern(cdyn_stepper *s, ncp_ws *w)
+/* The pattern of the step's Jacobian for the current rows, as CSC in w->colptr / w->rowind: the
+ * positions ncp_form_jac writes (listed at y), sorted and merged. 0, or 1 (memory, model). */
+static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, const double *y)
 {
-    const ncp_form *f = &w->f;
-    const int n = f->ny, nq = s->nq;
-    int *qtree = cdyn_mem_array(&s->arena.as, (size_t)nq + 1, sizeof(int));
-    int *pos = cdyn_mem_array(&s->arena.as, (size_t)s->nc + 1, sizeof(int));
-    unsigned char *mark = cdyn_mem_alloc(&s->arena.as, (size_t)n * n / 8 + 1);
-    if (qtree == NULL || pos == NULL || mark == NULL)
-        return -1;
-    ncp_form_qtree(s->model, w->trees.dof_tree, qtree);
-    cdyn_csc Jn;
-    cdyn_data_jacobian_csc(s->data, CDYN_DIR_N, &Jn);
-    ncp_form_pattern(f, qtree, w->trees.dof_tree, &Jn, pos, mark);
     const cdyn_allocator *a = s->opts.allocator;
-    size_t nnz = 0;
-    for (size_t t = 0; t < (size_t)n * n; t++)
-        nnz += (mark[t >> 3] >> (t & 7)) & 1u;
+    const int n = w->f.ny;
+    ncp_sink list = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    if (ncp_form_jac(&w->f, w->x0, y, &list, NULL) != 0)
+        return 1;
+    list.ti = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
+    list.tj = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
+    int *next = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
+    int *mark = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
     cdyn_mem_free(a, w->colptr);
     cdyn_mem_free(a, w->rowind);
     w->colptr = cdyn_mem_array(a, (size_t)n + 1, sizeof(int));
-    w->rowind = cdyn_mem_array(a, nnz + 1, sizeof(int));
-    if (w->colptr == NULL || w->rowind == NULL)
-        return -1;
-    size_t p = 0;
-    for (int j = 0; j < n; j++) {
-        w->colptr[j] = (int)p;
-        for (int i = 0; i < n; i++) {
-            const size_t t = (size_t)i + (size_t)j * n;
-            if ((mark[t >> 3] >> (t & 7)) & 1u)
-                w->rowind[p++] = i;
+    w->rowind = cdyn_mem_array(a, list.n + 1, sizeof(int));
+    if (list.ti == NULL || list.tj == NULL || next == NULL || mark == NULL || w->colptr == NULL ||
+        w->rowind == NULL)
+        return 1;
+    list.n = 0;
+    if (ncp_form_jac(&w->f, w->x0, y, &list, NULL) != 0)
+        return 1;
+    /* bucket by column, then by row within each column (a counting pass over rows keeps the
+     * columns sorted), dropping repeats */
+    memset(next, 0, ((size_t)n + 1) * sizeof(int));
+    for (size_t t = 0; t < list.n; t++)
+        next[list.ti[t] + 1]++;
+    for (int i = 0; i < n; i++)
+        next[i + 1] += next[i];
+    int *byrow = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
+    if (byrow == NULL)
+        return 1;
+    for (size_t t = 0; t < list.n; t++)
+        byrow[next[list.ti[t]]++] = (int)t;
+    memset(w->colptr, 0, ((size_t)n + 1) * sizeof(int));
+    for (int i = 0; i < n; i++)
+        mark[i] = -1;
+    /* rows in increasing order: count distinct (row, column) per column */
+    for (size_t u = 0; u < list.n; u++) {
+        const int t = byrow[u], i = list.ti[t], j = list.tj[t];
+        if (mark[j] != i) {
+            mark[j] = i;
+            w->colptr[j + 1]++;
         }
     }
-    w->colptr[n] = (int)p;
-    return (int)p;
+    for (int j = 0; j < n; j++)
+        w->colptr[j + 1] += w->colptr[j];
+    memcpy(next, w->colptr, (size_t)n * sizeof(int));
+    for (int j = 0; j < n; j++)
+        mark[j] = -1;
+    for (size_t u = 0; u < list.n; u++) {
+        const int t = byrow[u], i = list.ti[t], j = list.tj[t];
+        if (mark[j] != i) {
+            mark[j] = i;
+            w->rowind[next[j]++] = i;
+        }
+    }
+    return 0;
 }
 
 /* A solver for the current row count (re-created when the contact set changes size). */
@@ -186,14 +195,15 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
     w->mcp.jac = sparse ? NULL : cb_J;
     w->mcp.jac_sparse = sparse ? cb_J_sparse : NULL;
     w->mcp.ctx = w;
-    if (w->solver != NULL && w->solver_k == w->f.k) {
+    if (w->solver != NULL && w->solver_k == w->f.k &&
+        memcmp(w->solver_rows, w->rows, (size_t)w->f.k * sizeof(int)) == 0) {
         w->mcp.colptr = sparse ? w->colptr : NULL;
         w->mcp.rowind = sparse ? w->rowind : NULL;
         return CDYN_OK;
     }
     cdyn_mcp_solver_free(w->solver);
     w->solver = NULL;
-    if (sparse && ncp_pattern(s, w) < 0)
+    if (sparse && ncp_pattern(s, w, w->y) != 0)
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (pattern)");
     w->mcp.colptr = sparse ? w->colptr : NULL;
     w->mcp.rowind = sparse ? w->rowind : NULL;
@@ -202,6 +212,7 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
     o.allocator = s->opts.allocator;
     cdyn_status st = cdyn_mcp_solver_create(&w->mcp, &o, &w->solver, r);
     w->solver_k = st == CDYN_OK ? w->f.k : -1;
+    memcpy(w->solver_rows, w->rows, (size_t)w->f.k * sizeof(int));
     return st;
 }
 
@@ -211,20 +222,28 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
  * stalls on impacts. The estimate takes the predicted penetration p = -(Psi + h Gamma_n v + delta_n)
  * (data evaluated at x0) as a spring compression, lambda_n = a_nn p / 2 and delta_n = -Psi
  * - p / 2, and friction on the cone against the predicted slip, beta = mu lambda_n |s|. */
+/* uv[3 r + d] = Gamma_d v of every model row r at the last evaluation (sparse). */
+static void rows_times_v(const cdyn_stepper *s, const double *v, double *uv)
+{
+    memset(uv, 0, 3 * (size_t)s->nc * sizeof(double));
+    for (int d = 0; d < 3; d++) {
+        cdyn_csc J;
+        cdyn_data_jacobian_csc(s->data, (cdyn_dir)d, &J);
+        for (int j = 0; j < s->nv; j++)
+            for (int p = J.colptr[j]; p < J.colptr[j + 1]; p++)
+                uv[3 * J.rowind[p] + d] += J.values[p] * v[j];
+    }
+}
+
 static void ncp_predict(cdyn_stepper *s, ncp_ws *w, const double *v0, double h)
 {
-    const int nq = s->nq, nv = s->nv, nd = w->nd, k = w->f.k, nc = s->nc;
+    const int nq = s->nq, nv = s->nv, nd = w->nd, k = w->f.k;
     const int od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
     const double *gap = cdyn_data_gap(s->data);
-    const double *J[3] = {cdyn_data_jacobian(s->data, CDYN_DIR_N),
-                          cdyn_data_jacobian(s->data, CDYN_DIR_T),
-                          cdyn_data_jacobian(s->data, CDYN_DIR_O)};
+    rows_times_v(s, v0, w->uv);
     for (int c = 0; c < k; c++) {
         const int i = w->rows[c];
-        double u[3] = {0, 0, 0};
-        for (int d = 0; d < nd; d++)
-            for (int j = 0; j < nv; j++)
-                u[d] += J[d][i + (size_t)j * nc] * v0[j];
+        const double *u = w->uv + 3 * i;
         double ln = w->y[ol + c * nd];
         if (!(ln > 0)) {
             const double pen = -(gap[i] + h * u[0] + w->y[od + c * nd]);
@@ -330,8 +349,7 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     if (k > 0 && (st = cdyn_eval(s->model, s->data, w->y, w->y + nq, CDYN_EVAL_CONTACTS, &mr)) !=
                      CDYN_OK)
         return cdyn_fail(r, st, "implicit NCP: %s", mr.message);
-    const double *Jt = cdyn_data_jacobian(s->data, CDYN_DIR_T);
-    const double *Jo = cdyn_data_jacobian(s->data, CDYN_DIR_O);
+    rows_times_v(s, w->y + nq, w->uv);
     double lmax = 0.0, vscale = 1.0;
     for (int c = 0; c < k; c++)
         lmax = fmax(lmax, w->y[ol + c * nd]);
@@ -349,13 +367,8 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
             continue;
         }
         double slip[2] = {0, 0};
-        for (int d = 1; d < nd; d++) {
-            const double *Jd = d == 1 ? Jt : Jo;
-            double acc = (w->y[od + c * nd + d] - w->x0[od + c * nd + d]) / h;
-            for (int j = 0; j < nv; j++)
-                acc += Jd[i + (size_t)j * s->nc] * w->y[nq + j];
-            slip[d - 1] = acc;
-        }
+        for (int d = 1; d < nd; d++)
+            slip[d - 1] = (w->y[od + c * nd + d] - w->x0[od + c * nd + d]) / h + w->uv[3 * i + d];
         x1->mode[i] = hypot(slip[0], slip[1]) > 1e-6 * vscale ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
     }
     return CDYN_OK;

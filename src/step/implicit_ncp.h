@@ -20,13 +20,14 @@
  *                                    d = [(A^-1)_Tn lambda_n + (A^-1 Ch delta0)_T - delta0_T] / h
  *                                        + Gamma_T(q) v,  so that S lambda_T + d = s_T
  *   beta                             (beta is not used: pinned at 0, the layout kept)
- * Derivatives: analytic in v, delta, lambda, beta and x0; in q by central differences of the
- * model's M(q), bias(q, v), Gamma(q) and Psi(q) (docs/theory.md says why). */
+ * Derivatives: all analytic, the model's from cdyn_eval_derivatives; assembled straight into
+ * a dense matrix or a sparse pattern (implicit_ncp_jac.c; docs/theory.md). */
 #ifndef CDYN_STEP_IMPLICIT_NCP_H
 #define CDYN_STEP_IMPLICIT_NCP_H
 
 #include "cdyn/sparse.h"
 #include "cdyn/step.h"
+#include "step/friction_qp.h"
 
 typedef struct ncp_form {
     const cdyn_model *model;
@@ -65,14 +66,56 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F);
  * 0 on success. */
 int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, double *Jx);
 
-/* The q coordinates' kinematic trees (qtree: nq; -1 for the ground) from the dofs' (dof_tree). */
-void ncp_form_qtree(const cdyn_model *m, const int *dof_tree, int *qtree);
+/* Where ncp_form_jac puts the Jacobian's entries: added into a dense column-major array (ld
+ * rows), added into the values of a CSC pattern (entries outside it are counted in `missing`),
+ * or listed as positions (ti, tj; NULL: only counted in n), to build that pattern. The same
+ * calls in the same order whatever the values, so a listed pattern always holds the entries. */
+enum { NCP_SINK_DENSE, NCP_SINK_CSC, NCP_SINK_LIST };
+typedef struct ncp_sink {
+    int mode;
+    double *dense;
+    int ld;
+    double *values;
+    const int *colptr, *rowind;
+    size_t missing;
+    int *ti, *tj;
+    size_t n;
+} ncp_sink;
 
-/* The structural pattern of ncp_form_J's Jy (ny x ny) as a bit mask, bit i + j ny
- * (ny ny / 8 + 1 bytes): q and v couple within a kinematic tree; a contact row with the dofs of
- * its bodies (Jn: the model's normal Jacobian, for its pattern) and the q of their trees. pos: nc
- * ints of scratch. Holds for both friction laws. */
-void ncp_form_pattern(const ncp_form *f, const int *qtree, const int *dof_tree, const cdyn_csc *Jn,
-                      int *pos, unsigned char *marky);
+/* The Jacobians into sinks (NULL: not wanted); dense and CSC sinks must hold zeros on entry. Cost
+ * linear in the model's and the rows' entries. 0 on success. */
+int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *jy, ncp_sink *jx);
+
+/* ---- shared by implicit_ncp_form.c and implicit_ncp_jac.c ---- */
+
+/* Row c's friction QP at lambda_n = ln with the slip's rigid part gv = Gamma_T v: the solution,
+ * and the derivatives of d in lambda_n (dln) and in delta0 (dd0, (nd-1) x nd column-major);
+ * drdln = dr/dlambda_n. */
+typedef struct ncp_qp_row {
+    friction_qp_sol sol;
+    double dln[2], dd0[6], drdln;
+} ncp_qp_row;
+int ncp_qp_row_solve(const ncp_form *f, int c, double ln, const double *d0, const double *gv,
+                     ncp_qp_row *o);
+
+/* The scratch of f, laid out. */
+typedef struct ncp_scr {
+    double *qdot, *qm; /* nq */
+    double *f1, *acc;  /* nv */
+    double *psi, *gv;  /* k, k (nd - 1) */
+    double *lam3;      /* 3 nc */
+    int *pos;          /* nc: model row -> c + 1, 0 when not taking part */
+    ncp_qp_row *qp;    /* k */
+} ncp_scr;
+ncp_scr ncp_scratch(const ncp_form *f);
+
+/* The model at (q, v): s->f1, psi, gv and pos (implicit_ncp_form.c); then its derivatives. */
+int ncp_form_model(ncp_form *f, const ncp_scr *s, const double *q, const double *v,
+                   const double *v0, const double *lam);
+int ncp_form_derivs(ncp_form *f, const ncp_scr *s, const double *v, const double *v0,
+                    const double *lam);
+/* Row scalings: the normal gap row's a_nn, the constitutive rows' 1 / (K + C/h)_dd. */
+double ncp_normal_scale(const ncp_form *f, int c);
+double ncp_row_scale(const ncp_form *f, int c, int d);
 
 #endif
