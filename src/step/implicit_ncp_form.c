@@ -244,15 +244,17 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
     for (int c = 0; c < k; c++) {
         cdyn_pair_info pi;
         double K[9], C[9];
-        int pair = 0;
-        /* the row's pair: rows of pairs are consecutive (cdyn_model_pair_info gives the range) */
-        for (int p = 0; p < cdyn_model_npair(m); p++) {
-            cdyn_model_pair_info(m, p, &pi);
-            if (rows[c] >= pi.row && rows[c] < pi.row + pi.nrows) {
-                pair = p;
-                break;
-            }
+        /* the row's pair: rows of pairs are consecutive and increasing (binary search) */
+        int lo = 0, hi = cdyn_model_npair(m) - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            cdyn_model_pair_info(m, mid, &pi);
+            if (pi.row <= rows[c])
+                lo = mid;
+            else
+                hi = mid - 1;
         }
+        const int pair = lo;
         cdyn_model_pair_info(m, pair, &pi);
         cdyn_model_contact_compliance(m, rows[c], K, C);
         mu[c] = pi.mu;
