@@ -131,6 +131,9 @@ typedef struct cdyn_step_options {
     int friction_qp;    /* nonzero: tangential forces from the friction QP (Proposition 1) given
                            lambda_n, inside the Newton iteration (0) */
     int sparse_above;   /* AUTO backend: FB_SPARSE above this many unknowns (200) */
+    int fd_jacobian;    /* nonzero: the Newton matrix by central differences of the residual
+                           instead of the analytic model derivatives (0; slow: 2 n_y residuals
+                           per iteration — a check of the analytic matrix, not for production) */
     cdyn_mcp_options mcp;  /* FB-Newton settings (cdyn_mcp_defaults; tol 1e-10) */
 
     /* pyramid LCP */

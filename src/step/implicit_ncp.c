@@ -20,12 +20,14 @@ typedef struct ncp_ws {
     double *y, *x0;     /* ny max, nx max */
     double *ystart;     /* ny max: the start, for a retry */
     double *uv;         /* 3 nc: Gamma_d v0 of every row (the predictor) */
+    double *fdwork;     /* 3 ny max: fd_jacobian's work */
     /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
     int solver_k;
     int *solver_rows;     /* nc */
     int *colptr, *rowind; /* sparse pattern for those rows */
     cdyn_mcp mcp;
+    int fd; /* options.fd_jacobian */
 } ncp_ws;
 
 static int ncp_size(const cdyn_stepper *s, int k)
@@ -65,7 +67,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     s->ws = w;
     w->nd = nd;
     const size_t nints = 2 * (size_t)nc + 1;
-    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 3 * ny + nx +
+    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 6 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
@@ -83,11 +85,13 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->ystart = dp, dp += ny;
     w->x0 = dp, dp += nx;
     w->uv = dp, dp += 3 * (size_t)nc;
+    w->fdwork = dp, dp += 3 * ny;
     w->f.lower = dp, dp += ny;
     w->f.upper = dp, dp += ny;
     w->f.scratch = dp;
     memset(w->beta, 0, (size_t)nc * sizeof(double));
     w->solver_k = -1;
+    w->fd = o->fd_jacobian != 0;
     return CDYN_OK;
 }
 
@@ -112,7 +116,12 @@ static int cb_F(void *ctx, const double *y, double *F)
 static int cb_J(void *ctx, const double *y, double *J)
 {
     ncp_ws *w = ctx;
-    return ncp_form_J(&w->f, w->x0, y, J, NULL);
+    if (!w->fd)
+        return ncp_form_J(&w->f, w->x0, y, J, NULL);
+    const int ny = w->f.ny;
+    ncp_sink sink = {NCP_SINK_DENSE, J, ny, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    memset(J, 0, (size_t)ny * ny * sizeof(double));
+    return ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork);
 }
 
 static int cb_J_sparse(void *ctx, const double *y, double *values)
@@ -120,6 +129,8 @@ static int cb_J_sparse(void *ctx, const double *y, double *values)
     ncp_ws *w = ctx;
     ncp_sink sink = {NCP_SINK_CSC, NULL, 0, values, w->colptr, w->rowind, 0, NULL, NULL, 0};
     memset(values, 0, (size_t)w->colptr[w->f.ny] * sizeof(double));
+    if (w->fd)
+        return ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork);
     return ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
 }
 

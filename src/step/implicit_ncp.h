@@ -86,6 +86,10 @@ typedef struct ncp_sink {
  * linear in the model's and the rows' entries. 0 on success. */
 int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *jy, ncp_sink *jx);
 
+/* The Jacobian in y by central differences of ncp_form_F (the analytic matrix's oracle), into a
+ * sink (dense or CSC: entries outside the pattern are dropped); work: 3 ny doubles. */
+int ncp_form_jac_fd(ncp_form *f, const double *x0, const double *y, ncp_sink *jy, double *work);
+
 /* ---- shared by implicit_ncp_form.c and implicit_ncp_jac.c ---- */
 
 /* Row c's friction QP at lambda_n = ln with the slip's rigid part gv = Gamma_T v: the solution,

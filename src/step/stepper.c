@@ -53,6 +53,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->gamma = 1e-4;
     o->friction_qp = 0;
     o->sparse_above = 200;
+    o->fd_jacobian = 0;
     cdyn_mcp_defaults(&o->mcp);
     o->directions = 4;
     o->bound = CDYN_PYRAMID_DIAMOND;
