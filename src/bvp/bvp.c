@@ -1,7 +1,7 @@
 /* cdyn_bvp_solve: the implicit compliant step (step/implicit_ncp.h) described to the
  * whole-trajectory engine (bvp_engine.h), every contact row in every step. Each step's Jacobian
- * blocks are taken dense (n_y x n_y and n_y x n_x): KLU's ordering handles the block-bidiagonal
- * whole; the step's own sparsity inside a block is left for later. */
+ * blocks come in the step's own sparse pattern: the positions the step's assembly writes
+ * (ncp_form_jac, listed once), then its values in the same order at every evaluation. */
 #include "cdyn/bvp.h"
 
 #include "bvp/bvp_engine.h"
@@ -51,7 +51,6 @@ void cdyn_bvp_state_pack(const cdyn_model *m, const cdyn_state *s, double *x)
 
 typedef struct bvp_ctx {
     ncp_form f;
-    double *Jy, *Jx; /* dense blocks of one step */
 } bvp_ctx;
 
 static int ops_F(void *ctx, int step, const double *xprev, const double *y, double *F)
@@ -61,15 +60,28 @@ static int ops_F(void *ctx, int step, const double *xprev, const double *y, doub
     return ncp_form_F(&c->f, xprev, y, F);
 }
 
-/* Triplet order: Jy column-major (all ny^2), then Jx column-major (all ny nx). */
+/* The values in the order of the listed pattern (step_pattern). */
 static int ops_J(void *ctx, int step, const double *xprev, const double *y, double *jy, double *jx)
 {
     (void)step;
     bvp_ctx *c = ctx;
-    if (ncp_form_J(&c->f, xprev, y, c->Jy, c->Jx) != 0)
+    ncp_sink sy = {NCP_SINK_SEQ, NULL, 0, jy, NULL, NULL, 0, NULL, NULL, 0};
+    ncp_sink sx = {NCP_SINK_SEQ, NULL, 0, jx, NULL, NULL, 0, NULL, NULL, 0};
+    return ncp_form_jac(&c->f, xprev, y, &sy, &sx);
+}
+
+/* The step's pattern: the positions ncp_form_jac writes at (x0, y) into (yi, yj) and (xi, xj)
+ * when they are not NULL, their counts into *ny_ and *nx_. 0, or 1 when the model cannot be
+ * evaluated there. */
+static int step_pattern(bvp_ctx *c, const double *x0, const double *y, int *yi, int *yj,
+                        size_t *nyy, int *xi, int *xj, size_t *nxx)
+{
+    ncp_sink sy = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, yi, yj, 0};
+    ncp_sink sx = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, xi, xj, 0};
+    if (ncp_form_jac(&c->f, x0, y, &sy, &sx) != 0)
         return 1;
-    memcpy(jy, c->Jy, (size_t)c->f.ny * c->f.ny * sizeof(double));
-    memcpy(jx, c->Jx, (size_t)c->f.ny * c->f.nx * sizeof(double));
+    *nyy = sy.n;
+    *nxx = sx.n;
     return 0;
 }
 
@@ -341,6 +353,7 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     cdyn_data *data = NULL;
     cdyn_data_options dopt;
     cdyn_data_defaults(&dopt);
+    dopt.dense = 0; /* the step works on the sparse matrices */
     dopt.allocator = a;
     int *rows = NULL, *ti = NULL;
     double *dbl = NULL, *z = NULL;
@@ -349,11 +362,9 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
         return st;
     rows = cdyn_mem_array(a, (size_t)nc + 1, sizeof(int));
     const size_t nd2 = (size_t)nc * nd * nd;
-    const size_t ndbl = (size_t)nc + 2 * nd2 + 2 * ny + ncp_form_scratch(nq, nv, nc, nd) +
-                        ny * ny + ny * nx;
+    const size_t ndbl = (size_t)nc + 2 * nd2 + 3 * ny + ncp_form_scratch(nq, nv, nc, nd);
     dbl = cdyn_mem_array(a, ndbl, sizeof(double));
-    ti = cdyn_mem_array(a, 2 * (ny * ny + ny * nx) + 1, sizeof(int));
-    if (rows == NULL || dbl == NULL || ti == NULL) {
+    if (rows == NULL || dbl == NULL) {
         st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
         goto done;
     }
@@ -369,8 +380,7 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     c.f.lower = p, p += ny;
     c.f.upper = p, p += ny;
     c.f.scratch = p, p += ncp_form_scratch(nq, nv, nc, nd);
-    c.Jy = p, p += ny * ny;
-    c.Jx = p;
+    double *ypat = p;
     ncp_form_setup(&c.f, m, data, nc, rows, mu, A, Ch, h, opts->step.gamma);
     c.f.tau = opts->tau;
     c.f.scale_normal = 1;
@@ -382,18 +392,23 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
         goto done;
     }
 
-    /* Dense per-step blocks as triplets: Jy column-major, then Jx. */
-    int *tj = ti + ny * ny + ny * nx;
-    size_t t = 0;
-    for (size_t j = 0; j < ny; j++)
-        for (size_t i = 0; i < ny; i++)
-            ti[t] = (int)i, tj[t++] = (int)j;
-    int *ti2 = ti + t, *tj2 = tj + t;
-    for (size_t j = 0; j < nx; j++)
-        for (size_t i = 0; i < ny; i++, t++)
-            ti[t] = (int)i, tj[t] = (int)j;
-    bvp_step_ops ops = {(int)nx, (int)ny, c.f.lower, c.f.upper, (int)(ny * ny), ti, tj,
-                        (int)(ny * nx), ti2, tj2, ops_F, ops_J, &c};
+    /* The step's pattern, listed at the start state (its structure does not depend on it). */
+    size_t nyy = 0, nxx = 0;
+    cdyn_bvp_state_pack(m, traj[0], ypat);
+    memset(ypat + nx, 0, (ny - nx) * sizeof(double));
+    if (step_pattern(&c, ypat, ypat, NULL, NULL, &nyy, NULL, NULL, &nxx) != 0) {
+        st = cdyn_fail(r, CDYN_EINVAL, "bvp: the model cannot be evaluated at traj[0]");
+        goto done;
+    }
+    ti = cdyn_mem_array(a, 2 * (nyy + nxx) + 1, sizeof(int));
+    if (ti == NULL) {
+        st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+        goto done;
+    }
+    int *tj = ti + nyy, *ti2 = tj + nyy, *tj2 = ti2 + nxx;
+    step_pattern(&c, ypat, ypat, ti, tj, &nyy, ti2, tj2, &nxx);
+    bvp_step_ops ops = {(int)nx, (int)ny, c.f.lower, c.f.upper, (int)nyy, ti, tj,
+                        (int)nxx, ti2, tj2, ops_F, ops_J, &c};
     bvp_spec spec = {N, bc->fixed0, bc->fixedN, bc->value0, bc->valueN, bc->nuser, bc->user,
                      bc->user_ctx, bc->lower0, bc->upper0};
     cdyn_mcp_options mo = opts->step.mcp;
@@ -446,19 +461,24 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
             double *y = z + nx + (size_t)(l - 1) * ny;
             cdyn_bvp_state_pack(m, x, y);
             cdyn_eval(m, data, x->q, x->v, CDYN_EVAL_CONTACTS, NULL);
-            const double *Jt = cdyn_data_jacobian(data, CDYN_DIR_T);
-            const double *Jo = cdyn_data_jacobian(data, CDYN_DIR_O);
             const double *yp = l == 1 ? z : y - ny;
+            double *gv = ypat; /* Gamma_d v of every row, 3 nc <= 3 ny */
+            memset(gv, 0, 3 * (size_t)nc * sizeof(double));
+            for (int d = 1; d < nd; d++) {
+                cdyn_csc J;
+                cdyn_data_jacobian_csc(data, (cdyn_dir)d, &J);
+                for (int j = 0; j < nv; j++)
+                    for (int p2 = J.colptr[j]; p2 < J.colptr[j + 1]; p2++)
+                        gv[3 * J.rowind[p2] + d] += J.values[p2] * x->v[j];
+            }
             for (int i = 0; i < nc; i++) {
                 double lt2 = 0, s2 = 0;
                 for (int d = 0; d < nd; d++) {
                     y[nx + i * nd + d] = x->lambda[3 * i + d];
                     if (d == 0)
                         continue;
-                    const double *J = d == 1 ? Jt : Jo;
-                    double sd = (x->delta[3 * i + d] - yp[nq + nv + i * nd + d]) / h;
-                    for (int j = 0; j < nv; j++)
-                        sd += J[i + (size_t)j * nc] * x->v[j];
+                    const double sd = (x->delta[3 * i + d] - yp[nq + nv + i * nd + d]) / h +
+                                      gv[3 * i + d];
                     lt2 += x->lambda[3 * i + d] * x->lambda[3 * i + d];
                     s2 += sd * sd;
                 }

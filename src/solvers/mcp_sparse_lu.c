@@ -148,6 +148,7 @@ cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int 
     }
     klu_defaults(&s->common);
     s->common.halt_if_singular = 1;
+    s->common.ordering = 1; /* COLAMD */
     s->sym = klu_analyze(n, s->Hp, s->Hi, &s->common);
     if (s->sym == NULL) {
         const cdyn_status st = s->common.status == KLU_OUT_OF_MEMORY ? CDYN_ENOMEM : CDYN_EINVAL;

@@ -68,9 +68,10 @@ int ncp_form_J(ncp_form *f, const double *x0, const double *y, double *Jy, doubl
 
 /* Where ncp_form_jac puts the Jacobian's entries: added into a dense column-major array (ld
  * rows), added into the values of a CSC pattern (entries outside it are counted in `missing`),
- * or listed as positions (ti, tj; NULL: only counted in n), to build that pattern. The same
+ * listed as positions (ti, tj; NULL: only counted in n), to build that pattern, or written in
+ * the order they come (values[n++]: the values of a listed pattern, repeats included). The same
  * calls in the same order whatever the values, so a listed pattern always holds the entries. */
-enum { NCP_SINK_DENSE, NCP_SINK_CSC, NCP_SINK_LIST };
+enum { NCP_SINK_DENSE, NCP_SINK_CSC, NCP_SINK_LIST, NCP_SINK_SEQ };
 typedef struct ncp_sink {
     int mode;
     double *dense;

@@ -32,6 +32,9 @@ static void put(ncp_sink *s, int i, int j, double v)
         s->missing++;
         break;
     }
+    case NCP_SINK_SEQ:
+        s->values[s->n++] = v;
+        break;
     default:
         if (s->ti != NULL) {
             s->ti[s->n] = i;
