@@ -137,7 +137,11 @@ typedef struct cdyn_step_options {
     int directions;           /* n_d >= 3 friction directions per contact in 3D (4); planar
                                  models always use 2 (+t, -t) */
     cdyn_pyramid_bound bound; /* CDYN_PYRAMID_DIAMOND */
-    int restitution;          /* nonzero: Newton restitution with each pair's coefficient (0) */
+    int restitution;          /* nonzero: Newton restitution with each pair's coefficient e,
+                                 for rows that approach and close within the step (the
+                                 predicted gap Psi_n + h Gamma_n v_free <= 0); the rebound
+                                 speed is e |u0| less what the step's forces take while the body
+                                 rises, so an impact never adds energy (docs/theory.md) (0) */
     cdyn_lcp_options lcp;     /* Lemke settings (cdyn_lcp_defaults) */
 
     /* cone step */
