@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -167,4 +168,43 @@ void scene_check_energy(cdyn_scheme scheme)
     cdyn_stepper_free(s);
     cdyn_state_free(x);
     cdyn_model_free(m);
+}
+
+/* Bortoff's bouncing ball: a planar disk of mass m and radius r on a vertical prismatic joint
+ * whose coordinate is the gap to the ground line (the joint frame sits at height r), so q = h.
+ * `pairs` contact pairs disk-ground (2: the same constraint twice, which makes W singular). */
+cdyn_model *scene_prismatic_ball(const double alpha[3], double m, double r, int pairs)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_PRISMATIC;
+    d.frame = cdyn_pose_planar(0.0, r, 0.0);
+    d.axis[0] = 0.0, d.axis[1] = 1.0, d.axis[2] = 0.0;
+    d.mass = m;
+    d.inertia[2] = 0.4 * m * r * r;
+    int body = 0, gp = 0, gc = 0, pid = 0;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc g;
+    cdyn_geom_desc_defaults(&g);
+    assert_int_equal(cdyn_builder_add_geom(b, &g, &gp, NULL), CDYN_OK);
+    g.body = body;
+    g.type = CDYN_GEOM_CIRCLE;
+    g.size[0] = r;
+    assert_int_equal(cdyn_builder_add_geom(b, &g, &gc, NULL), CDYN_OK);
+    cdyn_contact_pair_desc p;
+    cdyn_contact_pair_desc_defaults(&p);
+    p.geom_a = gp;
+    p.geom_b = gc;
+    memcpy(p.baumgarte, alpha, sizeof p.baumgarte);
+    p.solref[0] = 0.0; /* the gains as given, also when all are 0 (no defaults from solref) */
+    for (int k = 0; k < pairs; ++k)
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &p, &pid, NULL), CDYN_OK);
+    cdyn_model *mo = NULL;
+    assert_int_equal(cdyn_builder_build(b, &mo, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return mo;
 }

@@ -35,6 +35,11 @@ cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c);
  * contacts only dissipate. Fails the calling test otherwise. */
 void scene_check_energy(cdyn_scheme scheme);
 
+/* Bortoff's bouncing ball: a planar disk of mass m and radius r on a vertical prismatic joint
+ * whose coordinate is its gap to the ground line, so q = h, with `pairs` disk-ground pairs of
+ * Baumgarte gains alpha as given (solref[0] = 0: also all zero). */
+cdyn_model *scene_prismatic_ball(const double alpha[3], double m, double r, int pairs);
+
 /* A stepper with the scheme's defaults and step h. */
 cdyn_stepper *scene_stepper(const cdyn_model *m, cdyn_scheme scheme, double h);
 
