@@ -22,32 +22,46 @@ cdyn_model *scene_billiard(void)
 
 cdyn_model *scene_sphere_g(double r, double m, double mu, double g)
 {
+    return scene_spheres(1, r, m, mu, 0.0, 1, g);
+}
+
+cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int plane, double g)
+{
     cdyn_report rep;
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 3);
     bo.gravity[2] = -g;
     cdyn_builder *b = NULL;
     assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
-    cdyn_body_desc ball;
-    cdyn_body_desc_defaults(&ball);
-    ball.mass = m;
-    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
-    int body, gp, gs, pair;
-    assert_int_equal(cdyn_builder_add_body(b, &ball, &body, &rep), CDYN_OK);
-    cdyn_geom_desc plane, sphere;
-    cdyn_geom_desc_defaults(&plane);
-    cdyn_geom_desc_defaults(&sphere);
-    sphere.body = body;
-    sphere.type = CDYN_GEOM_SPHERE;
-    sphere.size[0] = r;
-    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
     cdyn_contact_pair_desc pd;
     cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gp;
-    pd.geom_b = gs;
     pd.mu = mu;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    pd.restitution = e;
+    int prev = -1, pair;
+    if (plane) {
+        cdyn_geom_desc gp;
+        cdyn_geom_desc_defaults(&gp);
+        assert_int_equal(cdyn_builder_add_geom(b, &gp, &prev, &rep), CDYN_OK);
+    }
+    for (int i = 0; i < n; i++) {
+        cdyn_body_desc ball;
+        cdyn_body_desc_defaults(&ball);
+        ball.mass = m;
+        ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
+        cdyn_geom_desc sphere;
+        cdyn_geom_desc_defaults(&sphere);
+        assert_int_equal(cdyn_builder_add_body(b, &ball, &sphere.body, &rep), CDYN_OK);
+        sphere.type = CDYN_GEOM_SPHERE;
+        sphere.size[0] = r;
+        int gs;
+        assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
+        if (prev >= 0) {
+            pd.geom_a = prev;
+            pd.geom_b = gs;
+            assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+        }
+        prev = gs;
+    }
     cdyn_model *model = NULL;
     assert_int_equal(cdyn_builder_build(b, &model, &rep), CDYN_OK);
     cdyn_builder_free(b);

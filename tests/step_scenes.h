@@ -15,6 +15,10 @@
 cdyn_model *scene_sphere(double r, double m, double mu);
 /* The same with gravity (0, 0, -g). */
 cdyn_model *scene_sphere_g(double r, double m, double mu, double g);
+/* n such spheres (i-th body and geometry i; all at the origin in the default configuration),
+ * with friction mu and restitution e between consecutive spheres and, when plane is nonzero,
+ * between the plane z = 0 and sphere 0 (the first pair); gravity (0, 0, -g). */
+cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int plane, double g);
 /* Song-Kumar-Pang's billiard ball: r = 0.05, m = 0.2, mu = 0.2, g = 9.8. */
 cdyn_model *scene_billiard(void);
 

@@ -18,53 +18,6 @@ static int verbose(void)
     return getenv("CDYN_TEST_VERBOSE") != NULL;
 }
 
-/* n solid spheres (radius r, mass m) with restitution e between consecutive spheres and, when
- * plane is nonzero, between the plane and sphere 0; gravity (0, 0, -g). */
-static cdyn_model *spheres(int n, double r, double m, double e, int plane, double g)
-{
-    cdyn_report rep;
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    bo.gravity[2] = -g;
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
-    int geom[4];
-    for (int i = 0; i < n; i++) {
-        cdyn_body_desc d;
-        cdyn_body_desc_defaults(&d);
-        d.mass = m;
-        d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * m * r * r;
-        int body;
-        assert_int_equal(cdyn_builder_add_body(b, &d, &body, &rep), CDYN_OK);
-        cdyn_geom_desc gd;
-        cdyn_geom_desc_defaults(&gd);
-        gd.body = body;
-        gd.type = CDYN_GEOM_SPHERE;
-        gd.size[0] = r;
-        assert_int_equal(cdyn_builder_add_geom(b, &gd, &geom[i], &rep), CDYN_OK);
-    }
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.restitution = e;
-    int id;
-    if (plane) {
-        cdyn_geom_desc gp;
-        cdyn_geom_desc_defaults(&gp);
-        assert_int_equal(cdyn_builder_add_geom(b, &gp, &pd.geom_a, &rep), CDYN_OK);
-        pd.geom_b = geom[0];
-        assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, &rep), CDYN_OK);
-    }
-    for (int i = 0; i + 1 < n; i++) {
-        pd.geom_a = geom[i];
-        pd.geom_b = geom[i + 1];
-        assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, &rep), CDYN_OK);
-    }
-    cdyn_model *model = NULL;
-    assert_int_equal(cdyn_builder_build(b, &model, &rep), CDYN_OK);
-    cdyn_builder_free(b);
-    return model;
-}
-
 static cdyn_stepper *pyramid_e(const cdyn_model *m, double h)
 {
     cdyn_step_options o;
@@ -95,7 +48,7 @@ static void test_no_bounce_at_a_distance(void **unused)
 {
     (void)unused;
     const double r = 0.05, h = 0.01;
-    cdyn_model *m = spheres(2, r, 0.2, 1.0, 0, 0.0);
+    cdyn_model *m = scene_spheres(2, r, 0.2, 0.0, 1.0, 0, 0.0);
     cdyn_stepper *s = pyramid_e(m, h);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
@@ -130,7 +83,7 @@ static void test_no_bounce_in_the_air(void **unused)
 {
     (void)unused;
     const double r = 0.05, h = 0.01, g = G_ACC;
-    cdyn_model *m = spheres(1, r, 0.2, 0.9, 1, g);
+    cdyn_model *m = scene_spheres(1, r, 0.2, 0.0, 0.9, 1, g);
     cdyn_stepper *s = pyramid_e(m, h);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
@@ -166,7 +119,7 @@ static void test_low_speed_impact(void **unused)
     const double es[2] = {0.5, 1.0};
     for (int c = 0; c < 2; c++) {
         const double e = es[c];
-        cdyn_model *m = spheres(1, r, mass, e, 1, g);
+        cdyn_model *m = scene_spheres(1, r, mass, 0.0, e, 1, g);
         cdyn_stepper *s = pyramid_e(m, h);
         cdyn_state *x = NULL;
         assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
@@ -202,7 +155,7 @@ static void test_low_speed_impact(void **unused)
 static double rest_time(double h, double e, double h0)
 {
     const double r = 0.05, mass = 0.2, g = G_ACC;
-    cdyn_model *m = spheres(1, r, mass, e, 1, g);
+    cdyn_model *m = scene_spheres(1, r, mass, 0.0, e, 1, g);
     cdyn_stepper *s = pyramid_e(m, h);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
