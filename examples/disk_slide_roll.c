@@ -29,6 +29,8 @@
 
 #include <cdyn/cdyn.h>
 
+#include "progress.h"
+
 #define M 0.1
 #define R 0.1
 #define I_DISK 5e-4
@@ -172,11 +174,12 @@ typedef struct bvp_result {
 } bvp_result;
 
 
-/* The BVP's progress line: Newton iteration and natural residual of the solve under way. */
-static int progress_line(void *ctx, int iteration, double residual)
+/* The BVP's progress line: Newton iteration and natural residual of the solve under way (in
+ * place on a terminal, one line per iteration in a log: progress.h). */
+static int bvp_progress(void *ctx, int iteration, double residual)
 {
-    fprintf(stderr, "\r  BVP N = %d: Newton iteration %d, residual %.2e   ", *(const int *)ctx,
-            iteration, residual);
+    progress_line(stderr, "  BVP N = %d: Newton iteration %d, residual %.2e", *(const int *)ctx,
+                  iteration, residual);
     return 0;
 }
 static int run_bvp(const cdyn_model *m, int N, double v_guess, FILE *csv, bvp_result *out)
@@ -200,7 +203,7 @@ static int run_bvp(const cdyn_model *m, int N, double v_guess, FILE *csv, bvp_re
     o.step.h = T_END / N;
     o.step.mcp.max_iter = 200;
     if (N >= 1000) { /* a long solve: a progress line on stderr (the tables stay on stdout) */
-        o.step.mcp.progress = progress_line;
+        o.step.mcp.progress = bvp_progress;
         o.step.mcp.progress_ctx = &N;
     }
     cdyn_bvp_report rep;
@@ -208,7 +211,7 @@ static int run_bvp(const cdyn_model *m, int N, double v_guess, FILE *csv, bvp_re
     const cdyn_status st = cdyn_bvp_solve(m, &o, &bc, traj, &rep);
     out->seconds = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (N >= 1000)
-        fprintf(stderr, "\n");
+        progress_done(stderr);
     if (st != CDYN_OK) {
         fprintf(stderr, "disk: BVP N = %d: %s: %s\n", N, cdyn_status_str(st), rep.solver.message);
         free_traj(traj, N);

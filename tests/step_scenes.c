@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -21,32 +22,46 @@ cdyn_model *scene_billiard(void)
 
 cdyn_model *scene_sphere_g(double r, double m, double mu, double g)
 {
+    return scene_spheres(1, r, m, mu, 0.0, 1, g);
+}
+
+cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int plane, double g)
+{
     cdyn_report rep;
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 3);
     bo.gravity[2] = -g;
     cdyn_builder *b = NULL;
     assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
-    cdyn_body_desc ball;
-    cdyn_body_desc_defaults(&ball);
-    ball.mass = m;
-    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
-    int body, gp, gs, pair;
-    assert_int_equal(cdyn_builder_add_body(b, &ball, &body, &rep), CDYN_OK);
-    cdyn_geom_desc plane, sphere;
-    cdyn_geom_desc_defaults(&plane);
-    cdyn_geom_desc_defaults(&sphere);
-    sphere.body = body;
-    sphere.type = CDYN_GEOM_SPHERE;
-    sphere.size[0] = r;
-    assert_int_equal(cdyn_builder_add_geom(b, &plane, &gp, &rep), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
     cdyn_contact_pair_desc pd;
     cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gp;
-    pd.geom_b = gs;
     pd.mu = mu;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+    pd.restitution = e;
+    int prev = -1, pair;
+    if (plane) {
+        cdyn_geom_desc gp;
+        cdyn_geom_desc_defaults(&gp);
+        assert_int_equal(cdyn_builder_add_geom(b, &gp, &prev, &rep), CDYN_OK);
+    }
+    for (int i = 0; i < n; i++) {
+        cdyn_body_desc ball;
+        cdyn_body_desc_defaults(&ball);
+        ball.mass = m;
+        ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
+        cdyn_geom_desc sphere;
+        cdyn_geom_desc_defaults(&sphere);
+        assert_int_equal(cdyn_builder_add_body(b, &ball, &sphere.body, &rep), CDYN_OK);
+        sphere.type = CDYN_GEOM_SPHERE;
+        sphere.size[0] = r;
+        int gs;
+        assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
+        if (prev >= 0) {
+            pd.geom_a = prev;
+            pd.geom_b = gs;
+            assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, &rep), CDYN_OK);
+        }
+        prev = gs;
+    }
     cdyn_model *model = NULL;
     assert_int_equal(cdyn_builder_build(b, &model, &rep), CDYN_OK);
     cdyn_builder_free(b);
@@ -167,4 +182,43 @@ void scene_check_energy(cdyn_scheme scheme)
     cdyn_stepper_free(s);
     cdyn_state_free(x);
     cdyn_model_free(m);
+}
+
+/* Bortoff's bouncing ball: a planar disk of mass m and radius r on a vertical prismatic joint
+ * whose coordinate is the gap to the ground line (the joint frame sits at height r), so q = h.
+ * `pairs` contact pairs disk-ground (2: the same constraint twice, which makes W singular). */
+cdyn_model *scene_prismatic_ball(const double alpha[3], double m, double r, int pairs)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_PRISMATIC;
+    d.frame = cdyn_pose_planar(0.0, r, 0.0);
+    d.axis[0] = 0.0, d.axis[1] = 1.0, d.axis[2] = 0.0;
+    d.mass = m;
+    d.inertia[2] = 0.4 * m * r * r;
+    int body = 0, gp = 0, gc = 0, pid = 0;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_geom_desc g;
+    cdyn_geom_desc_defaults(&g);
+    assert_int_equal(cdyn_builder_add_geom(b, &g, &gp, NULL), CDYN_OK);
+    g.body = body;
+    g.type = CDYN_GEOM_CIRCLE;
+    g.size[0] = r;
+    assert_int_equal(cdyn_builder_add_geom(b, &g, &gc, NULL), CDYN_OK);
+    cdyn_contact_pair_desc p;
+    cdyn_contact_pair_desc_defaults(&p);
+    p.geom_a = gp;
+    p.geom_b = gc;
+    memcpy(p.baumgarte, alpha, sizeof p.baumgarte);
+    p.solref[0] = 0.0; /* the gains as given, also when all are 0 (no defaults from solref) */
+    for (int k = 0; k < pairs; ++k)
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &p, &pid, NULL), CDYN_OK);
+    cdyn_model *mo = NULL;
+    assert_int_equal(cdyn_builder_build(b, &mo, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return mo;
 }

@@ -15,6 +15,10 @@
 cdyn_model *scene_sphere(double r, double m, double mu);
 /* The same with gravity (0, 0, -g). */
 cdyn_model *scene_sphere_g(double r, double m, double mu, double g);
+/* n such spheres (i-th body and geometry i; all at the origin in the default configuration),
+ * with friction mu and restitution e between consecutive spheres and, when plane is nonzero,
+ * between the plane z = 0 and sphere 0 (the first pair); gravity (0, 0, -g). */
+cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int plane, double g);
 /* Song-Kumar-Pang's billiard ball: r = 0.05, m = 0.2, mu = 0.2, g = 9.8. */
 cdyn_model *scene_billiard(void);
 
@@ -34,6 +38,11 @@ cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c);
  * step (to rounding, 1e-12 J): in free flight symplectic Euler loses m g^2 h^2 / 2 per step and
  * contacts only dissipate. Fails the calling test otherwise. */
 void scene_check_energy(cdyn_scheme scheme);
+
+/* Bortoff's bouncing ball: a planar disk of mass m and radius r on a vertical prismatic joint
+ * whose coordinate is its gap to the ground line, so q = h, with `pairs` disk-ground pairs of
+ * Baumgarte gains alpha as given (solref[0] = 0: also all zero). */
+cdyn_model *scene_prismatic_ball(const double alpha[3], double m, double r, int pairs);
 
 /* A stepper with the scheme's defaults and step h. */
 cdyn_stepper *scene_stepper(const cdyn_model *m, cdyn_scheme scheme, double h);

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "cdyn/cdyn.h"
+#include "step_scenes.h"
 #include "support.h"
 
 static const double G = 9.81; /* the builder's default gravity */
@@ -44,43 +45,6 @@ static int verbose(void)
 
 /* ---- models ------------------------------------------------------------------------------ */
 
-/* Bortoff's bouncing ball: a planar disk of mass m and radius r on a vertical prismatic joint
- * whose coordinate is the gap to the ground line (the joint frame sits at height r), so q = h.
- * `pairs` contact pairs disk-ground (2: the same constraint twice, which makes W singular). */
-static cdyn_model *ball_model(const double alpha[3], double m, double r, int pairs)
-{
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 2);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.joint = CDYN_JOINT_PRISMATIC;
-    d.frame = cdyn_pose_planar(0.0, r, 0.0);
-    d.axis[0] = 0.0, d.axis[1] = 1.0, d.axis[2] = 0.0;
-    d.mass = m;
-    d.inertia[2] = 0.4 * m * r * r;
-    int body = 0, gp = 0, gc = 0, pid = 0;
-    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
-    cdyn_geom_desc g;
-    cdyn_geom_desc_defaults(&g);
-    assert_int_equal(cdyn_builder_add_geom(b, &g, &gp, NULL), CDYN_OK);
-    g.body = body;
-    g.type = CDYN_GEOM_CIRCLE;
-    g.size[0] = r;
-    assert_int_equal(cdyn_builder_add_geom(b, &g, &gc, NULL), CDYN_OK);
-    cdyn_contact_pair_desc p;
-    cdyn_contact_pair_desc_defaults(&p);
-    p.geom_a = gp;
-    p.geom_b = gc;
-    memcpy(p.baumgarte, alpha, sizeof p.baumgarte);
-    for (int k = 0; k < pairs; ++k)
-        assert_int_equal(cdyn_builder_add_contact_pair(b, &p, &pid, NULL), CDYN_OK);
-    cdyn_model *mo = NULL;
-    assert_int_equal(cdyn_builder_build(b, &mo, NULL), CDYN_OK);
-    cdyn_builder_free(b);
-    return mo;
-}
 
 static cdyn_stepper *stepper(const cdyn_model *m, double h, double event_tol)
 {
@@ -122,7 +86,7 @@ static void free_fall_is_the_parabola(void **unused)
 {
     (void)unused;
     const double alpha[3] = {100.0, 1.0, 1e6};
-    cdyn_model *m = ball_model(alpha, 1.0, 0.05, 1);
+    cdyn_model *m = scene_prismatic_ball(alpha, 1.0, 0.05, 1);
     cdyn_stepper *s = stepper(m, 0.01, 1e-9);
     cdyn_state *x = state(m);
     const double H = 1.0, v0 = 0.5;
@@ -204,7 +168,7 @@ static void first_impact_time(void **unused)
     (void)unused;
     const double alpha[3] = {0.0, 0.0, 0.0};
     const double tols[2] = {1e-9, 1e-5};
-    cdyn_model *m = ball_model(alpha, 1.0, 0.05, 1);
+    cdyn_model *m = scene_prismatic_ball(alpha, 1.0, 0.05, 1);
     for (int c = 0; c < 2; ++c) {
         cdyn_stepper *s = stepper(m, 0.01, tols[c]);
         cdyn_state *x = state(m);
@@ -249,7 +213,7 @@ typedef struct bounce_log {
 static void bounce(const double alpha[3], double H, double h, int n, cdyn_state **out,
                    bounce_log *log)
 {
-    cdyn_model *m = ball_model(alpha, 1.0, 0.05, 1);
+    cdyn_model *m = scene_prismatic_ball(alpha, 1.0, 0.05, 1);
     cdyn_stepper *s = stepper(m, h, 1e-9);
     cdyn_state *x = state(m);
     x->q[0] = H;
@@ -471,7 +435,7 @@ static void dependent_rows_share_the_load(void **unused)
 {
     (void)unused;
     const double alpha[3] = {100.0, 1.0, 1e6};
-    cdyn_model *m = ball_model(alpha, 2.0, 0.05, 2);
+    cdyn_model *m = scene_prismatic_ball(alpha, 2.0, 0.05, 2);
     cdyn_stepper *s = stepper(m, 1e-3, 1e-9);
     cdyn_state *x = state(m);
     x->q[0] = 0.0;
@@ -495,7 +459,7 @@ static void failed_step_leaves_state(void **unused)
 {
     (void)unused;
     const double alpha[3] = {1e200, 0.0, 0.0};
-    cdyn_model *m = ball_model(alpha, 1.0, 0.05, 1);
+    cdyn_model *m = scene_prismatic_ball(alpha, 1.0, 0.05, 1);
     cdyn_stepper *s = stepper(m, 1e-2, 1e-9);
     cdyn_state *x = state(m), *copy = state(m);
     x->t = 0.25;
@@ -528,7 +492,7 @@ static void bad_options_and_alphas(void **unused)
 {
     (void)unused;
     const double alpha[3] = {100.0, 1.0, 1e6};
-    cdyn_model *m = ball_model(alpha, 1.0, 0.05, 1);
+    cdyn_model *m = scene_prismatic_ball(alpha, 1.0, 0.05, 1);
     cdyn_step_options o;
     cdyn_stepper *s = NULL;
     cdyn_report r;
@@ -583,7 +547,7 @@ static void no_allocation_after_create(void **unused)
 {
     (void)unused;
     const double alpha[3] = {100.0, 20.0, 1e6};
-    cdyn_model *m = ball_model(alpha, 1.0, 0.05, 1);
+    cdyn_model *m = scene_prismatic_ball(alpha, 1.0, 0.05, 1);
     test_failing_alloc fa;
     test_failing_alloc_init(&fa, -1);
     cdyn_step_options o;

@@ -100,39 +100,8 @@ static void test_newtons_cradle(void **unused)
 {
     (void)unused;
     const double r = 0.05, mass = 0.2, v = 1.0;
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    bo.gravity[2] = 0;
-    cdyn_builder *b = NULL;
+    cdyn_model *m = scene_spheres(3, r, mass, 0.0, 1.0, 0, 0.0);
     cdyn_report rep;
-    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
-    int g[3];
-    for (int i = 0; i < 3; i++) {
-        cdyn_body_desc d;
-        cdyn_body_desc_defaults(&d);
-        d.mass = mass;
-        d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * mass * r * r;
-        int body;
-        assert_int_equal(cdyn_builder_add_body(b, &d, &body, &rep), CDYN_OK);
-        cdyn_geom_desc gd;
-        cdyn_geom_desc_defaults(&gd);
-        gd.body = body;
-        gd.type = CDYN_GEOM_SPHERE;
-        gd.size[0] = r;
-        assert_int_equal(cdyn_builder_add_geom(b, &gd, &g[i], &rep), CDYN_OK);
-    }
-    for (int i = 0; i < 2; i++) {
-        cdyn_contact_pair_desc pd;
-        cdyn_contact_pair_desc_defaults(&pd);
-        pd.geom_a = g[i];
-        pd.geom_b = g[i + 1];
-        pd.restitution = 1.0;
-        int id;
-        assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, &rep), CDYN_OK);
-    }
-    cdyn_model *m = NULL;
-    assert_int_equal(cdyn_builder_build(b, &m, &rep), CDYN_OK);
-    cdyn_builder_free(b);
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
     o.h = 1e-3;

@@ -181,21 +181,51 @@ typedef struct cdyn_contact_pair_desc {
     int geom_a, geom_b;      /* the normal points from a to b; different rigid bodies */
     double mu;               /* Coulomb friction coefficient, >= 0 */
     double stiffness[9];     /* K (compliant model): 3x3 column-major in (n, t, o) order; finite,
-                                diagonal >= 0. A diagonal K has only [0], [4], [8] set */
+                                diagonal >= 0. A diagonal K has only [0], [4], [8] set.
+                                K = C = 0: from solref (see cdyn_contact_pair_desc_defaults) */
     double damping[9];       /* C, same layout */
     double restitution;      /* in [0, 1] (rigid pyramid model) */
-    double baumgarte[3];     /* alpha0, alpha1, alpha2 >= 0 (state-machine model) */
+    double baumgarte[3];     /* alpha0, alpha1, alpha2 >= 0 (state-machine model); all 0:
+                                from solref (see cdyn_contact_pair_desc_defaults) */
     double margin;           /* a row is active when its gap <= margin; > 0 or INFINITY */
     int patch_n;             /* n_s in 1..CDYN_PATCH_MAX: 1 = the pair's own point(s); > 1 = a
                                 distributed patch of lumped elements (see below) */
     double patch_half_width; /* round patches: half the side of the square patch, > 0; face
                                 patches: 0. Finite, >= 0; ignored when patch_n = 1 */
+    double solref[2];        /* (time constant tau > 0 in s, damping ratio zeta > 0) of the
+                                contact's defaults (MuJoCo's solref), or tau = 0 for none; used
+                                only for what is left unset, see below */
 } cdyn_contact_pair_desc;
 
 #define CDYN_PATCH_MAX 16 /* largest patch_n */
 
-/* mu = 0, K = C = 0, restitution = 0, baumgarte = 0, margin = INFINITY, patch_n = 1,
- * patch_half_width = 0. */
+/* Default time constant and damping ratio of a contact (solref), as MuJoCo's. */
+#define CDYN_SOLREF_TIMECONST 0.02
+#define CDYN_SOLREF_DAMPRATIO 1.0
+
+/* mu = 0, K = C = 0 and baumgarte = 0 (unset: taken from solref), restitution = 0,
+ * margin = INFINITY, patch_n = 1, patch_half_width = 0,
+ * solref = (CDYN_SOLREF_TIMECONST, CDYN_SOLREF_DAMPRATIO).
+ *
+ * Contact defaults. A pair with solref[0] = tau > 0 whose stiffness AND damping are all zero
+ * gets, when the model is built,
+ *     K = m_eff / (tau zeta)^2 I,   C = 2 m_eff / tau I     (planar models: the n, t entries),
+ * and a pair whose baumgarte gains are all zero gets
+ *     alpha0 = 1 / (tau zeta)^2,   alpha1 = 2 / tau,   alpha2 = 0,
+ * so that the gap of one contact row behaves as a damped oscillator with decay time tau and
+ * damping ratio zeta (critically damped for zeta = 1), and a body resting on a compliant contact
+ * sinks g (tau zeta)^2 (3.9 mm with the defaults) under gravity g. m_eff = 1 / w, w the mean of
+ * Gamma_n M^-1 Gamma_n^T over the pair's rows at the reference configuration
+ * (cdyn_model_default_q): the pair's effective mass, e.g. m for a sphere on a fixed plane,
+ * m1 m2 / (m1 + m2) for two spheres. With a patch, K and C are the patch's (shared among its
+ * elements as always). Values that were given are never changed (a K set alone keeps C = 0).
+ * cdyn_model_pair_info reports the values the model uses. tau should be at least 2 h for the
+ * steps used (MuJoCo's rule): the implicit compliant step is stable for any h but then damps
+ * the contact's motion more than tau says, and RK4 in the Baumgarte scheme needs h < 2.7 tau.
+ * solref[0] = 0 keeps unset values at 0: a compliant contact then carries no force and the
+ * Baumgarte contact does not hold (that scheme reports the penetration). cdyn_builder_build
+ * refuses (CDYN_EINVAL, naming the pair) a pair that needs defaults but whose rows cannot move
+ * at the reference configuration (w = 0). */
 CDYN_API void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc);
 
 /* Add a contact pair (either order of the types). Supported:
@@ -263,7 +293,14 @@ typedef struct cdyn_pair_info {
     double mu, stiffness[9], damping[9], restitution, baumgarte[3], margin;
     int patch_n;             /* n_s (1: no patch) */
     double patch_half_width; /* of a round patch; 0 otherwise */
+    double solref[2];        /* as declared */
+    unsigned defaults;       /* CDYN_PAIR_DEFAULT_* bits: which values came from solref */
 } cdyn_pair_info;
+
+enum {
+    CDYN_PAIR_DEFAULT_COMPLIANCE = 1u, /* stiffness and damping */
+    CDYN_PAIR_DEFAULT_BAUMGARTE = 2u   /* baumgarte */
+};
 
 CDYN_API cdyn_status cdyn_model_pair_info(const cdyn_model *model, int pair, cdyn_pair_info *info);
 

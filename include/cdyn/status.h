@@ -22,7 +22,8 @@ extern "C" {
     X(CDYN_EIO, -9, "input/output error")                                            \
     X(CDYN_EFORMAT, -10, "malformed input data")                                     \
     X(CDYN_ETOOBIG, -11, "problem too large for this method")                        \
-    X(CDYN_ENOSOLUTION, -12, "no solution (the message says whether this is proven)")
+    X(CDYN_ENOSOLUTION, -12, "no solution (the message says whether this is proven)")     \
+    X(CDYN_EPENETRATION, -13, "a contact penetrated deeper than the step allows")
 
 typedef enum cdyn_status {
 #define CDYN_STATUS_ENUM_(name, value, text) name = (value),

@@ -1,5 +1,6 @@
 /* cdyn — time stepping: a stepper advances a state (t, q, v, delta, lambda, contact modes) of a
- * model by one time step h with one of four schemes (docs/theory.md, "Time stepping"):
+ * model by one time step h with one of five schemes (docs/theory.md, "Time stepping"); the
+ * default (cdyn_stepper_create with opts NULL) is CDYN_SCHEME_IMPLICIT_NCP:
  *
  *   CDYN_SCHEME_IMPLICIT_NCP  fully implicit backward Euler with compliant contacts (stiffness K,
  *                             damping C per row, smoothed friction cone; Song-Kumar-Pang eq. 10),
@@ -11,7 +12,13 @@
  *                             cone QP per step (interior point).
  *   CDYN_SCHEME_BAUMGARTE     Baumgarte-stabilized frictionless contact with Bortoff's contact
  *                             state machine FREE / CONTACT / BALLISTIC, events located inside the
- *                             step by bisection.
+ *                             step by bisection; a penetration deeper than
+ *                             options.max_penetration fails the step (CDYN_EPENETRATION).
+ *   CDYN_SCHEME_COULOMB_STEP  rigid contact with the exact Coulomb cone (Moreau-Jean): one 3-D
+ *                             frictional contact problem per step (cdyn/fc3d.h).
+ *
+ * Contact pairs built from cdyn_contact_pair_desc_defaults hold bodies up in every scheme: their
+ * unset stiffness, damping and Baumgarte gains come from the pair's solref (cdyn/model.h).
  *
  * Objects (the MuJoCo split)
  *   cdyn_state    what a step changes; created for a model, owned by the caller, copyable.
@@ -140,7 +147,11 @@ typedef struct cdyn_step_options {
     int directions;           /* n_d >= 3 friction directions per contact in 3D (4); planar
                                  models always use 2 (+t, -t) */
     cdyn_pyramid_bound bound; /* CDYN_PYRAMID_DIAMOND */
-    int restitution;          /* nonzero: Newton restitution with each pair's coefficient (0) */
+    int restitution;          /* nonzero: Newton restitution with each pair's coefficient e,
+                                 for rows that approach and close within the step (the
+                                 predicted gap Psi_n + h Gamma_n v_free <= 0); the rebound
+                                 speed is e |u0| less what the step's forces take while the body
+                                 rises, so an impact never adds energy (docs/theory.md) (0) */
     cdyn_lcp_options lcp;     /* Lemke settings (cdyn_lcp_defaults) */
 
     /* cone step */
@@ -150,6 +161,12 @@ typedef struct cdyn_step_options {
 
     /* Baumgarte */
     double event_tol;  /* events (gap or multiplier sign change) located to this time (1e-9 s) */
+    double max_penetration; /* a step in which some contact row's gap goes below
+                               -max_penetration fails with CDYN_EPENETRATION, the state
+                               untouched (0.1 m; > 0, INFINITY: no check). The Baumgarte contact
+                               penetrates by design (Bortoff's ball at 4.4 m/s: 0.079 m; the
+                               default gains from solref: v tau / e, 0.074 m at 10 m/s); weak
+                               gains or fast bodies go deeper, gains 0 straight through */
 
     /* all schemes */
     const cdyn_allocator *allocator; /* NULL: malloc/free; also the backends' allocator at
@@ -190,7 +207,8 @@ CDYN_API const cdyn_step_options *cdyn_stepper_options(const cdyn_stepper *stepp
  * unchanged and report->solver.message says what failed. Statuses: CDYN_EINVAL (NULL, a state of
  * other sizes, non-finite values, a quaternion far from unit norm, non-finite tau), the backend's
  * status (CDYN_ENOCONV, CDYN_ERAY, ...) after the allowed halvings, CDYN_ESINGULAR (M not
- * positive definite), CDYN_ENOMEM. report may be NULL. */
+ * positive definite), CDYN_EPENETRATION (Baumgarte: a contact row went deeper than
+ * options.max_penetration; not retried by halving), CDYN_ENOMEM. report may be NULL. */
 CDYN_API cdyn_status cdyn_step(cdyn_stepper *stepper, const double *tau, cdyn_state *state,
                                cdyn_step_report *report);
 

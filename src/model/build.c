@@ -230,6 +230,12 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
         cdyn_mem_free(b->allocator, block);
         return st;
     }
+    /* contact defaults evaluate the model: after everything else is in place */
+    st = cdyn_model_contact_defaults(m, report);
+    if (st != CDYN_OK) {
+        cdyn_model_free(m);
+        return st;
+    }
     *out = m;
     return CDYN_OK;
 }

@@ -69,6 +69,8 @@ void cdyn_contact_pair_desc_defaults(cdyn_contact_pair_desc *desc)
     memset(desc, 0, sizeof(*desc));
     desc->margin = INFINITY;
     desc->patch_n = 1;
+    desc->solref[0] = CDYN_SOLREF_TIMECONST;
+    desc->solref[1] = CDYN_SOLREF_DAMPRATIO;
 }
 
 cdyn_status cdyn_builder_create(const cdyn_builder_options *opts, cdyn_builder **out,
@@ -546,6 +548,12 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
         if (!isfinite(d->baumgarte[i]) || d->baumgarte[i] < 0.0)
             return cdyn_fail(report, CDYN_EINVAL, "baumgarte[%d] = %g, must be finite and >= 0", i,
                              d->baumgarte[i]);
+    if (!isfinite(d->solref[0]) || d->solref[0] < 0.0 ||
+        (d->solref[0] > 0.0 && !(d->solref[1] > 0.0 && isfinite(d->solref[1]))))
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "solref = (%g, %g): need a time constant >= 0 (0: no defaults) and, "
+                         "with one > 0, a finite damping ratio > 0",
+                         d->solref[0], d->solref[1]);
     if (isnan(d->margin) || !(d->margin > 0.0))
         return cdyn_fail(report, CDYN_EINVAL,
                          "margin = %g, must be > 0 (INFINITY: always "
@@ -576,6 +584,7 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
     p->restitution = d->restitution;
     memcpy(p->baumgarte, d->baumgarte, sizeof(p->baumgarte));
     p->margin = d->margin;
+    memcpy(p->solref, d->solref, sizeof(p->solref));
     if (id != NULL)
         *id = b->npair;
     b->npair++;

@@ -91,6 +91,8 @@ cdyn_status cdyn_model_pair_info(const cdyn_model *m, int pair, cdyn_pair_info *
     info->margin = p->margin;
     info->patch_n = p->patch_n;
     info->patch_half_width = p->patch_w;
+    memcpy(info->solref, p->solref, sizeof(p->solref));
+    info->defaults = p->defaults;
     return CDYN_OK;
 }
 

@@ -46,7 +46,14 @@ typedef struct mpair {
     double mu, K[9], C[9], restitution, baumgarte[3], margin;
     int patch, patch_n; /* PATCH_*, n_s (1 without a patch) */
     double patch_w;     /* half-width of a round patch */
+    double solref[2];   /* as declared */
+    unsigned defaults;  /* CDYN_PAIR_DEFAULT_* bits (contact_defaults.c) */
 } mpair;
+
+/* Fill the unset K, C and Baumgarte gains of the pairs of a model being built from their solref
+ * (cdyn_contact_pair_desc_defaults). CDYN_EINVAL naming a pair that cannot have them;
+ * CDYN_ENOMEM. */
+cdyn_status cdyn_model_contact_defaults(cdyn_model *m, cdyn_report *report);
 
 /* cdyn_data.valid bit for body poses (set by every successful eval). */
 #define CDYN_VALID_KIN 256u

@@ -47,6 +47,7 @@ typedef struct bmg_ws {
     double *vdot;          /* nv */
     double *lam;           /* nc: normal multipliers (0 outside CONTACT) */
     double *gap, *gapdot;  /* nc: h = Psi_n, hdot = Gamma_n v */
+    double *gap0, *gapdot0; /* nc: the same at the start of the current piece */
     double resid;          /* max |constraint residual| over rows in CONTACT */
     int nactive;           /* rows in CONTACT */
     int solves;            /* linear solves (accel calls) during this advance */
@@ -91,6 +92,8 @@ static void ws_layout(cdyn_carve *cv, void *base, bmg_ws *w)
     w->lam = cdyn_carve_doubles(cv, base, nc);
     w->gap = cdyn_carve_doubles(cv, base, nc);
     w->gapdot = cdyn_carve_doubles(cv, base, nc);
+    w->gap0 = cdyn_carve_doubles(cv, base, nc);
+    w->gapdot0 = cdyn_carve_doubles(cv, base, nc);
     w->L = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nv, nv));
     w->Y = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nv, nc));
     w->W = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nc, nc));
@@ -385,13 +388,67 @@ static cdyn_status rk4(cdyn_stepper *s, double dt, double *oq, double *ov, cdyn_
     return accel(s, oq, ov, w->mode, r);
 }
 
-/* Stage 0 of the next piece from the last accel() at (w->q, w->v). */
+/* Stage 0 of the next piece from the last accel() at (w->q, w->v); keeps the gaps there. */
 static cdyn_status start_piece(cdyn_stepper *s, cdyn_report *r)
 {
     bmg_ws *w = s->ws;
+    if (w->nc > 0) {
+        memcpy(w->gap0, w->gap, (size_t)w->nc * sizeof(double));
+        memcpy(w->gapdot0, w->gapdot, (size_t)w->nc * sizeof(double));
+    }
     memcpy(w->kv, w->vdot, (size_t)w->nv * sizeof(double));
     const cdyn_status st = cdyn_model_qdot(s->model, w->q, w->v, w->kq, &w->mrep);
     return st == CDYN_OK ? CDYN_OK : model_fail(r, st, &w->mrep);
+}
+
+/* The least value over [0, dt] of the cubic Hermite interpolant of a gap with values h0, h1 and
+ * rates d0, d1 at the ends of a piece: the gap along the piece to O(dt^4), so that a penetration
+ * that comes and goes inside one piece is seen. */
+static double hermite_min(double h0, double d0, double h1, double d1, double dt)
+{
+    const double m0 = d0 * dt, m1 = d1 * dt;
+    /* H(s) = h0 + m0 s + c2 s^2 + c3 s^3 on s in [0, 1] */
+    const double c2 = 3.0 * (h1 - h0) - 2.0 * m0 - m1, c3 = 2.0 * (h0 - h1) + m0 + m1;
+    double lo = fmin(h0, h1);
+    /* H'(s) = m0 + 2 c2 s + 3 c3 s^2 = 0 */
+    double roots[2];
+    int nr = 0;
+    if (c3 != 0.0) {
+        const double disc = c2 * c2 - 3.0 * c3 * m0;
+        if (disc >= 0.0) {
+            const double sq = sqrt(disc);
+            roots[nr++] = (-c2 + sq) / (3.0 * c3);
+            roots[nr++] = (-c2 - sq) / (3.0 * c3);
+        }
+    } else if (c2 != 0.0) {
+        roots[nr++] = -m0 / (2.0 * c2);
+    }
+    for (int k = 0; k < nr; ++k)
+        if (roots[k] > 0.0 && roots[k] < 1.0)
+            lo = fmin(lo, h0 + roots[k] * (m0 + roots[k] * (c2 + roots[k] * c3)));
+    return lo;
+}
+
+/* After a piece of length dt from the gaps kept by start_piece to the last accel(): the step
+ * fails when a row went deeper than options.max_penetration (docs/api.md, "Baumgarte"). */
+static cdyn_status check_depth(const cdyn_stepper *s, double t, double dt, cdyn_report *r)
+{
+    const bmg_ws *w = s->ws;
+    const double bound = s->opts.max_penetration;
+    for (int i = 0; i < w->nc; ++i) {
+        const double d = -hermite_min(w->gap0[i], w->gapdot0[i], w->gap[i], w->gapdot[i], dt);
+        if (d > bound) {
+            cdyn_contact ct;
+            cdyn_data_contact(s->data, i, &ct);
+            return cdyn_fail(r, CDYN_EPENETRATION,
+                             "baumgarte: contact row %d (pair %d) went %.3g m deep between t = "
+                             "%.9g and %.9g s, beyond max_penetration = %g m (gains alpha0 %g, "
+                             "alpha1 %g, alpha2 %g: too weak for the impact, or zero)",
+                             i, ct.pair, d, t, t + dt, bound, w->alpha[3 * i],
+                             w->alpha[3 * i + 1], w->alpha[3 * i + 2]);
+        }
+    }
+    return CDYN_OK;
 }
 
 static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double h,
@@ -426,6 +483,7 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         if (transitions(w, w->mode, w->pred) == 0) {
             memcpy(w->q, w->tq, (size_t)nq * sizeof(double));
             memcpy(w->v, w->tv, (size_t)nv * sizeof(double));
+            st = check_depth(s, x0->t + t, dt, r);
             break; /* accel() was last called at the end point with the final modes */
         }
         if (++located > max_events) {
@@ -461,6 +519,8 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         memcpy(w->q, w->hq, (size_t)nq * sizeof(double));
         memcpy(w->v, w->hv, (size_t)nv * sizeof(double));
         st = accel(s, w->q, w->v, w->mode, r); /* gaps at hi, for BALLISTIC's target */
+        if (st == CDYN_OK)
+            st = check_depth(s, x0->t + t, hi, r);
         for (int i = 0; st == CDYN_OK && i < nc; ++i)
             if (w->hpred[i]) {
                 w->mode[i] = next_mode(w, i, w->mode[i]);

@@ -10,9 +10,9 @@
  * with one group g of all directions ("diamond": sum beta_k <= mu p_n) or, for n_d = 4, one group
  * per axis ("box": |p_t|, |p_o| <= mu p_n). sigma is the sliding speed. The LCP in
  * z = (p_n, beta per row, then sigma) is solved by Lemke warm-started from the last step's basis
- * (or by FB-Newton). Newton restitution (options.restitution): a row approaching at the start
- * (u_n0 = Gamma_n v < 0) with coefficient e > 0 uses u_n = Gamma_n v+ + e u_n0 >= 0 instead of
- * the gap term, so it leaves at e times its approach speed. docs/theory.md, "Time stepping". */
+ * (or by FB-Newton). Newton restitution (options.restitution, restitution_rows below): a row
+ * with coefficient e > 0 that approaches at the start and closes within the step leaves at
+ * about e times its approach speed, never gaining energy. docs/theory.md, "Time stepping". */
 #include "step/contact_space.h"
 
 #include "core/memory.h"
@@ -114,6 +114,44 @@ static int basis_room(cdyn_stepper *s, pyr_ws *w, int n, int k)
     return 0;
 }
 
+/* The separation speed Newton's law asks of a row approaching at u0 < 0 (docs/theory.md, "Time
+ * stepping" Sec. 4): e |u0| less what the step's forces take from it while the body rises within
+ * the step, the root t >= 0 of t^2 + 2 a t = e^2 u0^2 with a = max(0, u0 - u_free), written
+ * without cancellation. For a ball under gravity a = g h, and the step then keeps
+ * 1/2 m v^2 + m g z at most at its value before the step (equal for e = 1). */
+static double newton_target(double e, double u0, double ufree)
+{
+    const double a = fmax(0.0, u0 - ufree), eu2 = e * e * u0 * u0;
+    return eu2 / (a + sqrt(a * a + eu2));
+}
+
+/* Newton restitution in the normal rows (options.restitution): a row of a pair with e > 0 that
+ * approaches at the start (u0 = Gamma_n v < 0) and closes within the step (Psi_n + h Gamma_n
+ * v_free <= 0, i.e. the rigid step would push on it) asks Gamma_n v+ >= newton_target(...)
+ * instead of Gamma_n v+ >= -Psi_n / h. Rows further apart keep the gap term: no bounce in the
+ * air. */
+static cdyn_status restitution_rows(cdyn_stepper *s, cs_problem *p, const double *v0, double h,
+                                    cdyn_report *r)
+{
+    double *u0 = cdyn_mem_array(&s->arena.as, (size_t)p->m, sizeof(double));
+    double *uf = cdyn_mem_array(&s->arena.as, (size_t)p->m, sizeof(double));
+    if (u0 == NULL || uf == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    cs_contact_velocity(s, p, v0, u0);
+    cs_contact_velocity(s, p, p->vfree, uf);
+    const double *gap = cdyn_data_gap(s->data);
+    for (int c = 0; c < p->k; c++) {
+        const int i = c * p->nd, row = p->rows[c];
+        cdyn_contact ct;
+        cdyn_pair_info pi;
+        cdyn_data_contact(s->data, row, &ct);
+        cdyn_model_pair_info(s->model, ct.pair, &pi);
+        if (pi.restitution > 0 && u0[i] < 0 && gap[row] + h * uf[i] <= 0)
+            p->r[i] = uf[i] - newton_target(pi.restitution, u0[i], uf[i]);
+    }
+    return CDYN_OK;
+}
+
 static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                                cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -150,21 +188,10 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             if (p.ti[e] != p.tj[e])
                 Wd[p.tj[e] + (size_t)p.ti[e] * p.m] += p.tx[e];
         }
-        /* Restitution replaces the gap term of approaching rows by e u_n0. */
         if (s->opts.restitution) {
-            double *u0 = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
-            if (u0 == NULL)
-                return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
-            cs_contact_velocity(s, &p, x0->v, u0);
-            const double *gap = cdyn_data_gap(s->data);
-            for (int c = 0; c < k; c++) {
-                cdyn_contact ct;
-                cdyn_pair_info pi;
-                cdyn_data_contact(s->data, p.rows[c], &ct);
-                cdyn_model_pair_info(s->model, ct.pair, &pi);
-                if (pi.restitution > 0 && u0[c * nd] < 0)
-                    p.r[c * nd] += -gap[p.rows[c]] / h + pi.restitution * u0[c * nd];
-            }
+            st = restitution_rows(s, &p, x0->v, h, r);
+            if (st != CDYN_OK)
+                return st;
         }
         /* B: column j = c * per + a of the impulse unknowns (a = 0: p_n, a = 1 + k: beta_k)
          * in contact coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */

@@ -63,6 +63,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     cdyn_fc3d_defaults(&o->fc3d);
     o->coneqp.check_psd = 0; /* W = J M^-1 J' is positive semidefinite by construction */
     o->event_tol = 1e-9;
+    o->max_penetration = 0.1;
     o->allocator = NULL;
 }
 
@@ -85,6 +86,9 @@ static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
     if (!(o->event_tol > 0) || !isfinite(o->event_tol))
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: event_tol = %g must be > 0",
                          o->event_tol);
+    if (!(o->max_penetration > 0))
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: max_penetration = %g must be > 0",
+                         o->max_penetration);
     if (o->sparse_above < 0)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: sparse_above = %d < 0",
                          o->sparse_above);

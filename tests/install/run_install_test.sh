@@ -27,6 +27,10 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror "$consumer/consumer.c" -o "$tmp/pc_consumer" \
   $(pkg-config --cflags --libs cdyn) -lm
 LD_LIBRARY_PATH="$libdir" "$tmp/pc_consumer"
+echo "-- pkg-config with the README's run-time path (no LD_LIBRARY_PATH)"
+cc -std=c11 -Wall -Wextra -Werror "$consumer/consumer.c" -o "$tmp/pc_rpath_consumer" \
+  $(pkg-config --cflags --libs cdyn) -lm -Wl,-rpath,"$(pkg-config --variable=libdir cdyn)"
+env -u LD_LIBRARY_PATH "$tmp/pc_rpath_consumer"
 echo "-- installed cdyn-lcp (finds libcdyn through its RUNPATH)"
 "$prefix/bin/cdyn-lcp" --help >/dev/null
 echo "install test passed"
