@@ -8,6 +8,10 @@
  * induced infinity norm of M (largest absolute row sum). */
 cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *rep);
 
+/* Lemke's options (n: the problem size, for the covering vector; 0 skips that check). Shared
+ * with cdyn_stepper_create, which checks nested options at creation. */
+cdyn_status cdyn_lemke_check_options(const cdyn_lemke_options *o, int n, cdyn_report *rep);
+
 /* cdyn_lemke_ex for an lcp that passed cdyn_lcp_validate and a report already cleared:
  * cdyn_lcp_solve validates once for all its attempts. */
 cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,

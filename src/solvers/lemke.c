@@ -946,7 +946,7 @@ cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *r
     return CDYN_OK;
 }
 
-static cdyn_status validate_options(const cdyn_lemke_options *o, int n, cdyn_report *rep)
+cdyn_status cdyn_lemke_check_options(const cdyn_lemke_options *o, int n, cdyn_report *rep)
 {
     if (o->max_pivots < 0)
         return cdyn_fail(rep, CDYN_EINVAL, "max_pivots = %d is negative", o->max_pivots);
@@ -1137,7 +1137,7 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, const cdyn_lemke_options *
     if (z == NULL || w == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "output %s is NULL", z == NULL ? "z" : "w");
     const int n = lcp->n;
-    cdyn_status st = validate_options(&o, n, report);
+    cdyn_status st = cdyn_lemke_check_options(&o, n, report);
     if (st != CDYN_OK)
         return st;
     if (o.max_pivots == 0)
