@@ -13,6 +13,7 @@
  *
  * The short run in ctest uses the default counts; CDYN_CERT_LCPS and CDYN_CERT_MCPS (and
  * CDYN_CERT_SEED) set others for the long run (docs/fuzzing.md). Outcome counts are printed. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,7 +63,8 @@ static int lcp_certified(const cdyn_lcp *lcp, const double *z, const double *w, 
         }
         if (!isfinite(z[i]) || !isfinite(w[i]) || !(z[i] >= 0.0))
             return 0;
-        if (!(wi >= -tol * si) || !(fabsl(w[i] - wi) <= tol * si))
+        if (!(wi >= -tol * si) ||
+            !(fabsl(w[i] - wi) <= tol * si + DBL_EPSILON * fabsl(wi) + DBL_TRUE_MIN))
             return 0;
         const long double m = z[i] < wi ? (long double)z[i] : wi;
         if (!(fabsl(m) <= tol * si))

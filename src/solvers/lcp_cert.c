@@ -65,22 +65,24 @@ double cdyn_lcp_certify_ex(const cdyn_lcp *lcp, const double *z, double tol, dou
             }
         }
         for (int a = 0; a < m; ++a) {
+            /* The tests in long double: w_i and s_i may lie below the double range (products
+               of 1e-300 and 1e-210), where rounding them first would pass w_i < 0 as -0. */
             const int i = i0 + a;
-            const double wi = (double)w[a], si = (double)s[a];
-            finite &= isfinite(wi) && isfinite(si);
+            const long double wi = w[a], si = s[a];
+            finite &= isfinite((double)wi) && isfinite((double)si);
             /* the largest violation of the three conditions, in units of s_i */
-            double v = -z[i];
+            long double v = -(long double)z[i];
             v = -wi > v ? -wi : v;
             if (flags != NULL)
                 flags[i] = v > tol * si || !(v == v);
-            const double c = fabs(zo[i] < wi ? zo[i] : wi);
+            const long double c = fabsl(zo[i] < wi ? (long double)zo[i] : wi);
             v = c > v ? c : v;
-            natural = c > natural ? c : natural;
+            natural = (double)c > natural ? (double)c : natural;
             double ratio = 0.0;
-            if (v > 0.0)
-                ratio = si > 0.0 ? v / si : INFINITY;
+            if (v > 0.0L)
+                ratio = si > 0.0L ? (double)(v / si) : INFINITY;
             worst = ratio > worst ? ratio : worst;
-            wo[i] = wi < 0.0 && wi >= -tol * si ? 0.0 : wi;
+            wo[i] = wi < 0.0L && wi >= -tol * si ? 0.0 : (double)wi;
         }
     }
     if (nat != NULL)

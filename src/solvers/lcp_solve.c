@@ -119,8 +119,15 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
 
     const size_t nz = (size_t)n;
     double *d = cdyn_mem_array(o.lemke.allocator, (6 + N_ENUM_CANDIDATES) * nz, sizeof(double));
-    if (d == NULL)
+    if (d == NULL) {
+        if (st == CDYN_EINACCURATE) { /* z, w already hold the first attempt's point */
+            cdyn_fail(sub, CDYN_EINACCURATE,
+                      "Lemke's answer fails the certificate (z, w hold it) and the fallbacks "
+                      "could not run: out of memory");
+            return conclude(sub, "lemke", pivots);
+        }
         return cdyn_fail(report, CDYN_ENOMEM, "cannot allocate the fallback workspace");
+    }
     chain c = {lcp,        o.lemke.tol > 0.0 ? o.lemke.tol : 1e-10,
                d + nz,     d + 2 * nz,
                d + 5 * nz, d + 3 * nz,
@@ -171,10 +178,14 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         cdyn_report er;
         cdyn_status se = cdyn_lcp_enumerate_ex(lcp, zs, N_ENUM_CANDIDATES, &count, &singular,
                                                o.lemke.allocator, &er);
-        if (se != CDYN_OK) { /* only ENOMEM can happen here */
+        if (se != CDYN_OK && !committed) { /* only ENOMEM can happen here */
             cdyn_mem_free(o.lemke.allocator, d);
             *sub = er;
             return conclude(sub, "enumeration", pivots);
+        }
+        if (se != CDYN_OK) { /* z, w hold a point: it is handed out below */
+            count = 0;
+            snprintf(er.message, sizeof er.message, "enumeration: out of memory");
         }
         /* Enumeration's feasibility test is norm-wise (lcp.h); each basic solution must pass
            the certificate itself. */
@@ -192,6 +203,8 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
             }
         }
         if (st == CDYN_OK) {
+        } else if (se != CDYN_OK) {
+            memcpy(sub->message, er.message, sizeof sub->message);
         } else if (count > 0) {
             snprintf(sub->message, sizeof sub->message,
                      "Lemke failed and none of enumeration's basic solutions passes the "
