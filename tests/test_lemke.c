@@ -217,9 +217,9 @@ static void test_cps3_bimatrix_needs_fallback(void **state)
     assert_true(z[0] + z[1] > 0.0 && z[2] + z[3] > 0.0);
 }
 
-/* M = -1, q = -1 (n = 1): w = -z - 1 < 0 for every z >= 0, so there is no solution. The only
- * complementary bases are {w} (w = -1) and {z} (z = -1), both nonsingular and infeasible, so
- * enumeration proves infeasibility; Lemke ends on a ray. */
+/* M = -1, q = -1 (n = 1): w = -z - 1 < 0 for every z >= 0, so there is no solution. Row 0 has
+ * q_0 < 0 and no positive entry of M: that proves it (issue 18), and both entry points say so
+ * (CDYN_EINFEASIBLE, report.proven) instead of Lemke's bare ray. */
 static void test_infeasible(void **state)
 {
     (void)state;
@@ -227,26 +227,31 @@ static void test_infeasible(void **state)
     cdyn_lcp lcp = {1, M, q};
     double z[1] = {SENTINEL}, w[1] = {SENTINEL};
     cdyn_report rep;
-    assert_int_equal(cdyn_lemke(&lcp, NULL, z, w, &rep), CDYN_ERAY);
-    assert_int_equal(cdyn_lcp_solve(&lcp, NULL, z, w, &rep), CDYN_ENOSOLUTION);
-    assert_string_equal(rep.method, "enumeration");
+    assert_int_equal(cdyn_lemke(&lcp, NULL, z, w, &rep), CDYN_EINFEASIBLE);
+    assert_int_equal(rep.proven, 1);
+    assert_int_equal(cdyn_lcp_solve(&lcp, NULL, z, w, &rep), CDYN_EINFEASIBLE);
+    assert_int_equal(rep.proven, 1);
     assert_true(z[0] == SENTINEL && w[0] == SENTINEL);
 }
 
 /* A copositive-plus (here positive semidefinite) M with an infeasible LCP: M = [1 -1; -1 1],
- * q = (-1, -1) gives w1 + w2 = -2 < 0. Cottle–Pang–Stone Thm 4.4.13: Lemke ends on a ray. The
- * basis {z1, z2} is singular, so enumeration cannot prove infeasibility: the chain reports the
- * ray, not CDYN_ENOSOLUTION. */
+ * q = (-1, -1) gives w1 + w2 = -2 < 0. Cottle–Pang–Stone Thm 4.4.13: Lemke ends on a ray. No
+ * row alone shows it (each has a positive entry), but the ray's direction y = (1, 1) is a Farkas
+ * vector: y >= 0, M^T y = 0 <= 0, q^T y = -2 < 0. Both entry points report that proof
+ * (CDYN_EINFEASIBLE, report.proven; issue 18), where before they reported a bare CDYN_ERAY. */
 static void test_ray_copositive_plus(void **state)
 {
     (void)state;
     const double M[] = {1, -1, -1, 1}, q[] = {-1, -1};
     cdyn_lcp lcp = {2, M, q};
-    double z[2], w[2];
+    double z[2] = {SENTINEL, SENTINEL}, w[2] = {SENTINEL, SENTINEL};
     cdyn_report rep;
-    assert_int_equal(cdyn_lemke(&lcp, NULL, z, w, &rep), CDYN_ERAY);
-    assert_int_equal(cdyn_lcp_solve(&lcp, NULL, z, w, &rep), CDYN_ERAY);
+    assert_int_equal(cdyn_lemke(&lcp, NULL, z, w, &rep), CDYN_EINFEASIBLE);
+    assert_int_equal(rep.proven, 1);
+    assert_int_equal(cdyn_lcp_solve(&lcp, NULL, z, w, &rep), CDYN_EINFEASIBLE);
+    assert_int_equal(rep.proven, 1);
     assert_true(strlen(rep.message) > 0);
+    assert_true(z[0] == SENTINEL && z[1] == SENTINEL && w[0] == SENTINEL && w[1] == SENTINEL);
 }
 
 /* ---- random problems ---------------------------------------------------------------- */
@@ -489,8 +494,9 @@ static void test_refactor_settings(void **state)
     free(w);
 }
 
-/* The success test is the residual bound: with an impossible tolerance the (accurate) result
- * is refused with CDYN_ENUMERIC and the outputs stay untouched. */
+/* The success test is the certificate: with an impossible tolerance the (accurate) result is
+ * not certified. It is the best point there is, so it comes back as CDYN_EINACCURATE with its
+ * residual (lcp.h), never as CDYN_OK. */
 static void test_success_needs_residual(void **state)
 {
     (void)state;
@@ -508,10 +514,17 @@ static void test_success_needs_residual(void **state)
     o.tol = 1e-300;
     fill(z, n, SENTINEL);
     fill(w, n, SENTINEL);
-    assert_int_equal(cdyn_lemke(&lcp, &o, z, w, &rep), CDYN_ENUMERIC);
+    assert_int_equal(cdyn_lemke(&lcp, &o, z, w, &rep), CDYN_EINACCURATE);
+    assert_int_equal(rep.status, CDYN_EINACCURATE);
     assert_true(strlen(rep.message) > 0);
-    assert_filled(z, n, SENTINEL);
-    assert_filled(w, n, SENTINEL);
+    /* accurate, only not to 1e-300: z >= 0 and w within rounding of M z + q and of >= 0 */
+    for (int i = 0; i < n; ++i) {
+        double mz = q[i];
+        for (int j = 0; j < n; ++j)
+            mz += M[i + (size_t)j * n] * z[j];
+        assert_true(z[i] >= 0.0 && w[i] >= -1e-12 && fabs(w[i] - mz) <= 1e-12);
+    }
+    assert_true(cdyn_lcp_residual(&lcp, z) <= 1e-10 && rep.residual <= 1e-10);
 }
 
 /* ---- warm start --------------------------------------------------------------------- */

@@ -62,7 +62,8 @@ typedef struct cdyn_design_result {
  * search. CDYN_OK when the projected gradient is below tol; CDYN_ENOCONV when max_iter is
  * reached or the line search finds no decrease (a rough or noisy cost: the best point is kept and
  * the message says which); CDYN_EINVAL (NULL, n < 1, bad bounds or options, NaN start) and
- * CDYN_ENUMERIC (the objective fails at the start) leave p as given; CDYN_ENOMEM. result and
+ * CDYN_ENUMERIC (the objective fails at the start) leave p as given; CDYN_ETOOBIG (n so large
+ * that the workspace sizes overflow; checked before any array is read); CDYN_ENOMEM. result and
  * report may be NULL. */
 CDYN_API cdyn_status cdyn_design_minimize(int n, cdyn_design_objective objective, void *ctx,
                                           const double *lower, const double *upper, double *p,

@@ -11,6 +11,11 @@
  *   cdyn_lcp_is_pmatrix  exact P-matrix test by principal minors (n <= CDYN_LCP_SMALL_N).
  *   cdyn_lcp_residual    ||min(z, M z + q)||_inf, the residual every LCP solver reports.
  *
+ * OK means certified (cdyn_lemke, cdyn_lemke_ex, cdyn_lcp_solve, on every path): with
+ * w = M z + q and s_i = |q_i| + sum_j |M_ij z_j| (long double), every row has z_i >= 0,
+ * w_i >= -tol s_i and |min(z_i, w_i)| <= tol s_i (tol: cdyn_lemke_options.tol). The test is per
+ * row and does not grow with the answer's own size.
+ *
  * Thread safety: every function is reentrant; nothing is shared between calls. */
 #ifndef CDYN_LCP_H
 #define CDYN_LCP_H
@@ -33,7 +38,8 @@ typedef struct cdyn_lcp {
     const double *q; /* n */
 } cdyn_lcp;
 
-/* ||min(z, M z + q)||_inf; returns NAN for invalid arguments. */
+/* ||min(z, M z + q)||_inf; returns NAN for invalid arguments, including NaN or infinite
+ * entries of M, q or z. */
 CDYN_API double cdyn_lcp_residual(const cdyn_lcp *lcp, const double *z);
 
 /* ---- Lemke -------------------------------------------------------------------- */
@@ -47,8 +53,8 @@ typedef struct cdyn_lemke_options {
     int refactor_every;      /* rebuild the basis inverse from an LU factorization every this many
                                 pivots (default 64; 0 keeps the default, < 0 never). It is also
                                 rebuilt after a small pivot and before a ray is declared. */
-    double tol;              /* success test: ||min(z, Mz+q)||_inf <= tol * max(||q||_inf,
-                                ||M||_inf ||z||_inf) (default 1e-10; 0 keeps the default) */
+    double tol;              /* the certificate's tolerance, relative to each row's scale s_i
+                                (see the top of this file; default 1e-10; 0 keeps the default) */
     const double *covering;  /* covering vector d > 0 (n values); NULL: all ones */
     const int *warm_basis;   /* optional guessed complementary basis (n values): warm_basis[i] != 0
                                 means z_i basic, else w_i basic. If that basis is nonsingular and
@@ -63,15 +69,21 @@ typedef struct cdyn_lemke_options {
 CDYN_API void cdyn_lemke_defaults(cdyn_lemke_options *opts);
 
 /* Lemke's method with the lexicographic minimum-ratio rule (cannot cycle on degenerate problems).
- * z and w (each n values) receive the result, w = M z + q with rounding negatives within the
- * success tolerance set to 0; on failure they are left unchanged.
- * Returns CDYN_OK (residual <= opts->tol * max(||q||_inf, ||M||_inf ||z||_inf)), CDYN_ERAY (ray
- * termination, confirmed with a freshly factorized basis: for copositive-plus M this proves the
- * LCP has no solution; for other M it only says this covering vector failed), CDYN_ENOCONV
- * (pivot limit), CDYN_ENUMERIC (a basis became singular to working precision or the final
- * solution failed the success test), CDYN_EINVAL (NULL or non-finite data, n <= 0, bad options,
- * a covering entry <= 0), CDYN_ENOMEM. All workspace (2 n^2 + O(n) doubles) is taken once per call
- * from opts->allocator; without one, problems with n <= 13 use a 4 KiB stack buffer and no heap
+ * z and w (each n values) receive the result, w = M z + q with negatives within tol s_i set to
+ * 0; on failure they are left unchanged, except with CDYN_EINACCURATE.
+ * Returns CDYN_OK (certified, see the top of this file; a final basis whose solution fails gets
+ * up to four more refinement steps and, for sign violations, up to 32 principal pivots:
+ * report->method is then "lemke+polish"), CDYN_EINFEASIBLE with report->proven = 1 (no z >= 0
+ * has M z + q >= 0, proven by a row with q_i < 0 and M_ij <= 0 for all j, or by the ray's
+ * direction y >= 0 with M^T y <= 0 and q^T y < 0 checked with rounding-error bounds), CDYN_ERAY
+ * (ray termination, confirmed with a freshly factorized basis, without such a proof: for other
+ * than copositive-plus M it only says this covering vector failed), CDYN_ENOCONV (pivot limit),
+ * CDYN_EINACCURATE (no basic solution passed the certificate; z and w hold the best one, whose
+ * largest violation is below 1e-2 of its rows' scale, and report->residual its residual),
+ * CDYN_ENUMERIC (a basis became singular to working precision, overflow, or a final solution
+ * too far off to hand out), CDYN_EINVAL (NULL or non-finite data, n <= 0, bad options, a
+ * covering entry <= 0), CDYN_ENOMEM. All workspace (2 n^2 + O(n) doubles) is taken once per call
+ * from opts->allocator; without one, problems with n <= 13 use a 4.25 KiB stack buffer and no heap
  * memory (malloc and free would cost a quarter of a small solve).
  * opts may be NULL (defaults); report may be NULL. report->iterations counts pivots, including
  * the entry and the exit of the artificial variable z0 (q >= 0 takes 0 pivots). */
@@ -97,13 +109,17 @@ typedef struct cdyn_lcp_options {
 CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
 
 /* Solve with Lemke (opts->lemke as given: covering vector of ones unless set, warm start if set);
- * on a ray, a pivot limit or a numerical failure retry cold with the alternate covering vectors
- * d_i = 1 + i/n, d_i = 2 - i/n and d_i = 1 + |q_i|, then enumerate bases when
- * n <= CDYN_LCP_SMALL_N (the first basic solution found must pass Lemke's success test with
- * tolerance max(tol, 1e-10), else the last Lemke status stands). report->method names the method that produced the answer ("lemke",
+ * on a ray, a pivot limit, a numerical failure or an answer that fails the certificate retry
+ * cold: first (after a failed certificate) with exact ties and with a tie band 10^3 narrower,
+ * then with the alternate covering vectors d_i = 1 + i/n, d_i = 2 - i/n and d_i = 1 + |q_i|,
+ * then enumerate bases when n <= CDYN_LCP_SMALL_N (up to four basic solutions, each must pass
+ * the certificate). Every OK is certified (top of this file). report->method names the method
+ * that produced the answer ("lemke", "lemke+polish", "lemke-narrow-ties",
  * "lemke-alt-covering", "enumeration"); report->iterations sums the pivots of all attempts.
- * Returns CDYN_ENOSOLUTION when enumeration proves there is no solution (no feasible basic
- * solution and no singular complementary basis), otherwise the last attempt's status. */
+ * Returns CDYN_EINFEASIBLE (proven, as for cdyn_lemke), CDYN_EINACCURATE when nothing passed
+ * but some attempt handed out a point near it (z, w hold the best), CDYN_ENOSOLUTION when
+ * enumeration finds no feasible basic solution and no singular complementary basis (a
+ * numerical conclusion: report->proven = 0), otherwise the last attempt's status. */
 CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z,
                                     double *w, cdyn_report *report);
 

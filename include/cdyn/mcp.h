@@ -106,10 +106,15 @@ typedef struct cdyn_mcp_options {
 CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
 
 /* Solve the MCP by FB semismooth Newton. x (n values): in, the starting point (finite; it
- * need not lie in the box); out, the solution. On any status other than CDYN_OK, x is left
- * unchanged. opts may be NULL (defaults); report may be NULL.
+ * need not lie in the box); out, the solution. On any status other than CDYN_OK and
+ * CDYN_EINACCURATE, x is left unchanged. opts may be NULL (defaults); report may be NULL.
  * Returns
- *   CDYN_OK        natural residual <= opts->tol;
+ *   CDYN_OK        certified: x lies in [l, u] (the iterate projected onto the box), F was
+ *                  evaluated afresh at x by the callback (no failure, finite), and the natural
+ *                  residual ||x - mid(l, u, x - F(x))||_inf there is <= opts->tol;
+ *   CDYN_EINACCURATE  the projected answer's natural residual stays > tol after up to three
+ *                  Newton runs from the projected point: x holds that point (in the box) and
+ *                  report->residual its residual; not a certified solution;
  *   CDYN_ENOCONV   iteration limit, or stagnation (the line search found no decrease, or a
  *                  stationary point of the merit function that is not a solution), and the
  *                  restarts of options.globalize (when set) did not help either; the message
@@ -118,7 +123,9 @@ CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
  *                  sparse pattern, missing Jacobian, bad options, or a callback that fails or
  *                  returns NaN/Inf at the starting point;
  *   CDYN_ENUMERIC  a callback failed (or returned NaN/Inf) later and the line search could not
- *                  step around it, or a Jacobian evaluation failed at an accepted iterate;
+ *                  step around it, a Jacobian evaluation failed at an accepted iterate, or F
+ *                  fails or is not finite at the answer projected onto [l, u] (e.g. a pole
+ *                  on the boundary);
  *   CDYN_ENOMEM    allocation failed (ours or KLU's).
  * report: iterations = Newton steps taken (restarts included); evaluations = callback calls (F
  * calls, including those of finite differences, plus Jacobian calls); residual = natural
@@ -157,7 +164,8 @@ CDYN_API double cdyn_mcp_residual(const cdyn_mcp *mcp, const double *x, const do
 /* LCP(q, M) (see cdyn/lcp.h) solved by the same FB-Newton method as the NCP F(z) = M z + q
  * with the dense path and the exact Jacobian M. z (n values): in, the starting point (use zeros
  * when you have no guess); out, the solution. w receives M z + q. Both are left unchanged on
- * failure. Statuses as for cdyn_mcp_solve; report->residual = ||min(z, M z + q)||_inf, the same
+ * failure (both written with CDYN_EINACCURATE). OK certifies z >= 0 and the natural residual
+ * at that z with w recomputed, an absolute test (Lemke's is componentwise, see lcp.h). Statuses as for cdyn_mcp_solve; report->residual = ||min(z, M z + q)||_inf, the same
  * measure as cdyn_lcp_residual. For LCPs whose M is not a P-matrix the merit function can have
  * stationary points that are not solutions (CDYN_ENOCONV): Lemke is the robust choice there. */
 CDYN_API cdyn_status cdyn_lcp_fb_newton(const cdyn_lcp *lcp, const cdyn_mcp_options *opts,

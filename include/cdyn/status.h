@@ -23,7 +23,9 @@ extern "C" {
     X(CDYN_EFORMAT, -10, "malformed input data")                                     \
     X(CDYN_ETOOBIG, -11, "problem too large for this method")                        \
     X(CDYN_ENOSOLUTION, -12, "no solution (the message says whether this is proven)")     \
-    X(CDYN_EPENETRATION, -13, "a contact penetrated deeper than the step allows")
+    X(CDYN_EINACCURATE, -13,                                                           \
+      "inaccurate: the answer failed its certificate (outputs hold the best point found)") \
+    X(CDYN_EPENETRATION, -14, "a contact penetrated deeper than the step allows")
 
 typedef enum cdyn_status {
 #define CDYN_STATUS_ENUM_(name, value, text) name = (value),
@@ -37,7 +39,12 @@ CDYN_API const char *cdyn_status_str(cdyn_status status);
 #define CDYN_REPORT_TEXT 256
 #define CDYN_REPORT_METHOD 32
 
-/* What a solver says about one call. Filled on success and on failure. */
+/* What a solver says about one call. Filled on success and on failure.
+ *
+ * OK means certified: a solver returns CDYN_OK only after checking the answer it returns against
+ * the problem's data, recomputed afresh (each solver's header says what its certificate is).
+ * An answer that fails its certificate gives CDYN_EINACCURATE instead: the outputs then hold the
+ * best point found and `residual` its residual, but the point is not a certified solution. */
 typedef struct cdyn_report {
     cdyn_status status;               /* same value as the call returned */
     int iterations;                   /* iterations or pivots (summed over a fallback chain) */
@@ -45,6 +52,10 @@ typedef struct cdyn_report {
     double residual;                  /* the solver class's own residual measure at the result */
     char method[CDYN_REPORT_METHOD];  /* which method produced the result, e.g. "lemke" */
     char message[CDYN_REPORT_TEXT];   /* human-readable reason, empty on plain success */
+    int proven;                       /* a failure (CDYN_EINFEASIBLE, CDYN_ENOSOLUTION) that is
+                                         proven from the data by a checked certificate (e.g. an
+                                         LCP row with q_i < 0 and M_ij <= 0 for every j): 1;
+                                         a numerical conclusion or no such failure: 0 */
 } cdyn_report;
 
 #ifdef __cplusplus

@@ -193,8 +193,9 @@ typedef struct cdyn_step_report {
 } cdyn_step_report;
 
 /* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the
- * stepper. CDYN_EINVAL with a message for bad options or a combination that makes no sense (a
- * backend the scheme cannot use, the box bound with n_d != 4, ...); CDYN_ENOMEM. */
+ * stepper. CDYN_EINVAL with a message for bad options (the nested solver options mcp,
+ * lcp.lemke, coneqp and fc3d included, whatever the backend) or a combination that makes no
+ * sense (a backend the scheme cannot use, the box bound with n_d != 4, ...); CDYN_ENOMEM. */
 CDYN_API cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options *opts,
                                          cdyn_stepper **out, cdyn_report *report);
 CDYN_API void cdyn_stepper_free(cdyn_stepper *stepper); /* accepts NULL */

@@ -32,6 +32,7 @@ static inline void cdyn_report_clear(cdyn_report *r, const char *method)
     r->evaluations = 0;
     r->residual = 0.0;
     r->message[0] = '\0';
+    r->proven = 0;
     cdyn_report_method(r, method);
 }
 

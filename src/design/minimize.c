@@ -9,6 +9,7 @@
 #include "design/batch.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,6 +148,12 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
     if (n < 1 || fn == NULL || lo == NULL || hi == NULL || p == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "design: n = %d must be >= 1; objective, bounds and "
                          "start must not be NULL", n);
+    /* Sizes before anything is read or allocated: 1 + 2n points of n values, an n-by-n matrix
+       (issue 18: 1 + 2n and n * n were computed in int). Indices stay int, so 1 + 2n must fit;
+       the workspace sums below then fit in size_t wherever n * n does. */
+    if (n > (INT_MAX - 1) / 2 || cdyn_mem_matrix_len((size_t)n, (size_t)n + 10) == 0 ||
+        cdyn_mem_matrix_len((size_t)(1 + 2 * n), (size_t)n + 2) == 0)
+        return cdyn_fail(report, CDYN_ETOOBIG, "design: n = %d parameters is too large", n);
     cdyn_design_options o;
     cdyn_status st = take_options(opts, &o, report);
     if (st != CDYN_OK)
@@ -179,7 +186,7 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
                        "differenced) at the start");
         goto done;
     }
-    for (int i = 0; i < n * n; i++)
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
         H[i] = i % (n + 1) == 0;
     double pg = held_set(n, x, g, lo, hi, held);
     st = CDYN_ENOCONV;
@@ -198,7 +205,7 @@ cdyn_status cdyn_design_minimize(int n, cdyn_design_objective fn, void *ctx, con
             slope += g[i] * d[i];
         }
         if (!(slope < 0)) { /* not a descent direction: restart from the gradient */
-            for (int i = 0; i < n * n; i++)
+            for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
                 H[i] = i % (n + 1) == 0;
             for (int i = 0; i < n; i++)
                 d[i] = held[i] ? 0 : -g[i];

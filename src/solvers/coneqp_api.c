@@ -22,7 +22,7 @@ void cdyn_coneqp_defaults(cdyn_coneqp_options *opts)
     opts->allocator = NULL;
 }
 
-static cdyn_status check_options(const cdyn_coneqp_options *o, cdyn_report *r)
+cdyn_status cdyn_coneqp_check_options(const cdyn_coneqp_options *o, cdyn_report *r)
 {
     if (!(o->tol_rel >= 0.0) || !isfinite(o->tol_rel) || !(o->tol_abs >= 0.0) ||
         !isfinite(o->tol_abs) || (o->tol_rel == 0.0 && o->tol_abs == 0.0))
@@ -65,7 +65,7 @@ cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *
         o = *opts;
     else
         cdyn_coneqp_defaults(&o);
-    cdyn_status st = check_options(&o, r);
+    cdyn_status st = cdyn_coneqp_check_options(&o, r);
     int n = 0;
     if (st == CDYN_OK)
         st = cdyn_cq_check_structure(p, 0, &n, r);

@@ -90,6 +90,10 @@ void cdyn_cq_sparse_cleanup(cdyn_coneqp_solver *w);
 
 /* Structure: ncontacts, dims, H xor Hs, Hs pattern and size; *n receives the size.
  * need_values: also check the values of Hs (finite). */
+/* The options of cdyn_coneqp_solve (tolerances, max_iter, step_fraction); shared with
+ * cdyn_stepper_create, which checks nested options at creation. */
+cdyn_status cdyn_coneqp_check_options(const cdyn_coneqp_options *o, cdyn_report *r);
+
 cdyn_status cdyn_cq_check_structure(const cdyn_coneqp *p, int need_values, int *n, cdyn_report *r);
 /* Values: mu, normal, c, dense H finite; mu >= 0; radii; symmetry of H. */
 cdyn_status cdyn_cq_check_values(const cdyn_coneqp *p, int n, cdyn_report *r);

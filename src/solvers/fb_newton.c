@@ -208,6 +208,7 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
         c->end = RUN_ERROR;
         if (nat <= o->tol) {
             c->end = RUN_SOLVED;
+            w->F_raw = eps == 0.0; /* w->F is then the callback's value at w->x */
             return CDYN_OK;
         }
         if (eps > 0.0 && subres <= c->subtol) {
@@ -499,7 +500,8 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
                      nat_stall, restarts, w->iters - stall_it);
 }
 
-cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
+/* The iteration without the certificate: a run, and the restarts when it stalls. */
+static cdyn_status newton(mcp_work *w, cdyn_report *r)
 {
     const cdyn_mcp_options *o = w->o;
     w->eps = 0.0;
@@ -515,4 +517,57 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
     if ((c.end != RUN_STALLED && c.end != RUN_LIMIT) || !o->globalize)
         return st;
     return globalize(w, r, c.end, c.nat);
+}
+
+/* Newton runs from the projected point when the certificate fails, at most this many. */
+#define CERT_ROUNDS 3
+
+/* The certificate behind CDYN_OK (issue 18; DESIGN.md "OK means certified"): the answer
+ * projected onto [l, u], F evaluated afresh there (the user's F, no proximal term), and the
+ * natural residual at that point <= tol. The iteration stops on the natural residual at its
+ * iterate, which may lie outside the box (F(x) = a x + 1 on x >= 0 from below ends at
+ * x = -5e-11 with residual 5e-11), and F may be singular at the projection (Mathiesen's F at
+ * p1 = 0). A failing projected point where F can be evaluated starts another Newton run; after
+ * CERT_ROUNDS, or without iterations left, CDYN_EINACCURATE with the projected point in w->x and
+ * its residual in the report. F failing (or non-finite) at the projected point: CDYN_ENUMERIC. */
+cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
+{
+    const int n = w->n;
+    const cdyn_mcp_options *o = w->o;
+    w->F_raw = 0;
+    cdyn_status st = newton(w, r);
+    for (int round = 1; st == CDYN_OK; ++round) {
+        int moved = 0;
+        for (int i = 0; i < n; ++i) {
+            const double lo = w->x[i] > w->l[i] ? w->x[i] : w->l[i];
+            w->xt[i] = lo < w->u[i] ? lo : w->u[i];
+            moved |= w->xt[i] != w->x[i];
+        }
+        /* F at exactly this point, from the callback, is already at hand when the iterate lies
+           in the box and the last run had no proximal term: evaluating again gives the same. */
+        if (!moved && w->F_raw)
+            memcpy(w->Ft, w->F, sizeof(double) * (size_t)n);
+        else if (raw_F(w, w->xt, w->Ft)) {
+            finish(w, r, w->iters, NAN);
+            return cdyn_fail(r, CDYN_ENUMERIC,
+                             "F failed or returned NaN/Inf at the answer projected onto its "
+                             "bounds (natural residual %.3g before the projection)",
+                             r != NULL ? r->residual : NAN);
+        }
+        const double nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->xt, w->Ft);
+        swap(&w->x, &w->xt);
+        swap(&w->F, &w->Ft);
+        finish(w, r, w->iters, nat);
+        if (nat <= o->tol)
+            return CDYN_OK;
+        const int left = o->max_iter - w->iters;
+        if (round >= CERT_ROUNDS || left <= 0 || !isfinite(nat))
+            return cdyn_fail(r, CDYN_EINACCURATE,
+                             "the answer projected onto its bounds has natural residual %.3g > "
+                             "tol %.3g with F evaluated there; x holds that point",
+                             nat, o->tol);
+        run_ctl c = {0.0, left, 0, RUN_ERROR, nat};
+        st = run(w, &c, r);
+    }
+    return st;
 }

@@ -54,10 +54,13 @@ static cdyn_status check_blocks(int n, const cdyn_fc3d_blocks *b, cdyn_fc3d_repo
         return fc3d_fail(rep, CDYN_EINVAL, "blocks: rowptr, colind or values is NULL");
     if (b->rowptr[0] != 0)
         return fc3d_fail(rep, CDYN_EINVAL, "blocks: rowptr[0] = %d, expected 0", b->rowptr[0]);
-    for (int i = 0; i < n; i++) {
+    /* The whole of rowptr before any walk over colind and values: their length is rowptr[n],
+       and a row that ends past it (rowptr = {0, 3, 2}) would read beyond them (issue 18). */
+    for (int i = 0; i < n; i++)
         if (b->rowptr[i + 1] < b->rowptr[i] || b->rowptr[i + 1] > INT_MAX / 9)
             return fc3d_fail(rep, CDYN_EINVAL, "blocks: rowptr[%d] = %d is out of order", i + 1,
                              b->rowptr[i + 1]);
+    for (int i = 0; i < n; i++) {
         for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
             int j = b->colind[k];
             if (j < 0 || j >= n || (k > b->rowptr[i] && j <= b->colind[k - 1]))

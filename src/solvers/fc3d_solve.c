@@ -144,6 +144,19 @@ static cdyn_status chain_stage(const fc3d_sys *sys, const void *opts, double *x,
     return st;
 }
 
+cdyn_status fc3d_check_options(cdyn_fc3d_options *o, cdyn_fc3d_report *report)
+{
+    if (!(o->tol > 0.0) || !isfinite(o->tol) || o->warm_sweeps < 0)
+        return fc3d_fail(report, CDYN_EINVAL, "options: tol > 0 and warm_sweeps >= 0 needed");
+    o->nsgs.allocator = o->allocator;
+    o->newton.allocator = o->allocator;
+    o->nsgs.tol = o->newton.tol = o->tol;
+    cdyn_status st = fc3d_nsgs_check_options(&o->nsgs, report);
+    if (st == CDYN_OK)
+        st = fc3d_newton_check_options(&o->newton, report);
+    return st;
+}
+
 cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts, double *r,
                             double *u, cdyn_fc3d_report *report)
 {
@@ -153,14 +166,7 @@ cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *o
         o = *opts;
     else
         cdyn_fc3d_defaults(&o);
-    if (!(o.tol > 0.0) || !isfinite(o.tol) || o.warm_sweeps < 0)
-        return fc3d_fail(report, CDYN_EINVAL, "options: tol > 0 and warm_sweeps >= 0 needed");
-    o.nsgs.allocator = o.allocator;
-    o.newton.allocator = o.allocator;
-    o.nsgs.tol = o.newton.tol = o.tol;
-    cdyn_status st = fc3d_nsgs_check_options(&o.nsgs, report);
-    if (st == CDYN_OK)
-        st = fc3d_newton_check_options(&o.newton, report);
+    cdyn_status st = fc3d_check_options(&o, report);
     if (st != CDYN_OK)
         return st;
     return fc3d_run_public(problem, o.allocator, chain_stage, &o, r, u, report);

@@ -12,6 +12,10 @@ cdyn_status fc3d_nsgs_run(const fc3d_sys *sys, const cdyn_fc3d_nsgs_options *o, 
                           double *u, double *res_abs, cdyn_fc3d_report *rep);
 
 cdyn_status fc3d_newton_check_options(const cdyn_fc3d_newton_options *o, cdyn_fc3d_report *rep);
+
+/* The options of cdyn_fc3d_solve (tol, warm_sweeps, then both stages' own checks); fills the
+ * stages' tol and allocator from the top level, as the solve does. */
+cdyn_status fc3d_check_options(cdyn_fc3d_options *o, cdyn_fc3d_report *rep);
 cdyn_status fc3d_newton_run(const fc3d_sys *sys, const cdyn_fc3d_newton_options *o, double *r,
                             double *u, double *res_abs, cdyn_fc3d_report *rep);
 

@@ -47,7 +47,7 @@ cdyn_status cdyn_lcp_fb_newton(const cdyn_lcp *lcp, const cdyn_mcp_options *opts
     /* The Jacobian is known exactly; finite differences would only lose accuracy. */
     o.jacobian_fd = 0;
     const cdyn_status st = cdyn_mcp_solve_fixed(&mcp, &o, lcp->M, Mabsmax, z, r);
-    if (st == CDYN_OK)
+    if (st == CDYN_OK || st == CDYN_EINACCURATE)
         lcp_F((void *)lcp, z, w);
     return st;
 }

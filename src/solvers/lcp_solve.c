@@ -36,7 +36,7 @@ static void alt_covering(int variant, int n, const double *q, double *d)
 
 static int retryable(cdyn_status st)
 {
-    return st == CDYN_ERAY || st == CDYN_ENUMERIC || st == CDYN_ENOCONV;
+    return st == CDYN_ERAY || st == CDYN_ENUMERIC || st == CDYN_ENOCONV || st == CDYN_EINACCURATE;
 }
 
 /* Finish the caller's report from the last attempt's (sub: the caller's own report, or a local one
@@ -48,6 +48,44 @@ static cdyn_status conclude(cdyn_report *sub, const char *method, int pivots)
     return sub->status;
 }
 
+/* Tie bands tried (relative to the caller's tie_tol) before the alternate coverings when Lemke's
+ * answer failed the certificate: exact ties, and a band three decades narrower. */
+#define N_NARROW_TIES 2
+
+/* Enumeration candidates tried against the certificate. */
+#define N_ENUM_CANDIDATES 4
+
+/* The fallback chain's state: the best point that failed the certificate so far (it goes to the
+ * caller with CDYN_EINACCURATE when nothing passes). */
+typedef struct chain {
+    const cdyn_lcp *lcp;
+    double tol;
+    double *zt, *wt;   /* scratch for one candidate */
+    double *zc;        /* scratch for its cleaned copy */
+    double *bz, *bw;   /* the best candidate */
+    double best_ratio; /* its violation (INFINITY: none) and residual */
+    double best_res;
+    const char *best_method;
+} chain;
+
+/* Certify the candidate z (n values): CDYN_OK with the certified point in zt, wt and its residual
+ * in *res, else CDYN_EINACCURATE (kept when it is the best so far). */
+static cdyn_status try_candidate(chain *c, const double *z, const char *method, double *res)
+{
+    const int n = c->lcp->n;
+    const double ratio = cdyn_lcp_certify_clean(c->lcp, z, c->tol, c->zc, c->zt, c->wt, res, NULL);
+    if (ratio <= c->tol)
+        return CDYN_OK;
+    if (ratio < INACCURATE_MAX && ratio < c->best_ratio) {
+        memcpy(c->bz, c->zt, sizeof(double) * (size_t)n);
+        memcpy(c->bw, c->wt, sizeof(double) * (size_t)n);
+        c->best_ratio = ratio;
+        c->best_res = *res;
+        c->best_method = method;
+    }
+    return CDYN_EINACCURATE;
+}
+
 cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z, double *w,
                            cdyn_report *report)
 {
@@ -57,8 +95,7 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         o = *opts;
     else
         cdyn_lcp_defaults(&o);
-    double mnorm = 0.0;
-    cdyn_status st = cdyn_lcp_validate(lcp, &mnorm, report);
+    cdyn_status st = cdyn_lcp_validate(lcp, NULL, report);
     if (st != CDYN_OK)
         return st;
     if (z == NULL || w == NULL)
@@ -73,81 +110,132 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         sub = &local;
         cdyn_report_clear(sub, "lemke");
     }
-    st = cdyn_lemke_validated(lcp, mnorm, &o.lemke, z, w, NULL, sub);
+    /* The first attempt writes z and w on CDYN_OK and on CDYN_EINACCURATE (its best point). */
+    st = cdyn_lemke_validated(lcp, &o.lemke, z, w, NULL, sub);
     int pivots = sub->iterations;
     if (!retryable(st) ||
         !(o.try_alternate_covering || (o.try_enumeration && n <= CDYN_LCP_SMALL_N)))
         return st;
 
-    double *d = cdyn_mem_array(o.lemke.allocator, 2 * (size_t)n, sizeof(double));
-    if (d == NULL)
+    const size_t nz = (size_t)n;
+    double *d = cdyn_mem_array(o.lemke.allocator, (6 + N_ENUM_CANDIDATES) * nz, sizeof(double));
+    if (d == NULL) {
+        if (st == CDYN_EINACCURATE) { /* z, w already hold the first attempt's point */
+            cdyn_fail(sub, CDYN_EINACCURATE,
+                      "Lemke's answer fails the certificate (z, w hold it) and the fallbacks "
+                      "could not run: out of memory");
+            return conclude(sub, "lemke", pivots);
+        }
         return cdyn_fail(report, CDYN_ENOMEM, "cannot allocate the fallback workspace");
-    double *zs = d + n;
+    }
+    chain c = {lcp,        o.lemke.tol > 0.0 ? o.lemke.tol : 1e-10,
+               d + nz,     d + 2 * nz,
+               d + 5 * nz, d + 3 * nz,
+               d + 4 * nz, INFINITY,
+               NAN,        NULL};
+    double *zs = d + 6 * nz; /* enumeration's candidates */
+    int committed = 0;       /* z, w hold the first attempt's inaccurate point */
+    if (st == CDYN_EINACCURATE) {
+        double res;
+        try_candidate(&c, z, "lemke", &res);
+        committed = 1;
+    }
     const char *method = "lemke";
     if (o.try_alternate_covering) {
-        method = "lemke-alt-covering";
         cdyn_lemke_options lo = o.lemke;
-        lo.covering = d;
         lo.warm_basis = NULL;
-        for (int v = 0; v < N_ALT_COVERINGS && retryable(st); ++v) {
-            alt_covering(v, n, lcp->q, d);
+        /* First the caller's covering vector cold with narrower tie bands: the tie band of the
+           ratio test treats data noise (q_i = -2e-16 next to entries of 1e-2) as 0, and can
+           end on a basis whose solution fails the certificate by exactly that noise. */
+        static const double narrow_ties[N_NARROW_TIES] = {0.0, 1e-3};
+        for (int v = -N_NARROW_TIES; v < N_ALT_COVERINGS && retryable(st); ++v) {
+            if (v < 0) {
+                if (o.lemke.tie_tol == 0.0 || (st != CDYN_EINACCURATE && st != CDYN_ENUMERIC))
+                    continue;
+                lo.tie_tol = narrow_ties[v + N_NARROW_TIES] * o.lemke.tie_tol;
+                method = "lemke-narrow-ties";
+            } else {
+                lo.tie_tol = o.lemke.tie_tol;
+                lo.covering = d;
+                alt_covering(v, n, lcp->q, d);
+                method = "lemke-alt-covering";
+            }
             cdyn_report_clear(sub, "lemke");
-            st = cdyn_lemke_validated(lcp, mnorm, &lo, z, w, NULL, sub);
+            st = cdyn_lemke_validated(lcp, &lo, c.zt, c.wt, NULL, sub);
             pivots += sub->iterations;
+            if (st == CDYN_OK) {
+                memcpy(z, c.zt, sizeof(double) * nz);
+                memcpy(w, c.wt, sizeof(double) * nz);
+            } else if (st == CDYN_EINACCURATE) {
+                double res;
+                memcpy(zs, c.zt, sizeof(double) * nz); /* try_candidate overwrites zt */
+                try_candidate(&c, zs, method, &res);
+            }
         }
     }
     if (retryable(st) && o.try_enumeration && n <= CDYN_LCP_SMALL_N) {
         int count = 0, singular = 0;
         cdyn_report er;
-        cdyn_status se =
-            cdyn_lcp_enumerate_ex(lcp, zs, 1, &count, &singular, o.lemke.allocator, &er);
-        if (se != CDYN_OK) { /* only ENOMEM can happen here */
+        cdyn_status se = cdyn_lcp_enumerate_ex(lcp, zs, N_ENUM_CANDIDATES, &count, &singular,
+                                               o.lemke.allocator, &er);
+        if (se != CDYN_OK && !committed) { /* only ENOMEM can happen here */
             cdyn_mem_free(o.lemke.allocator, d);
             *sub = er;
             return conclude(sub, "enumeration", pivots);
         }
-        if (count > 0) {
-            /* w = M z + q with rounding negatives set to 0 as Lemke does, into the covering
-             * workspace (no longer needed): the caller's z and w change only on success. */
-            const double tol = o.lemke.tol > 0.0 ? o.lemke.tol : 1e-10;
-            const double scale =
-                fmax(cdyn_dense_norm_inf(n, lcp->q), mnorm * cdyn_dense_norm_inf(n, zs));
-            double *ws = d;
-            memcpy(ws, lcp->q, sizeof(double) * (size_t)n);
-            cdyn_dense_gemv(n, n, 1.0, lcp->M, n, zs, 1.0, ws);
-            for (int i = 0; i < n; ++i)
-                if (ws[i] < 0.0 && ws[i] >= -tol * scale)
-                    ws[i] = 0.0;
-            /* Enumeration stores small negatives of z as 0; with a huge M that can move w far
-             * from the basic solution's, so the stored z must pass the success test itself
-             * (enumeration's feasibility tolerance is 1e-10). */
-            const double res = cdyn_lcp_residual(lcp, zs);
-            int finite = 1; /* overflow gives infinite scale and residual: no solution */
-            for (int i = 0; i < n; ++i)
-                finite &= isfinite(zs[i]) && isfinite(ws[i]);
-            if (finite && res <= fmax(tol, 1e-10) * scale) {
-                memcpy(z, zs, sizeof(double) * (size_t)n);
-                memcpy(w, ws, sizeof(double) * (size_t)n);
+        if (se != CDYN_OK) { /* z, w hold a point: it is handed out below */
+            count = 0;
+            snprintf(er.message, sizeof er.message, "enumeration: out of memory");
+        }
+        /* Enumeration's feasibility test is norm-wise (lcp.h); each basic solution must pass
+           the certificate itself. */
+        const int tried = count < N_ENUM_CANDIDATES ? count : N_ENUM_CANDIDATES;
+        for (int k = 0; k < tried; ++k) {
+            double res;
+            if (try_candidate(&c, zs + (size_t)k * nz, "enumeration", &res) == CDYN_OK) {
+                memcpy(z, c.zt, sizeof(double) * nz);
+                memcpy(w, c.wt, sizeof(double) * nz);
                 cdyn_report_clear(sub, "enumeration");
                 sub->residual = res;
                 method = "enumeration";
-            } else {
-                snprintf(sub->message, sizeof sub->message,
-                         "Lemke failed and enumeration's basic solution fails the success test "
-                         "(residual %.3g)",
-                         res);
+                st = CDYN_OK;
+                break;
             }
+        }
+        if (st == CDYN_OK) {
+        } else if (se != CDYN_OK) {
+            memcpy(sub->message, er.message, sizeof sub->message);
+        } else if (count > 0) {
+            snprintf(sub->message, sizeof sub->message,
+                     "Lemke failed and none of enumeration's basic solutions passes the "
+                     "certificate");
         } else if (singular == 0) {
             cdyn_report_clear(sub, "enumeration");
             cdyn_fail(sub, CDYN_ENOSOLUTION,
-                      "no complementary basis is feasible and none is singular: no solution");
+                      "no complementary basis is feasible and none is singular: no solution "
+                      "(a numerical conclusion, not proven)");
             method = "enumeration";
+            st = CDYN_ENOSOLUTION;
         } else {
             snprintf(sub->message, sizeof sub->message,
                      "Lemke failed and enumeration found no basic solution (%d singular bases "
                      "skipped, so a solution may still exist)",
                      singular);
         }
+    }
+    if (st != CDYN_OK && (committed || (st != CDYN_EINFEASIBLE && c.best_ratio < INFINITY))) {
+        /* Nothing passed: the best point, with what the last attempt said. */
+        char why[CDYN_REPORT_TEXT];
+        memcpy(why, sub->message, sizeof why);
+        memcpy(z, c.bz, sizeof(double) * nz);
+        memcpy(w, c.bw, sizeof(double) * nz);
+        method = c.best_method;
+        cdyn_report_clear(sub, method);
+        sub->residual = c.best_res;
+        cdyn_fail(sub, CDYN_EINACCURATE,
+                  "no answer passed the componentwise certificate; z, w hold the best (largest "
+                  "violation %.3g of its row's scale; last attempt: %.150s)",
+                  c.best_ratio, why);
     }
     cdyn_mem_free(o.lemke.allocator, d);
     return conclude(sub, method, pivots);

@@ -68,6 +68,11 @@ static inline double fmin_inline(double a, double b)
  * often). A norm-wise test, against max(||q||, ||M|| ||z||), skips too often on badly scaled rows:
  * on lcp_CPS_4 it kept a result a few ulps off in every entry, residual 1.4e-14 instead of 0. */
 #define REFINE_SKIP (DBL_EPSILON / 4)
+/* Refinement steps on the final basis, after the first, when its solution fails the
+ * certificate (lcp_cert.c); they stop early once one does not halve the violation. */
+#define FINAL_REFINE_STEPS 4
+/* Principal pivots tried on the final basis when its solution has a sign violation (polish). */
+#define POLISH_MAX 32
 
 /* EXPR with N an integer constant equal to n for the tableau sizes: loops over N then unroll
  * completely, which for such tiny trip counts saves more than the arithmetic costs. */
@@ -91,13 +96,12 @@ static inline double fmin_inline(double a, double b)
  * computed, and the update is a set of independent multiply-adds, which is faster where n is so
  * small that latency and loop overhead, not the O(nk) flops, dominate. */
 #define TABLEAU_MAX_N 8
-/* Largest workspace (in doubles) kept on the stack when no allocator is given: 4 KiB, n <= 13. */
-#define LEMKE_STACK_DOUBLES 512
+/* Largest workspace (in doubles) kept on the stack when no allocator is given: 4.25 KiB, n <= 13. */
+#define LEMKE_STACK_DOUBLES 544
 
 typedef struct lemke_ws {
     int n;
     const double *M, *q;
-    double qnorm; /* ||q||_inf */
     double tie_tol, pivot_tol;
     const int *b0_z; /* starting basis for the lexicographic order: z_j basic where nonzero
                         (NULL: the all-w basis I of a cold start) */
@@ -111,6 +115,12 @@ typedef struct lemke_ws {
     int *ipiv, *var_at, *pos, *slot_of_row, *row_of_slot, *zpos, *cand;
     int *tcol; /* tableau mode: column of T of a nonbasic variable, -1 for a basic one */
     int k;     /* number of slots = number of basic z-type variables */
+    int ray_var;       /* the entering variable when a ray was declared, else -1 */
+    int *flags;        /* the last candidate's rows with a sign violation (certificate) */
+    int *polish_basis; /* polish: z_i basic where nonzero */
+    double *bz, *bw;   /* the best candidate that failed the certificate (finish) */
+    double best_ratio; /* its violation (INFINITY: none yet) and residual */
+    double best_res;
 } lemke_ws;
 
 /* Source column of a z-type variable: z_j has column -M[:, j], z0 has -d. */
@@ -674,8 +684,10 @@ static cdyn_status run_pivots(lemke_ws *ws, lemke_run *run, int unit_z0_column, 
                                  run->pivots);
             since_refactor = 0;
         }
-        if (r < 0)
+        if (r < 0) {
+            ws->ray_var = entering; /* ws->y holds its column: the ray's direction */
             return cdyn_fail(rep, CDYN_ERAY, "ray termination after %d pivots", run->pivots);
+        }
         if (ws->y[r] < SMALL_PIVOT * ymax)
             refactor_now = 1;
         step = ws->v[r]; /* see ratio_test */
@@ -713,54 +725,62 @@ static void cinv_apply(const lemke_ws *ws, const double *restrict v, double *res
     }
 }
 
-/* The candidate solution in x (its z entries; zmax = their largest magnitude): z into ws->y and
- * w = M z + q into ws->u, both with negatives within the tolerance atol = tol * max(||q||_inf,
- * ||M||_inf zmax) rounded to 0. Returns the residual ||min(z, w)||_inf (w before rounding; NaN
- * when an entry is NaN or infinite, which fails every test), the quantity of cdyn_lcp_residual;
- * *atol receives the tolerance. Small problems use plain loops, where a BLAS call costs more than
- * the product; columns with z_j = 0 add exactly nothing (M is finite) and are skipped. */
-static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, double *atol)
+/* One step of iterative refinement of the basic z's xz (k values, z_{col_t} at slot t) on the
+ * current basis: r = q_R + M[R, col] xz accumulated in long double, dx = C^{-1} r (the LU factors
+ * of factor_basis when use_lu, else the maintained inverse), xz += dx. Returns max |dx| /
+ * max |xz| after the step (NaN when either is not finite). */
+static double refine_step(lemke_ws *ws, const int *col, double *xz, int use_lu)
 {
-    const int n = ws->n;
-    double *restrict zt = ws->y, *restrict wt = ws->u;
-    double tl = tol * MAXD(ws->qnorm, mnorm * zmax);
-    double zout = 0.0;
-    for (int j = 0; j < n; ++j) {
-        const double v = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
-        zt[j] = v < 0.0 && v >= -tl ? 0.0 : v;
-        wt[j] = ws->q[j];
-        zout = MAXD(zout, fabs(zt[j]));
+    const int n = ws->n, k = ws->k;
+    double *r = ws->v, *dx = ws->lexv;
+    for (int s = 0; s < k; ++s) {
+        const int row = ws->row_of_slot[s];
+        long double acc = ws->q[row];
+        for (int t = 0; t < k; ++t)
+            acc += (long double)ws->M[row + (size_t)col[t] * n] * xz[t];
+        r[s] = (double)acc;
     }
-    /* The test is on the z handed out: when the entries set to 0 were the largest (a huge M,
-     * tiny negative basic values), the tolerance of the unrounded z would accept a w far from
-     * M z + q >= 0 (found by fuzzing, tests/test_fuzz_findings.c). */
-    tl = tol * MAXD(ws->qnorm, mnorm * zout);
-    if ((size_t)n * n >= BLAS_MIN_ENTRIES) {
-        cdyn_dense_gemv(n, n, 1.0, ws->M, n, zt, 1.0, wt);
+    if (use_lu) {
+        for (int s = 0; s < k; ++s)
+            dx[s] = r[s];
+        cdyn_dense_lu_solve(0, k, ws->C, k, ws->ipiv, 1, dx, k);
     } else {
-        for (int j = 0; j < n; ++j) {
-            const double *restrict col = ws->M + (size_t)j * n;
-            const double a = zt[j];
-            if (a != 0.0)
-                for (int i = 0; i < n; ++i)
-                    wt[i] += a * col[i];
-        }
+        cinv_apply(ws, r, dx);
     }
-    double res = 0.0;
-    int nan = 0;
-    for (int i = 0; i < n; ++i) {
-        const double zi = zt[i], wi = wt[i];
-        nan |= !isfinite(zi) || !isfinite(wi); /* overflow (a tiny M entry) is no solution */
-        res = MAXD(res, fabs(zi < wi ? zi : wi));
-        if (wi < 0.0 && wi >= -tl)
-            wt[i] = 0.0;
+    double xmax = 0.0, dmax = 0.0;
+    for (int t = 0; t < k; ++t) {
+        xz[t] += dx[t];
+        xmax = MAXD(xmax, fabs(xz[t]));
+        dmax = MAXD(dmax, fabs(dx[t]));
     }
-    *atol = tl;
-    return nan ? NAN : res;
+    return isfinite(xmax) && isfinite(dmax) ? (xmax > 0.0 ? dmax / xmax : 0.0) : NAN;
 }
 
-/* Final solution of the current complementary basis (z0 nonbasic); writes z and w only on
- * success, *res receives the residual of the last candidate.
+/* The candidate in x (its basic z's) against the certificate of lcp_cert.c: the z handed out
+ * into ws->y, w = M z + q into ws->u (both as cdyn_lcp_certify leaves them), *res the residual
+ * ||min(z, w)||_inf. Returns the certificate's largest violation in units of its row scale (the
+ * candidate passes when <= tol). When record is set, a candidate better than the best so far is
+ * kept in ws->bz, ws->bw: the point handed out with CDYN_EINACCURATE. */
+static double certify_candidate(lemke_ws *ws, double tol, int record, double *res)
+{
+    const int n = ws->n;
+    double *zraw = ws->v;
+    for (int j = 0; j < n; ++j)
+        zraw[j] = ws->pos[n + j] >= 0 ? ws->x[ws->pos[n + j]] : 0.0;
+    const cdyn_lcp lcp = {n, ws->M, ws->q};
+    const double ratio =
+        cdyn_lcp_certify_clean(&lcp, zraw, tol, ws->lexv, ws->y, ws->u, res, ws->flags);
+    if (record && ratio < INACCURATE_MAX && !(ratio >= ws->best_ratio)) {
+        memcpy(ws->bz, ws->y, sizeof(double) * (size_t)n);
+        memcpy(ws->bw, ws->u, sizeof(double) * (size_t)n);
+        ws->best_ratio = ratio;
+        ws->best_res = *res;
+    }
+    return ratio;
+}
+
+/* Final solution of the current complementary basis (z0 nonbasic); writes z and w only when it
+ * passes the certificate (CDYN_OK). *res receives the residual of the last candidate.
  * The values of the basic z's come from the pivots' updates when have_inverse (BT or the tableau
  * is that of this basis), else from an LU solve with the factors of factor_basis (warm start
  * guess: then x is set completely, for pivoting on from it). Unless every entry of the basic
@@ -769,14 +789,17 @@ static double evaluate(lemke_ws *ws, double tol, double mnorm, double zmax, doub
  * extended precision where long double has it (x86): the classic mixed-precision refinement,
  * whose step then lands on the rounded solution rather than a few ulps off it. With the updated
  * inverse, a correction above REFINE_TRUST relative means it has drifted; then, or when the
- * candidate fails the success test, the LU path follows. */
-static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mnorm, double *z,
-                          double *w, double *res, cdyn_report *rep)
+ * candidate fails the certificate, the LU path follows, and on it up to FINAL_REFINE_STEPS more
+ * refinement steps while they improve the certificate. A basis whose solution still fails it
+ * gives CDYN_EINACCURATE (the best candidate is kept when have_inverse: a guessed warm basis
+ * that fails is no answer of the method). */
+static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double *z, double *w,
+                          double *res, cdyn_report *rep)
 {
     if (ws->T != NULL)
         index_slots(ws);
     const int n = ws->n, k = ws->k;
-    double *xz = ws->g, *r = ws->v, *dx = ws->lexv;
+    double *xz = ws->g;
     int *col = ws->cand; /* z_j at zpos_t (z0 has left): col_t = j */
     list_zpos(ws);
     for (int t = 0; t < k; ++t)
@@ -804,48 +827,51 @@ static cdyn_status finish(lemke_ws *ws, int have_inverse, double tol, double mno
         }
         int trusted = 1;
         if (refine) {
-            for (int s = 0; s < k; ++s) {
-                const int row = ws->row_of_slot[s];
-                long double acc = ws->q[row];
-                for (int t = 0; t < k; ++t)
-                    acc += (long double)ws->M[row + (size_t)col[t] * n] * xz[t];
-                r[s] = (double)acc;
-            }
-            if (use_lu) {
-                for (int s = 0; s < k; ++s)
-                    dx[s] = r[s];
-                cdyn_dense_lu_solve(0, k, ws->C, k, ws->ipiv, 1, dx, k);
-            } else {
-                cinv_apply(ws, r, dx);
-            }
-            double xmax = 0.0, dmax = 0.0;
-            for (int t = 0; t < k; ++t) {
-                xz[t] += dx[t];
-                xmax = MAXD(xmax, fabs(xz[t]));
-                dmax = MAXD(dmax, fabs(dx[t]));
-            }
-            trusted = use_lu || dmax <= REFINE_TRUST * xmax; /* 0 for NaN */
+            const double step = refine_step(ws, col, xz, use_lu);
+            trusted = use_lu || step <= REFINE_TRUST; /* 0 for NaN */
         }
-        double zmax = 0.0, atol = 0.0;
-        for (int t = 0; t < k; ++t) {
+        for (int t = 0; t < k; ++t)
             ws->x[ws->zpos[t]] = xz[t];
-            zmax = MAXD(zmax, fabs(xz[t]));
-        }
         if (use_lu) { /* the w's too: the warm start goes on pivoting from x */
             basic_rest(ws, xz);
             store_basic(ws, xz);
         }
+        double ratio = NAN;
         if (trusted) {
-            *res = evaluate(ws, tol, mnorm, zmax, &atol);
-            if (*res <= atol) {
+            ratio = certify_candidate(ws, tol, have_inverse, res);
+            if (ratio <= tol) {
                 memcpy(z, ws->y, sizeof(double) * (size_t)n);
                 memcpy(w, ws->u, sizeof(double) * (size_t)n);
                 return CDYN_OK;
             }
         }
-        if (use_lu)
-            return cdyn_fail(rep, CDYN_ENUMERIC,
-                             "final basic solution has residual %.3g > tolerance %.3g", *res, atol);
+        if (use_lu) {
+            /* More refinement on the final basis while it helps: a badly scaled basis can need
+               several steps before every row is accurate relative to its own terms. */
+            for (int it = 0; it < FINAL_REFINE_STEPS && k > 0; ++it) {
+                refine_step(ws, col, xz, 1);
+                for (int t = 0; t < k; ++t)
+                    ws->x[ws->zpos[t]] = xz[t];
+                const double next = certify_candidate(ws, tol, have_inverse, res);
+                if (next <= tol) {
+                    memcpy(z, ws->y, sizeof(double) * (size_t)n);
+                    memcpy(w, ws->u, sizeof(double) * (size_t)n);
+                    return CDYN_OK;
+                }
+                if (!(next < 0.5 * ratio))
+                    break;
+                ratio = next;
+            }
+            basic_rest(ws, xz);
+            store_basic(ws, xz);
+            if (!isfinite(ratio))
+                return cdyn_fail(rep, CDYN_ENUMERIC,
+                                 "the final basic solution is not finite (overflow)");
+            return cdyn_fail(rep, CDYN_EINACCURATE,
+                             "the final basic solution fails the componentwise certificate "
+                             "(largest violation %.3g of its row's scale > tol %.3g)",
+                             ratio, tol);
+        }
         if (factor_basis(ws) != CDYN_OK)
             return cdyn_fail(rep, CDYN_ENUMERIC, "final basis is singular");
     }
@@ -920,7 +946,7 @@ cdyn_status cdyn_lcp_validate(const cdyn_lcp *lcp, double *mnorm, cdyn_report *r
     return CDYN_OK;
 }
 
-static cdyn_status validate_options(const cdyn_lemke_options *o, int n, cdyn_report *rep)
+cdyn_status cdyn_lemke_check_options(const cdyn_lemke_options *o, int n, cdyn_report *rep)
 {
     if (o->max_pivots < 0)
         return cdyn_fail(rep, CDYN_EINVAL, "max_pivots = %d is negative", o->max_pivots);
@@ -980,6 +1006,110 @@ static void warm_basis(lemke_ws *ws, const int *warm)
     index_basis(ws);
 }
 
+/* Principal pivoting from the final basis when its solution has sign violations (block
+ * principal pivoting after Judice & Pires 1994: exchange z_i and w_i on every violating row;
+ * once a block exchange fails to reduce their number, Murty's least-index rule, one row at a
+ * time, which terminates for P-matrices; Cottle, Pang & Stone 2009, section 4.2). Lemke's ratio
+ * test treats values within tie_tol of the largest as ties, so data noise (friction rows with
+ * q_i = -2e-16 next to entries of order 1e-2) can end it on a basis whose solution has
+ * w_i = q_i < 0, a few exchanges away from the exact solution. At most POLISH_MAX solves; the
+ * certificate decides, so this only ever turns a failure into a certified answer. */
+static cdyn_status polish(lemke_ws *ws, double tol, double *z, double *w, double *res)
+{
+    const int n = ws->n;
+    int *basis = ws->polish_basis; /* the basis whose solution ws->flags describes */
+    for (int i = 0; i < n; ++i)
+        basis[i] = ws->pos[n + i] >= 0;
+    int best = n + 1, murty = 0, skip = 0;
+    for (int it = 0; it < POLISH_MAX; ++it) {
+        int count = 0;
+        for (int i = 0; i < n; ++i)
+            count += ws->flags[i] != 0;
+        if (count == 0)
+            return CDYN_EINACCURATE; /* an accuracy failure: another basis will not help */
+        murty |= count >= best;
+        best = count < best ? count : best;
+        int pick = murty ? skip % count : -1; /* Murty: the pick-th violating row */
+        for (int i = 0; i < n; ++i) {
+            int flip = ws->flags[i] != 0;
+            if (flip && murty)
+                flip = pick-- == 0;
+            ws->var_at[i] = (basis[i] != 0) != flip ? n + i : i;
+        }
+        index_basis(ws);
+        if (factor_basis(ws) != CDYN_OK) { /* singular: a smaller exchange, or the next row */
+            skip += murty;
+            murty = 1;
+            continue;
+        }
+        skip = 0;
+        if (finish(ws, 0, tol, z, w, res, NULL) == CDYN_OK)
+            return CDYN_OK;
+        for (int i = 0; i < n; ++i)
+            basis[i] = ws->var_at[i] == n + i;
+    }
+    return CDYN_EINACCURATE;
+}
+
+/* The ray's direction in z (ws->y is the entering column B^{-1} a_v: along the ray the basic
+ * values move by -t y and the entering variable by t) into dz, negatives clamped to 0. */
+static void ray_direction(const lemke_ws *ws, double *dz)
+{
+    const int n = ws->n;
+    for (int j = 0; j < n; ++j) {
+        const int p = ws->pos[n + j];
+        double d = p >= 0 ? -ws->y[p] : (ws->ray_var == n + j ? 1.0 : 0.0);
+        dz[j] = d > 0.0 ? d : 0.0;
+    }
+}
+
+/* After every attempt failed with st: a proof of infeasibility when a cheap one holds (the ray's
+ * z-part as a Farkas vector, which for copositive-plus M is one; a row with q_i < 0 and
+ * M_i. <= 0), else the best candidate that failed the certificate as CDYN_EINACCURATE (z, w and
+ * *res receive it), else st with z and w untouched. */
+static cdyn_status conclude_failure(lemke_ws *ws, cdyn_status st, double *z, double *w,
+                                    double *res, cdyn_report *rep)
+{
+    const int n = ws->n;
+    const cdyn_lcp lcp = {n, ws->M, ws->q};
+    if (st == CDYN_ERAY && ws->ray_var >= 0) {
+        ray_direction(ws, ws->v);
+        if (cdyn_lcp_farkas_check(&lcp, ws->v)) {
+            if (rep != NULL)
+                rep->proven = 1;
+            return cdyn_fail(rep, CDYN_EINFEASIBLE,
+                             "ray termination; its direction y >= 0 has M^T y <= 0 and q^T y < 0 "
+                             "(checked with rounding bounds): no z >= 0 has M z + q >= 0 "
+                             "(proven)");
+        }
+    }
+    const int row = cdyn_lcp_infeasible_row(&lcp);
+    if (row >= 0) {
+        if (rep != NULL)
+            rep->proven = 1;
+        return cdyn_fail(rep, CDYN_EINFEASIBLE,
+                         "row %d has q < 0 and no positive entry of M: w_%d < 0 for every z >= 0 "
+                         "(proven)",
+                         row, row);
+    }
+    if (ws->best_ratio < INACCURATE_MAX) {
+        memcpy(z, ws->bz, sizeof(double) * (size_t)n);
+        memcpy(w, ws->bw, sizeof(double) * (size_t)n);
+        *res = ws->best_res;
+        return cdyn_fail(rep, CDYN_EINACCURATE,
+                         "no basic solution passed the componentwise certificate; z, w hold the "
+                         "best (largest violation %.3g of its row's scale), after: %s",
+                         ws->best_ratio, st == CDYN_EINACCURATE ? "refinement" : cdyn_status_str(st));
+    }
+    if (st == CDYN_EINACCURATE) { /* a candidate too far off to be an answer; finish's message
+                                     stays */
+        if (rep != NULL)
+            rep->status = CDYN_ENUMERIC;
+        return CDYN_ENUMERIC;
+    }
+    return st;
+}
+
 cdyn_status cdyn_lemke(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z, double *w,
                        cdyn_report *report)
 {
@@ -990,15 +1120,14 @@ cdyn_status cdyn_lemke_ex(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, d
                           int *basis, cdyn_report *report)
 {
     cdyn_report_clear(report, "lemke");
-    double mnorm = 0.0;
-    cdyn_status st = cdyn_lcp_validate(lcp, &mnorm, report);
+    cdyn_status st = cdyn_lcp_validate(lcp, NULL, report);
     if (st != CDYN_OK)
         return st;
-    return cdyn_lemke_validated(lcp, mnorm, opts, z, w, basis, report);
+    return cdyn_lemke_validated(lcp, opts, z, w, basis, report);
 }
 
-cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_lemke_options *opts,
-                                 double *z, double *w, int *basis, cdyn_report *report)
+cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
+                                 double *w, int *basis, cdyn_report *report)
 {
     cdyn_lemke_options o;
     if (opts != NULL)
@@ -1008,7 +1137,7 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     if (z == NULL || w == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "output %s is NULL", z == NULL ? "z" : "w");
     const int n = lcp->n;
-    cdyn_status st = validate_options(&o, n, report);
+    cdyn_status st = cdyn_lemke_check_options(&o, n, report);
     if (st != CDYN_OK)
         return st;
     if (o.max_pivots == 0)
@@ -1018,11 +1147,11 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     if (o.tol == 0.0)
         o.tol = 1e-10;
 
-    /* One block: 2 n*n + 7 n doubles (+ the tableau for tiny n), then 10 n + 3 ints (n*n*8
+    /* One block: 2 n*n + 9 n doubles (+ the tableau for tiny n), then 12 n + 4 ints (n*n*8
        fits in size_t, validated). */
     const size_t nn = (size_t)n * (size_t)n;
     const size_t ntab = n <= TABLEAU_MAX_N ? (size_t)n * ((size_t)n + 1) : 0;
-    const size_t extra = ntab + 7 * (size_t)n + (10 * (size_t)n + 4) / 2;
+    const size_t extra = ntab + 9 * (size_t)n + (12 * (size_t)n + 4) / 2;
     if (nn > (SIZE_MAX / sizeof(double) - extra) / 2)
         return cdyn_fail(report, CDYN_ENOMEM, "workspace size overflows (n = %d)", n);
     /* Without a caller's allocator a small workspace lives on the stack: next to a solve that
@@ -1033,8 +1162,14 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
         on_stack ? stack_block : cdyn_mem_array(o.allocator, 2 * nn + extra, sizeof(double));
     if (block == NULL)
         return cdyn_fail(report, CDYN_ENOMEM, "cannot allocate the Lemke workspace (n = %d)", n);
-    lemke_ws ws = {
-        .n = n, .M = lcp->M, .q = lcp->q, .tie_tol = o.tie_tol, .pivot_tol = o.pivot_tol};
+    lemke_ws ws = {.n = n,
+                   .M = lcp->M,
+                   .q = lcp->q,
+                   .tie_tol = o.tie_tol,
+                   .pivot_tol = o.pivot_tol,
+                   .ray_var = -1,
+                   .best_ratio = INFINITY,
+                   .best_res = NAN};
     double *dp = block;
     ws.BT = dp, dp += nn;
     ws.C = dp, dp += nn;
@@ -1046,6 +1181,8 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     ws.g = dp, dp += n;
     ws.u = dp, dp += n;
     ws.lexv = dp, dp += n;
+    ws.bz = dp, dp += n;
+    ws.bw = dp, dp += n;
     int *ip = (int *)dp;
     ws.ipiv = ip, ip += n;
     ws.var_at = ip, ip += n;
@@ -1054,12 +1191,12 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
     ws.row_of_slot = ip, ip += n;
     ws.zpos = ip, ip += n;
     ws.cand = ip, ip += n;
-    ws.tcol = ip;
+    ws.tcol = ip, ip += 2 * (size_t)n + 2;
+    ws.flags = ip, ip += n;
+    ws.polish_basis = ip;
     int trivial = 1; /* q >= 0 */
-    for (int i = 0; i < n; ++i) {
-        ws.qnorm = MAXD(ws.qnorm, fabs(lcp->q[i]));
+    for (int i = 0; i < n; ++i)
         trivial &= lcp->q[i] >= 0.0;
-    }
 
     lemke_run run = {.max_pivots = o.max_pivots, .refactor_every = o.refactor_every};
     double res = NAN;
@@ -1068,7 +1205,7 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
         warm_basis(&ws, o.warm_basis);
         if (factor_basis(&ws) == CDYN_OK) {
             /* The guessed basis may already be the answer. */
-            st = finish(&ws, 0, o.tol, mnorm, z, w, &res, NULL);
+            st = finish(&ws, 0, o.tol, z, w, &res, NULL);
             if (st != CDYN_OK) {
                 /* Lemke from this basis with d = B0 * ones, so that its column is -ones. */
                 for (int i = 0; i < n; ++i)
@@ -1082,13 +1219,13 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
                     tableau_from_inverse(&ws);
                 st = run_pivots(&ws, &run, 1, NULL);
                 if (st == CDYN_OK)
-                    st = finish(&ws, 1, o.tol, mnorm, z, w, &res, NULL);
+                    st = finish(&ws, 1, o.tol, z, w, &res, NULL);
             }
         }
     }
     if (st != CDYN_OK) {
         cold_basis(&ws, o.covering);
-        if (trivial) { /* z = 0, w = q */
+        if (trivial) { /* z = 0, w = q: certified exactly (w_i = q_i >= 0, min(z_i, w_i) = 0) */
             for (int i = 0; i < n; ++i) {
                 z[i] = 0.0;
                 w[i] = lcp->q[i];
@@ -1101,16 +1238,22 @@ cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, double mnorm, const cdyn_l
                 cold_tableau(&ws);
             st = run_pivots(&ws, &run, 0, report);
             if (st == CDYN_OK)
-                st = finish(&ws, 1, o.tol, mnorm, z, w, &res, report);
+                st = finish(&ws, 1, o.tol, z, w, &res, report);
+            if (st == CDYN_EINACCURATE && polish(&ws, o.tol, z, w, &res) == CDYN_OK) {
+                st = CDYN_OK;
+                cdyn_report_method(report, "lemke+polish");
+            }
         }
     }
     if (st == CDYN_OK && basis != NULL)
         for (int i = 0; i < n; ++i)
             basis[i] = ws.pos[n + i] >= 0;
+    if (st != CDYN_OK)
+        st = conclude_failure(&ws, st, z, w, &res, report);
     if (report != NULL) {
         report->iterations = run.pivots;
         report->status = st;
-        report->residual = st == CDYN_OK || st == CDYN_ENUMERIC ? res : NAN;
+        report->residual = st == CDYN_OK || st == CDYN_EINACCURATE ? res : NAN;
         if (st == CDYN_OK)
             report->message[0] = '\0';
     }

@@ -172,6 +172,7 @@ typedef struct mcp_work {
        F(x) + eps (x - xbar), and Fbar = F(xbar). Carved only when globalize is set. */
     double eps;
     double *xbar, *Fbar;
+    int F_raw; /* the last solved run had eps = 0: w->F is F(w->x) from the callback */
 } mcp_work;
 
 /* Run the iteration from w->x (F, Phi not yet evaluated), with the restarts when it stalls and

@@ -60,9 +60,12 @@ static cdyn_status check_pattern(const cdyn_mcp *p, cdyn_report *r)
         return cdyn_fail(r, CDYN_EINVAL, "sparse pattern: rowind is NULL");
     if (p->colptr[0] != 0)
         return cdyn_fail(r, CDYN_EINVAL, "sparse pattern: colptr[0] must be 0");
-    for (int j = 0; j < n; ++j) {
+    /* The whole of colptr before any walk over rowind, whose length is colptr[n]: a column
+       that ends past it (colptr = {0, 3, 2}) would read beyond it (issue 18). */
+    for (int j = 0; j < n; ++j)
         if (p->colptr[j + 1] < p->colptr[j])
             return cdyn_fail(r, CDYN_EINVAL, "sparse pattern: colptr decreases at column %d", j);
+    for (int j = 0; j < n; ++j) {
         for (int k = p->colptr[j]; k < p->colptr[j + 1]; ++k)
             if (p->rowind[k] < 0 || p->rowind[k] >= n)
                 return cdyn_fail(r, CDYN_EINVAL,

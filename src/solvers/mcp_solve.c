@@ -91,7 +91,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
     else
         st = cdyn_mcp_fb_newton(&w, r);
 
-    if (st == CDYN_OK)
+    if (st == CDYN_OK || st == CDYN_EINACCURATE) /* the certified point, or the best one */
         memcpy(x, w.x, nn * sizeof(double));
     cdyn_mcp_sparse_lu_free(o->allocator, slu);
     cdyn_mcp_dense_lu_free(o->allocator, dlu);

@@ -134,7 +134,7 @@ cdyn_status cdyn_mcp_solver_run(cdyn_mcp_solver *s, const cdyn_mcp *p, double *x
     cdyn_mcp_fill_bounds(p, w->l, w->u);
     memcpy(w->x, x, (size_t)s->n * sizeof(double));
     st = cdyn_mcp_fb_newton(w, r);
-    if (st == CDYN_OK)
+    if (st == CDYN_OK || st == CDYN_EINACCURATE) /* the certified point, or the best one */
         memcpy(x, w->x, (size_t)s->n * sizeof(double));
     return st;
 }

@@ -125,7 +125,8 @@ cdyn_status cdyn_inst_pyramid(const inst_problem *p, const cdyn_instant_options 
         if (st == CDYN_ENOMEM || st == CDYN_EINVAL)
             return cdyn_fail(r, st, "sign combination %lu: %s", s, lr.message);
         if (st != CDYN_OK) {
-            if (st != CDYN_ERAY && st != CDYN_ENOSOLUTION && failure == CDYN_OK) {
+            if (st != CDYN_ERAY && st != CDYN_ENOSOLUTION && st != CDYN_EINFEASIBLE &&
+                failure == CDYN_OK) {
                 failure = st;
                 memcpy(why, lr.message, sizeof why);
             }

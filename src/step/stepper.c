@@ -4,6 +4,10 @@
 
 #include "core/memory.h"
 #include "core/report.h"
+#include "solvers/coneqp_internal.h"
+#include "solvers/fc3d_solvers.h"
+#include "solvers/lcp_internal.h"
+#include "solvers/mcp_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,6 +71,37 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->allocator = NULL;
 }
 
+/* The nested solver options, each by its solver's own check (step.h promises refusal at
+ * creation: before, mcp.tol = NaN or fc3d.tol = -1 made every step fail instead; issue 18). All
+ * are checked whatever the backend, so a stepper never carries options that cannot run. */
+static cdyn_status check_solver_options(const cdyn_step_options *o, cdyn_report *r)
+{
+    cdyn_status st = cdyn_mcp_check_options(&o->mcp, r);
+    const char *which = "mcp";
+    if (st == CDYN_OK) {
+        which = "lcp.lemke";
+        st = cdyn_lemke_check_options(&o->lcp.lemke, 0, r);
+    }
+    if (st == CDYN_OK) {
+        which = "coneqp";
+        st = cdyn_coneqp_check_options(&o->coneqp, r);
+    }
+    if (st == CDYN_OK) {
+        which = "fc3d";
+        cdyn_fc3d_options fo = o->fc3d;
+        cdyn_fc3d_report fr;
+        st = fc3d_check_options(&fo, &fr);
+        if (st != CDYN_OK)
+            return cdyn_fail(r, st, "cdyn_stepper_create: options.fc3d: %s", fr.message);
+    }
+    if (st != CDYN_OK && r != NULL) {
+        char msg[CDYN_REPORT_TEXT];
+        memcpy(msg, r->message, sizeof msg);
+        cdyn_fail(r, st, "cdyn_stepper_create: options.%s: %.200s", which, msg);
+    }
+    return st;
+}
+
 static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
 {
     if ((int)o->scheme < 0 || (int)o->scheme >= NSCHEMES)
@@ -92,7 +127,7 @@ static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
     if (o->sparse_above < 0)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: sparse_above = %d < 0",
                          o->sparse_above);
-    return CDYN_OK;
+    return check_solver_options(o, r);
 }
 
 cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options *opts,

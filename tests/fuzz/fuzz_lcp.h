@@ -69,4 +69,31 @@ static inline void fz_lcp_check_solution(const fz_lcp *p, const double *z, const
     FZ_CHECK(r <= bound);
 }
 
+/* The certificate behind Lemke's and cdyn_lcp_solve's CDYN_OK (lcp.h; DESIGN.md "OK means
+ * certified"), recomputed row by row: with w = M z + q and s_i = |q_i| + sum_j |M_ij z_j| in long
+ * double, z_i >= 0, w_i >= -tol s_i, |min(z_i, w_i)| <= tol s_i, and the returned w within
+ * tol s_i of M z + q (plus its rounding to double). The library sums by column blocks, this
+ * check by rows: an allowance of 4 (n + 2) long-double epsilons of s_i covers the difference. */
+static inline void fz_lcp_check_certified(const fz_lcp *p, const double *z, const double *w,
+                                          double tol)
+{
+    const int n = p->n;
+    FZ_CHECK(fz_all_finite((size_t)n, z));
+    FZ_CHECK(fz_all_finite((size_t)n, w));
+    for (int i = 0; i < n; ++i) {
+        long double wi = p->q[i], si = fabs(p->q[i]);
+        for (int j = 0; j < n; ++j) {
+            const long double t = (long double)p->M[i + (size_t)j * n] * z[j];
+            wi += t;
+            si += fabsl(t);
+        }
+        const long double bound = (tol + 4.0L * (n + 2) * LDBL_EPSILON) * si;
+        FZ_CHECK(z[i] >= 0.0);
+        FZ_CHECK(wi >= -bound);
+        /* w is rounded to double, and flushes to 0 below the subnormal range */
+        FZ_CHECK(fabsl(w[i] - wi) <= bound + DBL_EPSILON * fabsl(wi) + DBL_TRUE_MIN);
+        FZ_CHECK(fabsl(z[i] < wi ? (long double)z[i] : wi) <= bound);
+    }
+}
+
 #endif

@@ -1,6 +1,7 @@
 /* libFuzzer target: cdyn_lemke / cdyn_lemke_ex on small LCPs with arbitrary numbers and options.
- * Invariants: a valid status echoed by the report; on CDYN_OK the documented success test,
- * recomputed; on failure z, w and basis untouched; every allocation released. */
+ * Invariants: a valid status echoed by the report; on CDYN_OK the componentwise certificate,
+ * recomputed; on CDYN_EINACCURATE z, w finite; on other failures z, w and basis untouched;
+ * every allocation released. */
 #include "fuzz_lcp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -50,10 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (o.allocator != NULL)
         FZ_CHECK(fa.live == 0);
     if (s == CDYN_OK) {
-        const double tol = o.tol > 0.0 ? o.tol : 1e-10;
-        fz_lcp_check_solution(&p, z, w, tol, 0.0);
+        fz_lcp_check_certified(&p, z, w, o.tol > 0.0 ? o.tol : 1e-10);
         for (int i = 0; i < n; ++i)
             FZ_CHECK(basis[i] == 0 || basis[i] == 1);
+    } else if (s == CDYN_EINACCURATE) { /* the best point is handed out, the basis is not */
+        FZ_CHECK(fz_all_finite((size_t)n, z) && fz_all_finite((size_t)n, w));
+        FZ_CHECK(memcmp(basis, basis0, sizeof(int) * (size_t)n) == 0);
     } else {
         FZ_CHECK(memcmp(z, z0, sizeof(double) * (size_t)n) == 0);
         FZ_CHECK(memcmp(w, w0, sizeof(double) * (size_t)n) == 0);
