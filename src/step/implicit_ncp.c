@@ -341,6 +341,7 @@ static int ncp_repin(ncp_ws *w, const double *y, const double *Fy)
     return changed;
 }
 
+
 /* Solve the step's problem from w->y into w->y. Fischer-Burmeister adds the members of each
  * complementarity pair, so their units matter: first the normal rows in newtons (scaled by the
  * normal stiffness); rows without force or friction pinned (ncp_bounds), released when the
@@ -353,7 +354,7 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
     const double tol = s->opts.mcp.tol;
     memcpy(w->ystart, w->y, ny * sizeof(double));
     memcpy(w->pin0, w->pin, (size_t)w->f.k * sizeof(int));
-    int scaled = 1, pins = 1;
+    int scaled = 1, pins = 1, phase = 0;
     cdyn_status st = CDYN_ENOCONV;
     for (int attempt = 0; attempt < 8; attempt++) {
         w->f.scale_normal = scaled;
@@ -379,11 +380,19 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
             memcpy(w->y, w->ybest, ny * sizeof(double));
             continue;
         }
-        if (!scaled)
+        if (phase == 2)
             break;
-        scaled = 0; /* the plain rows from the start, with the first pins */
-        memcpy(w->y, w->ystart, ny * sizeof(double));
-        memcpy(w->pin, w->pin0, (size_t)w->f.k * sizeof(int));
+        scaled = 0;
+        if (phase == 0 && w->best_res < INFINITY) {
+            /* the plain rows from the best point: the scaled rows' rounding (K_nn eps |q|, 1e-10
+             * N at K = 5e6 N/m) can keep them above tol next to the solution */
+            phase = 1;
+            memcpy(w->y, w->ybest, ny * sizeof(double));
+        } else {
+            phase = 2; /* the plain rows from the start, with the first pins */
+            memcpy(w->y, w->ystart, ny * sizeof(double));
+            memcpy(w->pin, w->pin0, (size_t)w->f.k * sizeof(int));
+        }
     }
     ncp_bounds(w, w->y, 0);
     return st;
