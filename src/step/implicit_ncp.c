@@ -8,6 +8,7 @@
 #include "step/step_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct ncp_ws {
@@ -21,6 +22,12 @@ typedef struct ncp_ws {
     double *ystart;     /* ny max: the start, for a retry */
     double *uv;         /* 3 nc: Gamma_d v0 of every row (the predictor) */
     double *fdwork;     /* 3 ny max: fd_jacobian's work */
+    double *ybest;      /* ny max: the best point a failed solve evaluated (cb_F) */
+    double *Fbest;      /* ny max: F there */
+    double *Fv;         /* ny max: F for the full problem's residual */
+    double best_res;    /* its natural residual (INFINITY: none yet) */
+    int *pin;           /* nc: row c's friction unknowns (lambda_T, beta) held at 0 */
+    int *pin0;          /* nc: the first pins of the step */
     /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
     int solver_k;
@@ -66,8 +73,8 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     s->ws = w;
     w->nd = nd;
-    const size_t nints = 2 * (size_t)nc + 1;
-    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 6 * ny + nx +
+    const size_t nints = 4 * (size_t)nc + 1;
+    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 9 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
@@ -76,6 +83,8 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
     }
     w->solver_rows = w->rows + nc;
+    w->pin = w->solver_rows + nc;
+    w->pin0 = w->pin + nc;
     double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
     w->mu = dp, dp += nc;
     w->beta = dp, dp += nc;
@@ -83,6 +92,9 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->Ch = dp, dp += (size_t)nc * nd * nd;
     w->y = dp, dp += ny;
     w->ystart = dp, dp += ny;
+    w->ybest = dp, dp += ny;
+    w->Fbest = dp, dp += ny;
+    w->Fv = dp, dp += ny;
     w->x0 = dp, dp += nx;
     w->uv = dp, dp += 3 * (size_t)nc;
     w->fdwork = dp, dp += 3 * ny;
@@ -107,10 +119,22 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
     w->f.friction_qp = s->opts.friction_qp != 0;
 }
 
+/* F, and the best point evaluated so far (by the natural residual of the problem being solved,
+ * pins included): a failed solve leaves its iterate unchanged, but the retry of ncp_advance starts
+ * from this point. */
 static int cb_F(void *ctx, const double *y, double *F)
 {
     ncp_ws *w = ctx;
-    return ncp_form_F(&w->f, w->x0, y, F);
+    if (ncp_form_F(&w->f, w->x0, y, F) != 0)
+        return 1;
+    const double res = cdyn_mcp_residual(&w->mcp, y, F);
+    if (res < w->best_res) {
+        const size_t n = (size_t)w->f.ny;
+        w->best_res = res;
+        memcpy(w->ybest, y, n * sizeof(double));
+        memcpy(w->Fbest, F, n * sizeof(double));
+    }
+    return 0;
 }
 
 static int cb_J(void *ctx, const double *y, double *J)
@@ -256,9 +280,13 @@ static void ncp_predict(cdyn_stepper *s, ncp_ws *w, const double *v0, double h)
         const int i = w->rows[c];
         const double *u = w->uv + 3 * i;
         double ln = w->y[ol + c * nd];
+        /* Friction unknowns held at 0 (ncp_pins): every row without friction, and rows without
+         * force that the free motion keeps open (pen < 0). */
+        w->pin[c] = !w->f.friction_qp && !(w->mu[c] > 0);
         if (!(ln > 0)) {
             const double pen = -(gap[i] + h * u[0] + w->y[od + c * nd]);
             const double a = w->A[(size_t)c * nd * nd];
+            w->pin[c] |= !w->f.friction_qp && pen < 0;
             if (!(pen > 0) || !(a > 0))
                 continue;
             ln = 0.5 * a * pen;
@@ -277,6 +305,127 @@ static void ncp_predict(cdyn_stepper *s, ncp_ws *w, const double *v0, double h)
             w->y[ob + c] = w->mu[c] * ln * sn;
         }
     }
+}
+
+/* The step problem's bounds (those of ncp_form_setup: lambda_n, beta >= 0, the rest free), then
+ * the pins: a pinned row's friction unknowns lambda_T and beta are held at 0 (lower = upper = 0,
+ * and so in y). With the smoothed NCP friction rows a row without normal force has no friction
+ * law to speak of: its rows read beta lambda_T / rho = 0 and 0 <= beta _|_ gamma - rho >= 0, solved
+ * by lambda_T = 0 with any beta >= 0 — a ray of solutions, at which the Newton matrix is singular
+ * (the friction rows' derivatives vanish with lambda_n and lambda_T) and FB-Newton crawls. The
+ * same holds for every row with mu = 0. lambda_T = beta = 0 solves those rows exactly, so a
+ * pinned solve that ends with lambda_n = 0 on its pinned rows (or mu = 0 there) solves the step's
+ * problem itself; ncp_solve checks that on the full problem before it accepts. */
+static void ncp_bounds(ncp_ws *w, double *y, int pins)
+{
+    const ncp_form *f = &w->f;
+    const int nd = w->nd, k = f->k, ol = f->nx, ob = ol + k * nd;
+    for (int i = 0; i < f->ny; i++) {
+        f->lower[i] = -INFINITY;
+        f->upper[i] = INFINITY;
+    }
+    for (int c = 0; c < k; c++) {
+        f->lower[ol + c * nd] = 0.0;
+        f->lower[ob + c] = 0.0;
+        if (!pins || !w->pin[c])
+            continue;
+        for (int d = 1; d < nd; d++) {
+            f->lower[ol + c * nd + d] = f->upper[ol + c * nd + d] = 0.0;
+            y[ol + c * nd + d] = 0.0;
+        }
+        f->upper[ob + c] = 0.0;
+        y[ob + c] = 0.0;
+    }
+}
+
+/* The natural residual of the step's problem itself (no pins) at y. */
+static double ncp_full_residual(ncp_ws *w, double *y)
+{
+    ncp_bounds(w, y, 0);
+    if (ncp_form_F(&w->f, w->x0, y, w->Fv) != 0)
+        return INFINITY;
+    const double res = cdyn_mcp_residual(&w->mcp, y, w->Fv);
+    return res == res ? res : INFINITY;
+}
+
+/* Pins after a pinned solve: a pinned row (with friction) that carries normal force at y needs
+ * its friction law, so it is released (its friction starts at 0: with lambda_n > 0 that is no
+ * kink). From the best point of a failed solve (normal row value Fn = s_n (Psi + delta_n)),
+ * also the rows found open there (lambda_n = 0, Fn > 0) are pinned. Returns the rows changed. */
+static int ncp_repin(ncp_ws *w, const double *y, const double *Fy)
+{
+    const int nd = w->nd, k = w->f.k, ol = w->f.nx;
+    int changed = 0;
+    for (int c = 0; c < k; c++) {
+        if (w->f.friction_qp || !(w->mu[c] > 0))
+            continue;
+        const double ln = y[ol + c * nd];
+        int pin = w->pin[c];
+        if (ln > 0)
+            pin = 0;
+        else if (Fy != NULL && Fy[ol + c * nd] > 0)
+            pin = 1;
+        changed += pin != w->pin[c];
+        w->pin[c] = pin;
+    }
+    return changed;
+}
+
+
+/* Solve the step's problem from w->y into w->y. Fischer-Burmeister adds the members of each
+ * complementarity pair, so their units matter: first the normal rows in newtons (scaled by the
+ * normal stiffness); rows without force or friction pinned (ncp_bounds), released when the
+ * solution presses them; after a failure again from the best point evaluated, with the rows
+ * open there pinned; last the plain rows from the start (the solution set is the same). OK only
+ * when the full problem's natural residual is within tol. */
+static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_report *mr)
+{
+    const size_t ny = (size_t)w->f.ny;
+    const double tol = s->opts.mcp.tol;
+    memcpy(w->ystart, w->y, ny * sizeof(double));
+    memcpy(w->pin0, w->pin, (size_t)w->f.k * sizeof(int));
+    int scaled = 1, pins = 1, phase = 0;
+    cdyn_status st = CDYN_ENOCONV;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        w->f.scale_normal = scaled;
+        ncp_bounds(w, w->y, pins);
+        w->best_res = INFINITY;
+        st = cdyn_mcp_solver_run(w->solver, &w->mcp, w->y, mr);
+        r->iterations += mr->iterations;
+        r->evaluations += mr->evaluations;
+        if (st == CDYN_OK) {
+            const double res = ncp_full_residual(w, w->y);
+            if (res <= tol)
+                return CDYN_OK;
+            mr->residual = res;
+            st = CDYN_ENOCONV;
+            snprintf(mr->message, sizeof mr->message, "a friction row held at 0 carries normal "
+                     "force (natural residual %.3g of the unpinned problem)", res);
+            if (ncp_repin(w, w->y, NULL) > 0)
+                continue; /* from this solution, with those rows' friction laws */
+        } else if (st != CDYN_ENOCONV) {
+            ncp_bounds(w, w->y, 0);
+            return st;
+        } else if (w->best_res < INFINITY && ncp_repin(w, w->ybest, w->Fbest) > 0) {
+            memcpy(w->y, w->ybest, ny * sizeof(double));
+            continue;
+        }
+        if (phase == 2)
+            break;
+        scaled = 0;
+        if (phase == 0 && w->best_res < INFINITY) {
+            /* the plain rows from the best point: the scaled rows' rounding (K_nn eps |q|, 1e-10
+             * N at K = 5e6 N/m) can keep them above tol next to the solution */
+            phase = 1;
+            memcpy(w->y, w->ybest, ny * sizeof(double));
+        } else {
+            phase = 2; /* the plain rows from the start, with the first pins */
+            memcpy(w->y, w->ystart, ny * sizeof(double));
+            memcpy(w->pin, w->pin0, (size_t)w->f.k * sizeof(int));
+        }
+    }
+    ncp_bounds(w, w->y, 0);
+    return st;
 }
 
 static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
@@ -321,22 +470,8 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
             w->y[ob + c] = 0.0; /* pinned: the friction QP replaces the multiplier */
     if ((st = ncp_solver(s, w, r)) != CDYN_OK)
         return st;
-    /* Fischer-Burmeister adds the members of each complementarity pair, so their units matter:
-     * first the normal rows in newtons (scaled by the normal stiffness), and when that does not
-     * converge the plain rows, from the same start (the solution set is the same). */
     cdyn_report mr;
-    const size_t ny = (size_t)w->f.ny;
-    memcpy(w->ystart, w->y, ny * sizeof(double));
-    st = CDYN_ENOCONV;
-    for (int attempt = 0; attempt < 2 && st != CDYN_OK; attempt++) {
-        w->f.scale_normal = attempt == 0;
-        memcpy(w->y, w->ystart, ny * sizeof(double));
-        st = cdyn_mcp_solver_run(w->solver, &w->mcp, w->y, &mr);
-        r->iterations += mr.iterations;
-        r->evaluations += mr.evaluations;
-        if (st != CDYN_ENOCONV)
-            break;
-    }
+    st = ncp_solve(s, w, r, &mr);
     r->residual = mr.residual;
     cdyn_report_method(r, s->opts.backend == CDYN_BACKEND_FB_SPARSE ? "implicit-ncp-sparse"
                                                                    : "implicit-ncp-dense");
