@@ -271,6 +271,7 @@ static void test_failed_step_untouched(void **unused)
     o.lcp.lemke.max_pivots = 1;
     o.lcp.try_alternate_covering = 0;
     o.lcp.try_enumeration = 0;
+    o.lcp.try_fb_newton = 0;
     cdyn_stepper *s = NULL;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
     cdyn_state *x = NULL, *c = NULL;

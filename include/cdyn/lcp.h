@@ -103,7 +103,9 @@ typedef struct cdyn_lcp_options {
     cdyn_lemke_options lemke;   /* settings for every Lemke attempt */
     int try_alternate_covering; /* nonzero (default): after a ray, retry Lemke with other covering
                                    vectors */
-    int try_enumeration;        /* nonzero (default): finally enumerate bases when n <= SMALL_N */
+    int try_enumeration;        /* nonzero (default): enumerate bases when n <= SMALL_N */
+    int try_fb_newton;          /* nonzero (default): finally FB-Newton (cdyn_lcp_fb_newton) from
+                                   0, then Lemke warm-started on the basis it found */
 } cdyn_lcp_options;
 
 CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
@@ -113,9 +115,11 @@ CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
  * cold: first (after a failed certificate) with exact ties and with a tie band 10^3 narrower,
  * then with the alternate covering vectors d_i = 1 + i/n, d_i = 2 - i/n and d_i = 1 + |q_i|,
  * then enumerate bases when n <= CDYN_LCP_SMALL_N (up to four basic solutions, each must pass
- * the certificate). Every OK is certified (top of this file). report->method names the method
+ * the certificate), then FB-Newton from z = 0 and Lemke warm-started on the complementary basis
+ * it found (degenerate friction pyramids where every pivoting path above ends on a ray or a
+ * wrong basis). Every OK is certified (top of this file). report->method names the method
  * that produced the answer ("lemke", "lemke+polish", "lemke-narrow-ties",
- * "lemke-alt-covering", "enumeration"); report->iterations sums the pivots of all attempts.
+ * "lemke-alt-covering", "enumeration", "fb-newton", "fb-newton+lemke"); report->iterations sums the pivots of all attempts.
  * Returns CDYN_EINFEASIBLE (proven, as for cdyn_lemke), CDYN_EINACCURATE when nothing passed
  * but some attempt handed out a point near it (z, w hold the best), CDYN_ENOSOLUTION when
  * enumeration finds no feasible basic solution and no singular complementary basis (a

@@ -2,11 +2,13 @@
  * enumeration of complementary bases. A ray of Lemke's method only proves infeasibility for
  * copositive-plus M; for other matrices (bimatrix games, friction pyramids with round-off) a
  * different covering vector follows a different path and often reaches a solution. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cdyn/lcp.h"
+#include "cdyn/mcp.h"
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
@@ -22,6 +24,7 @@ void cdyn_lcp_defaults(cdyn_lcp_options *opts)
     cdyn_lemke_defaults(&opts->lemke);
     opts->try_alternate_covering = 1;
     opts->try_enumeration = 1;
+    opts->try_fb_newton = 1;
 }
 
 /* Alternate covering vectors, all positive: two tilted ramps (they break the symmetry of ones
@@ -86,6 +89,124 @@ static cdyn_status try_candidate(chain *c, const double *z, const char *method, 
     return CDYN_EINACCURATE;
 }
 
+/* The basic solution of basis (basis[i]: z_i basic): M_BB z_B = -q_B by LU with one step of
+ * iterative refinement, z_N = 0, into z. CDYN_ESINGULAR, CDYN_ENOMEM. */
+static cdyn_status polish(const chain *c, const cdyn_lcp_options *o, const int *basis, double *z)
+{
+    const int n = c->lcp->n;
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+        k += basis[i] != 0;
+    const double *M = c->lcp->M, *q = c->lcp->q;
+    double *A = cdyn_mem_array(o->lemke.allocator, (size_t)k * k + 3 * (size_t)k + 1, sizeof(double));
+    int *idx = cdyn_mem_array(o->lemke.allocator, 2 * (size_t)k + 1, sizeof(int));
+    if (A == NULL || idx == NULL) {
+        cdyn_mem_free(o->lemke.allocator, A);
+        cdyn_mem_free(o->lemke.allocator, idx);
+        return CDYN_ENOMEM;
+    }
+    double *x = A + (size_t)k * k, *r = x + k, *LUc = r + k;
+    (void)LUc;
+    int *ipiv = idx + k;
+    for (int i = 0, t = 0; i < n; ++i)
+        if (basis[i])
+            idx[t++] = i;
+    for (int b = 0; b < k; ++b) {
+        for (int a = 0; a < k; ++a)
+            A[a + (size_t)b * k] = M[idx[a] + (size_t)idx[b] * n];
+        x[b] = -q[idx[b]];
+    }
+    cdyn_status st = k > 0 ? cdyn_dense_lu(k, A, k, ipiv) : CDYN_OK;
+    if (st == CDYN_OK && k > 0) {
+        cdyn_dense_lu_solve(0, k, A, k, ipiv, 1, x, k);
+        /* refinement: r = -q_B - M_BB x in long double */
+        for (int a = 0; a < k; ++a) {
+            long double acc = -(long double)q[idx[a]];
+            for (int b = 0; b < k; ++b)
+                acc -= (long double)M[idx[a] + (size_t)idx[b] * n] * x[b];
+            r[a] = (double)acc;
+        }
+        cdyn_dense_lu_solve(0, k, A, k, ipiv, 1, r, k);
+        for (int a = 0; a < k; ++a)
+            x[a] += r[a];
+    }
+    if (st == CDYN_OK) {
+        memset(z, 0, (size_t)n * sizeof(double));
+        for (int a = 0; a < k; ++a)
+            z[idx[a]] = x[a];
+    }
+    cdyn_mem_free(o->lemke.allocator, A);
+    cdyn_mem_free(o->lemke.allocator, idx);
+    return st;
+}
+
+/* The last stage: FB-Newton (semismooth, globalized) from z = 0, its answer certified as every
+ * other; when it lands near the solution but fails the componentwise test (rows whose scale is
+ * tiny next to the absolute residual), Lemke warm-started on the complementary basis FB-Newton
+ * found (z_i > w_i) solves that basis exactly, with refinement. Degenerate pyramids on which
+ * every pivoting path above ends on a ray or a wrong basis are solved here. zs: 2 n doubles of
+ * scratch (and n ints after them). Returns st unchanged when nothing passed. */
+static cdyn_status fb_stage(chain *c, const cdyn_lcp_options *o, double *zs, double *z, double *w,
+                            cdyn_report *sub, const char **method, int *pivots, cdyn_status st)
+{
+    const int n = c->lcp->n;
+    const size_t nz = (size_t)n;
+    double *zf = zs, *wf = zs + nz;
+    int *basis = (int *)(void *)(zs + 2 * nz);
+    cdyn_mcp_options mo;
+    cdyn_mcp_defaults(&mo);
+    mo.allocator = o->lemke.allocator;
+    memset(zf, 0, nz * sizeof(double));
+    cdyn_report fr;
+    double res;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        /* from 0, then once more from its answer with a tolerance a thousand times tighter */
+        const cdyn_status sf = cdyn_lcp_fb_newton(c->lcp, &mo, zf, wf, &fr);
+        if (sf != CDYN_OK && sf != CDYN_EINACCURATE)
+            return st;
+        /* entries at the level of rounding (64 eps of the largest) are zeros FB-Newton's smooth
+           path only approaches: with mu = 0 a friction row's slack is -(sum of such entries) */
+        double zmax = 0;
+        for (int i = 0; i < n; ++i)
+            zmax = fmax(zmax, fabs(zf[i]));
+        for (int i = 0; i < n; ++i)
+            if (zf[i] <= 64 * DBL_EPSILON * zmax)
+                zf[i] = 0.0;
+        if (try_candidate(c, zf, "fb-newton", &res) == CDYN_OK) {
+            memcpy(z, c->zt, nz * sizeof(double));
+            memcpy(w, c->wt, nz * sizeof(double));
+            cdyn_report_clear(sub, "fb-newton");
+            sub->residual = res;
+            *method = "fb-newton";
+            return CDYN_OK;
+        }
+        mo.tol = fmax(1e-3 * fr.residual, DBL_MIN);
+    }
+    /* The basis FB-Newton found, its degenerate rows (z_i at the level of the residual) nonbasic */
+    const double floor = 10.0 * fr.residual;
+    for (int i = 0; i < n; ++i)
+        basis[i] = zf[i] > wf[i] && zf[i] > floor;
+    if (polish(c, o, basis, zf) == CDYN_OK && try_candidate(c, zf, "fb-newton", &res) == CDYN_OK) {
+        memcpy(z, c->zt, nz * sizeof(double));
+        memcpy(w, c->wt, nz * sizeof(double));
+        cdyn_report_clear(sub, "fb-newton");
+        sub->residual = res;
+        *method = "fb-newton+polish";
+        return CDYN_OK;
+    }
+    cdyn_lemke_options lo = o->lemke;
+    lo.warm_basis = basis;
+    cdyn_report_clear(sub, "lemke");
+    const cdyn_status sl = cdyn_lemke_validated(c->lcp, &lo, c->zt, c->wt, NULL, sub);
+    *pivots += sub->iterations;
+    if (sl != CDYN_OK)
+        return st;
+    memcpy(z, c->zt, nz * sizeof(double));
+    memcpy(w, c->wt, nz * sizeof(double));
+    *method = "fb-newton+lemke";
+    return CDYN_OK;
+}
+
 cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z, double *w,
                            cdyn_report *report)
 {
@@ -113,11 +234,13 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
     /* The first attempt writes z and w on CDYN_OK and on CDYN_EINACCURATE (its best point). */
     st = cdyn_lemke_validated(lcp, &o.lemke, z, w, NULL, sub);
     int pivots = sub->iterations;
-    if (!retryable(st) ||
-        !(o.try_alternate_covering || (o.try_enumeration && n <= CDYN_LCP_SMALL_N)))
+    if (!retryable(st) || !(o.try_alternate_covering || o.try_fb_newton ||
+                            (o.try_enumeration && n <= CDYN_LCP_SMALL_N)))
         return st;
 
     const size_t nz = (size_t)n;
+    /* covering, candidate, cleaned copy, best (z, w), enumeration's candidates (at least 3 n for
+       the FB-Newton stage: z, w and a basis) */
     double *d = cdyn_mem_array(o.lemke.allocator, (6 + N_ENUM_CANDIDATES) * nz, sizeof(double));
     if (d == NULL) {
         if (st == CDYN_EINACCURATE) { /* z, w already hold the first attempt's point */
@@ -223,6 +346,8 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
                      singular);
         }
     }
+    if (retryable(st) && o.try_fb_newton)
+        st = fb_stage(&c, &o, zs, z, w, sub, &method, &pivots, st);
     if (st != CDYN_OK && (committed || (st != CDYN_EINFEASIBLE && c.best_ratio < INFINITY))) {
         /* Nothing passed: the best point, with what the last attempt said. */
         char why[CDYN_REPORT_TEXT];

@@ -18,6 +18,7 @@
 #include "core/memory.h"
 #include "core/report.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -152,6 +153,38 @@ static cdyn_status restitution_rows(cdyn_stepper *s, cs_problem *p, const double
     return CDYN_OK;
 }
 
+/* Free contact velocities at the level of rounding are set to 0: below 64 eps of the scene's
+ * largest free contact velocity V (normal velocity without the gap term, tangential ones; a
+ * normal row adds its own gap term Psi_n / h, which cancels J_n v_free for a body at rest). They are noise of the data (a frame computed to eps tilts a normal velocity into the
+ * tangents; a body at rest carries the rounding of earlier steps), yet with mu = 0 or a body at
+ * rest the LCP's componentwise certificate counts a w_i of -4e-21 against a row whose scale is
+ * that same 4e-21: a sphere resting on a plane then had no certified solution (Lemke's ray,
+ * FB-Newton's 1e-13 failing). Sliding slower than 64 eps V is not a motion this step resolves. */
+static void clean_tangential(const cdyn_stepper *s, cs_problem *p,
+                             double h)
+{
+    const int nd = p->nd;
+    const double *gap = cdyn_data_gap(s->data);
+    double V = 0;
+    for (int c = 0; c < p->k; c++) {
+        const double *rc = p->r + (size_t)c * nd;
+        double v = fabs(rc[0] - gap[p->rows[c]] / h);
+        for (int d = 1; d < nd; d++)
+            v += fabs(rc[d]);
+        V = fmax(V, v);
+    }
+    for (int c = 0; c < p->k; c++) {
+        double *rc = p->r + (size_t)c * nd;
+        for (int d = 1; d < nd; d++)
+            if (fabs(rc[d]) <= 64 * DBL_EPSILON * V)
+                rc[d] = 0.0;
+        /* the normal row: the gap term and the velocity cancelling to rounding (at rest) */
+        const double g = gap[p->rows[c]] / h;
+        if (fabs(rc[0]) <= 64 * DBL_EPSILON * (V + fabs(g)))
+            rc[0] = 0.0;
+    }
+}
+
 static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                                cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -193,6 +226,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             if (st != CDYN_OK)
                 return st;
         }
+        clean_tangential(s, &p, h);
         /* B: column j = c * per + a of the impulse unknowns (a = 0: p_n, a = 1 + k: beta_k)
          * in contact coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */
         for (int c = 0; c < k; c++) {
