@@ -64,11 +64,13 @@ static double run(const cdyn_model *m, init_fn init, const cdyn_step_options *o,
     return err;
 }
 
-/* Analytic against differences, for both friction laws and both backends. */
-static void compare(const char *name, const cdyn_model *m, init_fn init, double h, int steps)
+/* Analytic against differences, for both friction laws and the backends from `first` to the
+ * sparse one. */
+static void compare(const char *name, const cdyn_model *m, init_fn init, double h, int steps,
+                    int first)
 {
     for (int qp = 0; qp < 2; qp++)
-        for (int backend = CDYN_BACKEND_FB_DENSE; backend <= CDYN_BACKEND_FB_SPARSE; backend++) {
+        for (int backend = first; backend <= CDYN_BACKEND_FB_SPARSE; backend++) {
             cdyn_step_options o;
             cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
             o.h = h;
@@ -134,8 +136,11 @@ static cdyn_model *spheres(void)
         s.size[0] = 0.05;
         assert_int_equal(cdyn_builder_add_geom(b, &s, &g[i], NULL), CDYN_OK);
     }
+    /* the plane, and each sphere's grid neighbours (the only ones it can touch here) */
     for (int i = 0; i < NS; i++)
         for (int j = -1; j < i; j++) {
+            if (j >= 0 && (abs(i % 6 - j % 6) > 1 || abs(i / 6 - j / 6) > 1))
+                continue;
             cdyn_contact_pair_desc p;
             cdyn_contact_pair_desc_defaults(&p);
             p.geom_a = j < 0 ? gp : g[j];
@@ -202,7 +207,7 @@ static void test_billiard(void **state)
 {
     (void)state;
     cdyn_model *m = billiard();
-    compare("billiard", m, init_billiard, 0.01, 101);
+    compare("billiard", m, init_billiard, 0.01, 101, CDYN_BACKEND_FB_DENSE);
     cdyn_model_free(m);
 }
 
@@ -210,7 +215,7 @@ static void test_disk(void **state)
 {
     (void)state;
     cdyn_model *m = scene_disk(0.4, 1e4, 10);
-    compare("disk", m, init_disk, 1e-3, 200);
+    compare("disk", m, init_disk, 1e-3, 200, CDYN_BACKEND_FB_DENSE);
     cdyn_model_free(m);
 }
 
@@ -220,7 +225,7 @@ static void test_part_feeder(void **state)
     cdyn_report rep;
     cdyn_model *m = pf_model(2.2, 0.5, 1.7, &rep);
     assert_non_null(m);
-    compare("part feeder", m, init_feeder, PF_H, 500);
+    compare("part feeder", m, init_feeder, PF_H, 500, CDYN_BACKEND_FB_DENSE);
     cdyn_model_free(m);
 }
 
@@ -228,7 +233,8 @@ static void test_spheres(void **state)
 {
     (void)state;
     cdyn_model *m = spheres();
-    compare("30 spheres", m, init_spheres, 0.005, 12);
+    /* the sparse backend only: the dense one would factor n_y = 943 unknowns densely */
+    compare("30 spheres", m, init_spheres, 0.005, 4, CDYN_BACKEND_FB_SPARSE);
     cdyn_model_free(m);
 }
 

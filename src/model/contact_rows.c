@@ -40,7 +40,8 @@ void cdyn_geom_state(const cdyn_model *m, const cdyn_data *d, int gi, const doub
 }
 
 /* Tangents from the normal: planar t = (n_y, -n_x, 0), o = (0, 0, -1); spatial t = the hint
- * (or the world axis least aligned with n) made orthogonal to n, o = n x t. Rates included. */
+ * (or the world x axis, the y axis when |n_x| > 1/sqrt(2)) made orthogonal to n, o = n x t.
+ * Rates included. */
 static void make_frame(int dim, cpoint *c, double *t, double *dt, double *o, double *dO)
 {
     const double *n = c->n, *dn = c->dn;
@@ -56,12 +57,13 @@ static void make_frame(int dim, cpoint *c, double *t, double *dt, double *o, dou
         v3_copy(h, c->t);
         v3_copy(dh, c->dt);
     } else {
-        int k = 0;
-        for (int i = 1; i < 3; ++i)
-            if (fabs(n[i]) < fabs(n[k]))
-                k = i;
+        /* x, or y where n lies within 45 degrees of the x axis: the frame switches only on
+         * those cones, never near the axis-aligned normals that ground and side contacts have
+         * (choosing the world axis least aligned with n switched on the ties there: a sphere
+         * touching another side by side flipped its tangents under rounding, a jump in the
+         * step's residual that Newton cannot cross). */
         v3_set(h, 0, 0, 0);
-        h[k] = 1.0;
+        h[fabs(n[0]) > 0.70710678118654752 ? 1 : 0] = 1.0;
         v3_set(dh, 0, 0, 0);
     }
     /* u = h - (h.n) n, t = u/|u| */

@@ -21,7 +21,7 @@ typedef struct ncp_ws {
     double *y, *x0;     /* ny max, nx max */
     double *ystart;     /* ny max: the start, for a retry */
     double *uv;         /* 3 nc: Gamma_d v0 of every row (the predictor) */
-    double *fdwork;     /* 3 ny max: fd_jacobian's work */
+    double *fdwork;     /* 5 ny max: fd_jacobian's work */
     double *ybest;      /* ny max: the best point a failed solve evaluated (cb_F) */
     double *Fbest;      /* ny max: F there */
     double *Fv;         /* ny max: F for the full problem's residual */
@@ -74,7 +74,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     s->ws = w;
     w->nd = nd;
     const size_t nints = 4 * (size_t)nc + 1;
-    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 9 * ny + nx +
+    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 11 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
@@ -97,7 +97,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->Fv = dp, dp += ny;
     w->x0 = dp, dp += nx;
     w->uv = dp, dp += 3 * (size_t)nc;
-    w->fdwork = dp, dp += 3 * ny;
+    w->fdwork = dp, dp += 5 * ny;
     w->f.lower = dp, dp += ny;
     w->f.upper = dp, dp += ny;
     w->f.scratch = dp;
@@ -352,9 +352,9 @@ static double ncp_full_residual(ncp_ws *w, double *y)
  * its friction law, so it is released (its friction starts at 0: with lambda_n > 0 that is no
  * kink). From the best point of a failed solve (normal row value Fn = s_n (Psi + delta_n)),
  * also the rows found open there (lambda_n = 0, Fn > 0) are pinned. Returns the rows changed. */
-static int ncp_repin(ncp_ws *w, const double *y, const double *Fy)
+static int ncp_repin(ncp_ws *w, double *y, const double *Fy)
 {
-    const int nd = w->nd, k = w->f.k, ol = w->f.nx;
+    const int nd = w->nd, k = w->f.k, ol = w->f.nx, ob = ol + k * nd;
     int changed = 0;
     for (int c = 0; c < k; c++) {
         if (w->f.friction_qp || !(w->mu[c] > 0))
@@ -366,11 +366,24 @@ static int ncp_repin(ncp_ws *w, const double *y, const double *Fy)
         else if (Fy != NULL && Fy[ol + c * nd] > 0)
             pin = 1;
         changed += pin != w->pin[c];
+        if (w->pin[c] && !pin && Fy != NULL) {
+            /* Released: its friction starts on the cone against the slip, not at the kink
+             * lambda_T = beta = 0 where FB-Newton crawls. Held at 0, the row's residual is
+             * mu lambda_n s_d, so the slip is s = F_T / (mu lambda_n). */
+            const double mln = w->mu[c] * ln;
+            double sn = 0;
+            for (int d = 1; d < nd; d++)
+                sn = hypot(sn, Fy[ol + c * nd + d] / mln);
+            if (sn > 0) {
+                for (int d = 1; d < nd; d++)
+                    y[ol + c * nd + d] = -mln * (Fy[ol + c * nd + d] / mln) / sn;
+                y[ob + c] = mln * sn;
+            }
+        }
         w->pin[c] = pin;
     }
     return changed;
 }
-
 
 /* Solve the step's problem from w->y into w->y. Fischer-Burmeister adds the members of each
  * complementarity pair, so their units matter: first the normal rows in newtons (scaled by the
@@ -401,7 +414,7 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
             st = CDYN_ENOCONV;
             snprintf(mr->message, sizeof mr->message, "a friction row held at 0 carries normal "
                      "force (natural residual %.3g of the unpinned problem)", res);
-            if (ncp_repin(w, w->y, NULL) > 0)
+            if (ncp_repin(w, w->y, w->Fv) > 0)
                 continue; /* from this solution, with those rows' friction laws */
         } else if (st != CDYN_ENOCONV) {
             ncp_bounds(w, w->y, 0);

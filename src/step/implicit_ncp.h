@@ -88,7 +88,8 @@ typedef struct ncp_sink {
 int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *jy, ncp_sink *jx);
 
 /* The Jacobian in y by central differences of ncp_form_F (the analytic matrix's oracle), into a
- * sink (dense or CSC: entries outside the pattern are dropped); work: 3 ny doubles. */
+ * dense or a CSC sink (CSC: columns with disjoint row patterns share one difference, so an
+ * entry missing from the pattern shows as a wrong value, not a dropped one); work: 5 ny doubles. */
 int ncp_form_jac_fd(ncp_form *f, const double *x0, const double *y, ncp_sink *jy, double *work);
 
 /* ---- shared by implicit_ncp_form.c and implicit_ncp_jac.c ---- */

@@ -163,7 +163,8 @@ int ncp_qp_row_solve(const ncp_form *f, int c, double ln, const double *d0, cons
         d[g] = acc / f->h + gv[g];
         o->dln[g] = Ai[i] / f->h;
     }
-    o->drdln = ln > 0 ? f->mu[c] : 0.0;
+    /* r = mu max(lambda_n, 0): at lambda_n = 0 the right derivative, the side the bound keeps */
+    o->drdln = ln >= 0 ? f->mu[c] : 0.0;
     return friction_qp_solve(nt, S, d, f->mu[c] * fmax(ln, 0.0), &o->sol);
 }
 
