@@ -196,7 +196,27 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         return st;
     cdyn_report_method(r, "pyramid-lcp");
     const int k = p.k, nd = p.nd, ndir = w->ndir, per = 1 + ndir, ng = w->ngroup;
-    const int n = k * (per + ng);
+    /* A frictionless row (mu = 0) has its normal unknown only: its direction impulses would be
+       held at 0 by sum beta <= mu p_n = 0, and their rows and sigma would only add degenerate
+       pivots (w_sigma = -sum beta, zero in exact arithmetic, rounding noise in a basic
+       solution). off[c]: the first unknown of row c, cnt[c]: 1 or 1 + ndir, sg[c]: its first
+       sigma, or -1. */
+    int *off = cdyn_mem_array(&s->arena.as, 3 * (size_t)k + 1, sizeof(int));
+    if (off == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    int *cnt = off + k, *sg = cnt + k;
+    int nx = 0, nfric = 0;
+    for (int c = 0; c < k; c++) {
+        cnt[c] = p.mu[c] > 0 ? per : 1;
+        off[c] = nx;
+        nx += cnt[c];
+        nfric += p.mu[c] > 0;
+    }
+    for (int c = 0, t = nx; c < k; c++) {
+        sg[c] = p.mu[c] > 0 ? t : -1;
+        t += p.mu[c] > 0 ? ng : 0;
+    }
+    const int n = nx + nfric * ng;
     if (k > 0) {
         if (n > PYR_MAX_LCP)
             return cdyn_fail(r, CDYN_ETOOBIG, "pyramid: an LCP of %d unknowns (%d contact rows) "
@@ -227,8 +247,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                 return st;
         }
         clean_tangential(s, &p, h);
-        /* B: column j = c * per + a of the impulse unknowns (a = 0: p_n, a = 1 + k: beta_k)
-         * in contact coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */
+        /* B: column a of row c's impulse unknowns (a = 0: p_n, a = 1 + k: beta_k) in contact
+         * coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */
         for (int c = 0; c < k; c++) {
             double *Bc = B + (size_t)c * nd * per;
             memset(Bc, 0, (size_t)nd * per * sizeof(double));
@@ -242,11 +262,10 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         /* M_xx = B' W B (block by block), q_x = B' r; sigma rows and columns. */
         memset(M, 0, nn * nn * sizeof(double));
         memset(q, 0, nn * sizeof(double));
-        const int nx = k * per;
         for (int c1 = 0; c1 < k; c1++) {
             const double *B1 = B + (size_t)c1 * nd * per;
-            for (int a = 0; a < per; a++) {
-                const int i = c1 * per + a;
+            for (int a = 0; a < cnt[c1]; a++) {
+                const int i = off[c1] + a;
                 double qi = 0;
                 for (int d = 0; d < nd; d++)
                     qi += B1[a * nd + d] * p.r[c1 * nd + d];
@@ -269,21 +288,21 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                         for (int d1 = 0; d1 < nd; d1++)
                             t1[d2] += B1[a * nd + d1] * Wb[d1 + 3 * d2];
                     }
-                    for (int b = 0; b < per; b++) {
+                    for (int b = 0; b < cnt[c2]; b++) {
                         double v = 0;
                         for (int d2 = 0; d2 < nd; d2++)
                             v += t1[d2] * B2[b * nd + d2];
-                        M[i + (size_t)(c2 * per + b) * nn] = v;
+                        M[i + (size_t)(off[c2] + b) * nn] = v;
                     }
                 }
             }
-            for (int g = 0; g < ng; g++) {
-                const int js = nx + c1 * ng + g;
-                M[js + (size_t)(c1 * per) * nn] = p.mu[c1];
+            for (int g = 0; g < ng && sg[c1] >= 0; g++) {
+                const int js = sg[c1] + g;
+                M[js + (size_t)off[c1] * nn] = p.mu[c1];
                 for (int a = 0; a < ndir; a++)
                     if (group_of(w, a) == g) {
-                        M[(c1 * per + 1 + a) + (size_t)js * nn] = 1.0;
-                        M[js + (size_t)(c1 * per + 1 + a) * nn] = -1.0;
+                        M[(off[c1] + 1 + a) + (size_t)js * nn] = 1.0;
+                        M[js + (size_t)(off[c1] + 1 + a) * nn] = -1.0;
                     }
             }
         }
@@ -324,24 +343,37 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             const double *Bc = B + (size_t)c * nd * per;
             for (int d = 0; d < nd; d++) {
                 double v = 0;
-                for (int a = 0; a < per; a++)
-                    v += Bc[a * nd + d] * z[c * per + a];
+                for (int a = 0; a < cnt[c]; a++)
+                    v += Bc[a * nd + d] * z[off[c] + a];
                 imp[c * nd + d] = v;
             }
         }
         if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
+           the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */
+        double *u = NULL, vscale = 1;
+        if (nfric < k) {
+            if ((u = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double))) == NULL)
+                return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+            cs_contact_velocity(s, &p, x1->v, u);
+            for (int j = 0; j < s->nv; j++)
+                vscale = fmax(vscale, fabs(x1->v[j]));
+        }
         for (int c = 0; c < k; c++) {
             const int i = p.rows[c];
             for (int d = 0; d < nd; d++)
                 x1->lambda[3 * i + d] = imp[c * nd + d] / h;
-            if (!(z[c * per] > 0)) {
+            if (!(z[off[c]] > 0)) {
                 x1->mode[i] = CDYN_MODE_FREE;
                 continue;
             }
             int sliding = 0;
-            for (int g = 0; g < ng; g++)
-                sliding |= z[nx + c * ng + g] > 0;
+            if (sg[c] >= 0)
+                for (int g = 0; g < ng; g++)
+                    sliding |= z[sg[c] + g] > 0;
+            else
+                sliding = hypot(u[c * nd + 1], nd == 3 ? u[c * nd + 2] : 0.0) > 1e-8 * vscale;
             x1->mode[i] = sliding ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
         }
     }
