@@ -23,6 +23,7 @@
  * and the cleaned point is certified like any other. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "solvers/lcp_internal.h"
 
@@ -34,6 +35,14 @@
  * 0; the certificate is on the point handed out, so this only ever replaces one point by a
  * better one. */
 #define CERT_CLEAN 16.0
+/* Below that bound the noise of a degenerate basic variable can be far smaller still (1e-33 next
+ * to genuine small values of 1e-14 in the same answer, from a problem whose rows span many
+ * decades): zeroing everything below the bound then spoils the genuine ones. So the magnitudes
+ * below it are sorted and each gap of CLEAN_GAP or more between consecutive ones is tried as a
+ * threshold too (at most CLEAN_LEVELS thresholds in all). Every cleaned point is certified in
+ * full; the best one is kept. */
+#define CLEAN_GAP 1e4
+#define CLEAN_LEVELS 8
 
 double cdyn_lcp_certify_ex(const cdyn_lcp *lcp, const double *z, double tol, double *zo,
                            double *wo, double *nat, int *flags)
@@ -96,6 +105,24 @@ double cdyn_lcp_certify(const cdyn_lcp *lcp, const double *z, double tol, double
     return cdyn_lcp_certify_ex(lcp, z, tol, zo, wo, nat, NULL);
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* zc := z with its entries of magnitude <= thr set to 0; returns whether any was. */
+static int clean_below(int n, const double *z, double thr, double *zc)
+{
+    int changed = 0;
+    for (int j = 0; j < n; ++j) {
+        const int tiny = z[j] != 0.0 && fabs(z[j]) <= thr;
+        zc[j] = tiny ? 0.0 : z[j];
+        changed |= tiny;
+    }
+    return changed;
+}
+
 double cdyn_lcp_certify_clean(const cdyn_lcp *lcp, const double *z, double tol, double *zc,
                               double *zo, double *wo, double *nat, int *flags)
 {
@@ -106,23 +133,36 @@ double cdyn_lcp_certify_clean(const cdyn_lcp *lcp, const double *z, double tol, 
     double zmax = 0.0;
     for (int j = 0; j < n; ++j)
         zmax = fabs(z[j]) > zmax ? fabs(z[j]) : zmax;
-    const double thr = CERT_CLEAN * (n + 1) * DBL_EPSILON * zmax;
-    int changed = 0;
-    for (int j = 0; j < n; ++j) {
-        const int tiny = z[j] != 0.0 && fabs(z[j]) <= thr;
-        zc[j] = tiny ? 0.0 : z[j];
-        changed |= tiny;
+    /* The thresholds tried: the bound on rounding noise, then each gap of CLEAN_GAP or more
+       among the magnitudes below it (largest first), just below the gap. */
+    double thr[CLEAN_LEVELS];
+    int nthr = 0;
+    thr[nthr++] = CERT_CLEAN * (n + 1) * DBL_EPSILON * zmax;
+    int m = 0;
+    for (int j = 0; j < n; ++j)
+        if (z[j] != 0.0 && fabs(z[j]) <= thr[0])
+            zc[m++] = fabs(z[j]);
+    if (m > 1) {
+        qsort(zc, (size_t)m, sizeof(double), cmp_desc);
+        for (int a = 0; a + 1 < m && nthr < CLEAN_LEVELS; ++a)
+            if (zc[a] > CLEAN_GAP * zc[a + 1])
+                thr[nthr++] = zc[a + 1];
     }
-    if (!changed)
-        return ratio;
-    double nat_c;
-    const double rc = cdyn_lcp_certify_ex(lcp, zc, tol, zo, wo, &nat_c, flags);
-    if (rc < ratio) {
-        if (nat != NULL)
-            *nat = nat_c;
-        return rc;
+    double best = ratio;
+    int best_t = -1;
+    for (int t = 0; t < nthr && best > tol; ++t) {
+        if (!clean_below(n, z, thr[t], zc))
+            continue;
+        const double rc = cdyn_lcp_certify_ex(lcp, zc, tol, zo, wo, NULL, NULL);
+        if (rc < best) {
+            best = rc;
+            best_t = t;
+        }
     }
-    return cdyn_lcp_certify_ex(lcp, z, tol, zo, wo, nat, flags); /* the raw one was better */
+    if (best_t < 0)
+        return cdyn_lcp_certify_ex(lcp, z, tol, zo, wo, nat, flags); /* the raw one was best */
+    clean_below(n, z, thr[best_t], zc);
+    return cdyn_lcp_certify_ex(lcp, zc, tol, zo, wo, nat, flags);
 }
 
 int cdyn_lcp_infeasible_row(const cdyn_lcp *lcp)

@@ -153,16 +153,22 @@ static cdyn_status restitution_rows(cdyn_stepper *s, cs_problem *p, const double
     return CDYN_OK;
 }
 
-/* Free contact velocities at the level of rounding are set to 0: below 64 eps of the scene's
- * largest free contact velocity V (normal velocity without the gap term, tangential ones; a
- * normal row adds its own gap term Psi_n / h, which cancels J_n v_free for a body at rest). They are noise of the data (a frame computed to eps tilts a normal velocity into the
- * tangents; a body at rest carries the rounding of earlier steps), yet with mu = 0 or a body at
- * rest the LCP's componentwise certificate counts a w_i of -4e-21 against a row whose scale is
- * that same 4e-21: a sphere resting on a plane then had no certified solution (Lemke's ray,
- * FB-Newton's 1e-13 failing). Sliding slower than 64 eps V is not a motion this step resolves. */
+/* Free contact velocities at the level of rounding, or inside the tie band of the pivoting, are
+ * set to 0: below rel V, with V the scene's largest free contact velocity (normal velocity
+ * without the gap term, tangential ones; a normal row adds its own gap term Psi_n / h, which
+ * cancels J_n v_free for a body at rest) and rel = max(64 eps, tie_tol of Lemke's options,
+ * default 1e-12). They are noise of the data (a frame computed to eps tilts a normal velocity
+ * into the tangents; a body at rest carries the rounding of earlier steps), or values Lemke's
+ * ratio test takes for ties with 0 anyway (its band is tie_tol times the largest basic value):
+ * it then ends on a basis that leaves such a row's w_i = q_i = -1e-14 basic, which the LCP's
+ * componentwise certificate counts against a row whose scale is that same 1e-14 (a sphere
+ * resting on a plane had no certified solution, a contact sliding at 1e-14 m/s failed after
+ * every fallback). Sliding slower than rel V is not a motion this step resolves: over the step
+ * it moves the contact by h rel V. */
 static void clean_tangential(const cdyn_stepper *s, cs_problem *p,
                              double h)
 {
+    const double rel = fmax(64 * DBL_EPSILON, s->opts.lcp.lemke.tie_tol);
     const int nd = p->nd;
     const double *gap = cdyn_data_gap(s->data);
     double V = 0;
@@ -176,13 +182,56 @@ static void clean_tangential(const cdyn_stepper *s, cs_problem *p,
     for (int c = 0; c < p->k; c++) {
         double *rc = p->r + (size_t)c * nd;
         for (int d = 1; d < nd; d++)
-            if (fabs(rc[d]) <= 64 * DBL_EPSILON * V)
+            if (fabs(rc[d]) <= rel * V)
                 rc[d] = 0.0;
         /* the normal row: the gap term and the velocity cancelling to rounding (at rest) */
         const double g = gap[p->rows[c]] / h;
-        if (fabs(rc[0]) <= 64 * DBL_EPSILON * (V + fabs(g)))
+        if (fabs(rc[0]) <= rel * (V + fabs(g)))
             rc[0] = 0.0;
     }
+}
+
+/* Couplings at the level of rounding in the impulse block A = M[0:nx, 0:nx] = B' W B of the LCP
+ * (symmetric positive semidefinite) are set to 0: entries with |A_ij| <= delta sqrt(A_ii A_jj),
+ * delta the certificate's tolerance (Lemke's tol, default 1e-10). Such entries are noise of the
+ * data: W_ij = J_i M^-1 J_j' is a dot product of L^-1 J_i' and L^-1 J_j' with an error of a few
+ * eps ||L^-1 J_i'|| ||L^-1 J_j'|| = a few eps sqrt(W_ii W_jj), contact frames computed to eps (a
+ * wall normal from a quaternion is (1, 0, 1.2e-16)) tilt orthogonal rows into each other, lever
+ * arms from positions far from the origin lose digits, and the directions d_k = (cos, sin) turn
+ * W_to = 0 into sums that cancel to the same level. Over 2.7 million off-diagonal entries of the
+ * random-scene stress (40 scenes, up to 8 spheres) the relative sizes |A_ij| / sqrt(A_ii A_jj)
+ * fall into two groups: up to 1e-12 (noise) and from 1e-8 up (geometry); delta lies in the gap.
+ * Noise entries matter because the certificate counts the row of a direction that does not
+ * slide, w_i = sum_j A_ij z_j of such entries only (-3e-18), against that same sum: a violation
+ * of 100 %, which no basis cures. Dropping an entry changes a contact velocity by at most delta
+ * sqrt(A_ii / A_jj) times the change the same impulse makes in its own row, A_jj z_j: below the
+ * accuracy the answer is certified to. Dropping e from A_ij and A_ji and adding |e| sqrt(A_ii /
+ * A_jj) to A_ii and |e| sqrt(A_jj / A_ii) to A_jj adds |e| (a e_i - sgn(e) b e_j)(a e_i - sgn(e)
+ * b e_j)' with a b = 1, positive semidefinite: A stays positive semidefinite, so the LCP stays
+ * copositive (Stewart-Trinkle) and Lemke's method keeps its guarantee; each diagonal grows by at
+ * most delta of itself per dropped entry. dadd: nx doubles of scratch. */
+static void clean_delassus(double *M, int n, int nx, double delta, double *dadd)
+{
+    const size_t nn = (size_t)n;
+    for (int i = 0; i < nx; i++)
+        dadd[i] = 0;
+    for (int j = 0; j < nx; j++) {
+        const double djj = M[j + (size_t)j * nn];
+        for (int i = j + 1; i < nx; i++) {
+            double *aij = M + i + (size_t)j * nn, *aji = M + j + (size_t)i * nn;
+            if (*aij == 0 && *aji == 0)
+                continue;
+            const double dii = M[i + (size_t)i * nn], e = fmax(fabs(*aij), fabs(*aji));
+            if (!(dii > 0 && djj > 0) || !(e <= delta * sqrt(dii * djj)))
+                continue;
+            const double ratio = sqrt(dii / djj);
+            dadd[i] += e * ratio;
+            dadd[j] += e / ratio;
+            *aij = *aji = 0;
+        }
+    }
+    for (int i = 0; i < nx; i++)
+        M[i + (size_t)i * nn] += dadd[i];
 }
 
 static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
@@ -196,7 +245,27 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         return st;
     cdyn_report_method(r, "pyramid-lcp");
     const int k = p.k, nd = p.nd, ndir = w->ndir, per = 1 + ndir, ng = w->ngroup;
-    const int n = k * (per + ng);
+    /* A frictionless row (mu = 0) has its normal unknown only: its direction impulses would be
+       held at 0 by sum beta <= mu p_n = 0, and their rows and sigma would only add degenerate
+       pivots (w_sigma = -sum beta, zero in exact arithmetic, rounding noise in a basic
+       solution). off[c]: the first unknown of row c, cnt[c]: 1 or 1 + ndir, sg[c]: its first
+       sigma, or -1. */
+    int *off = cdyn_mem_array(&s->arena.as, 3 * (size_t)k + 1, sizeof(int));
+    if (off == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    int *cnt = off + k, *sg = cnt + k;
+    int nx = 0, nfric = 0;
+    for (int c = 0; c < k; c++) {
+        cnt[c] = p.mu[c] > 0 ? per : 1;
+        off[c] = nx;
+        nx += cnt[c];
+        nfric += p.mu[c] > 0;
+    }
+    for (int c = 0, t = nx; c < k; c++) {
+        sg[c] = p.mu[c] > 0 ? t : -1;
+        t += p.mu[c] > 0 ? ng : 0;
+    }
+    const int n = nx + nfric * ng;
     if (k > 0) {
         if (n > PYR_MAX_LCP)
             return cdyn_fail(r, CDYN_ETOOBIG, "pyramid: an LCP of %d unknowns (%d contact rows) "
@@ -227,8 +296,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                 return st;
         }
         clean_tangential(s, &p, h);
-        /* B: column j = c * per + a of the impulse unknowns (a = 0: p_n, a = 1 + k: beta_k)
-         * in contact coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */
+        /* B: column a of row c's impulse unknowns (a = 0: p_n, a = 1 + k: beta_k) in contact
+         * coordinates, only row c's nd entries (stored as B[d + a * nd + c * nd * per]). */
         for (int c = 0; c < k; c++) {
             double *Bc = B + (size_t)c * nd * per;
             memset(Bc, 0, (size_t)nd * per * sizeof(double));
@@ -242,11 +311,10 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         /* M_xx = B' W B (block by block), q_x = B' r; sigma rows and columns. */
         memset(M, 0, nn * nn * sizeof(double));
         memset(q, 0, nn * sizeof(double));
-        const int nx = k * per;
         for (int c1 = 0; c1 < k; c1++) {
             const double *B1 = B + (size_t)c1 * nd * per;
-            for (int a = 0; a < per; a++) {
-                const int i = c1 * per + a;
+            for (int a = 0; a < cnt[c1]; a++) {
+                const int i = off[c1] + a;
                 double qi = 0;
                 for (int d = 0; d < nd; d++)
                     qi += B1[a * nd + d] * p.r[c1 * nd + d];
@@ -269,24 +337,28 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                         for (int d1 = 0; d1 < nd; d1++)
                             t1[d2] += B1[a * nd + d1] * Wb[d1 + 3 * d2];
                     }
-                    for (int b = 0; b < per; b++) {
+                    for (int b = 0; b < cnt[c2]; b++) {
                         double v = 0;
                         for (int d2 = 0; d2 < nd; d2++)
                             v += t1[d2] * B2[b * nd + d2];
-                        M[i + (size_t)(c2 * per + b) * nn] = v;
+                        M[i + (size_t)(off[c2] + b) * nn] = v;
                     }
                 }
             }
-            for (int g = 0; g < ng; g++) {
-                const int js = nx + c1 * ng + g;
-                M[js + (size_t)(c1 * per) * nn] = p.mu[c1];
+            for (int g = 0; g < ng && sg[c1] >= 0; g++) {
+                const int js = sg[c1] + g;
+                M[js + (size_t)off[c1] * nn] = p.mu[c1];
                 for (int a = 0; a < ndir; a++)
                     if (group_of(w, a) == g) {
-                        M[(c1 * per + 1 + a) + (size_t)js * nn] = 1.0;
-                        M[js + (size_t)(c1 * per + 1 + a) * nn] = -1.0;
+                        M[(off[c1] + 1 + a) + (size_t)js * nn] = 1.0;
+                        M[js + (size_t)(off[c1] + 1 + a) * nn] = -1.0;
                     }
             }
         }
+        double *dadd = cdyn_mem_array(&s->arena.as, (size_t)nx, sizeof(double));
+        if (dadd == NULL)
+            return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        clean_delassus(M, n, nx, s->opts.lcp.lemke.tol > 0 ? s->opts.lcp.lemke.tol : 1e-10, dadd);
         cdyn_lcp lcp = {n, M, q};
         cdyn_report lr;
         if (s->opts.backend == CDYN_BACKEND_FB_DENSE) {
@@ -324,24 +396,37 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             const double *Bc = B + (size_t)c * nd * per;
             for (int d = 0; d < nd; d++) {
                 double v = 0;
-                for (int a = 0; a < per; a++)
-                    v += Bc[a * nd + d] * z[c * per + a];
+                for (int a = 0; a < cnt[c]; a++)
+                    v += Bc[a * nd + d] * z[off[c] + a];
                 imp[c * nd + d] = v;
             }
         }
         if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
+           the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */
+        double *u = NULL, vscale = 1;
+        if (nfric < k) {
+            if ((u = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double))) == NULL)
+                return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+            cs_contact_velocity(s, &p, x1->v, u);
+            for (int j = 0; j < s->nv; j++)
+                vscale = fmax(vscale, fabs(x1->v[j]));
+        }
         for (int c = 0; c < k; c++) {
             const int i = p.rows[c];
             for (int d = 0; d < nd; d++)
                 x1->lambda[3 * i + d] = imp[c * nd + d] / h;
-            if (!(z[c * per] > 0)) {
+            if (!(z[off[c]] > 0)) {
                 x1->mode[i] = CDYN_MODE_FREE;
                 continue;
             }
             int sliding = 0;
-            for (int g = 0; g < ng; g++)
-                sliding |= z[nx + c * ng + g] > 0;
+            if (sg[c] >= 0)
+                for (int g = 0; g < ng; g++)
+                    sliding |= z[sg[c] + g] > 0;
+            else
+                sliding = hypot(u[c * nd + 1], nd == 3 ? u[c * nd + 2] : 0.0) > 1e-8 * vscale;
             x1->mode[i] = sliding ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
         }
     }
