@@ -360,7 +360,7 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     bvp_engine *e = NULL;
     if ((st = cdyn_data_create(m, &dopt, &data, r)) != CDYN_OK)
         return st;
-    rows = cdyn_mem_array(a, (size_t)nc + 1, sizeof(int));
+    rows = cdyn_mem_array(a, 2 * (size_t)nc + 1, sizeof(int));
     const size_t nd2 = (size_t)nc * nd * nd;
     const size_t ndbl = (size_t)nc + 2 * nd2 + 3 * ny + ncp_form_scratch(nq, nv, nc, nd);
     dbl = cdyn_mem_array(a, ndbl, sizeof(double));
@@ -368,6 +368,7 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
         st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
         goto done;
     }
+    int *qp_rows = rows + nc;
     for (int i = 0; i < nc; i++)
         rows[i] = i;
     double *p = dbl;
@@ -385,12 +386,9 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     c.f.tau = opts->tau;
     c.f.scale_normal = 1;
     c.f.friction_qp = opts->step.friction_qp != 0;
-    if (c.f.friction_qp && ncp_form_check_qp(&c.f) != 0) {
-        st = cdyn_fail(r, CDYN_EINVAL, "bvp: friction_qp needs K + C/h symmetric with a positive "
-                       "definite tangential block of its inverse (contact row %d)",
-                       ncp_form_check_qp(&c.f) - 1);
-        goto done;
-    }
+    if (c.f.friction_qp) /* rows the QP cannot take keep the NCP rows (as the stepper) */
+        ncp_form_qp_rows(&c.f, qp_rows);
+    c.f.qp_rows = qp_rows;
 
     /* The step's pattern, listed at the start state (its structure does not depend on it). */
     size_t nyy = 0, nxx = 0;
@@ -483,7 +481,7 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
                     s2 += sd * sd;
                 }
                 const double rho = sqrt(lt2 + opts->step.gamma * opts->step.gamma);
-                y[nx + nc * nd + i] = lt2 > 0 && !c.f.friction_qp
+                y[nx + nc * nd + i] = lt2 > 0 && !ncp_row_qp(&c.f, i)
                                           ? mu[i] * x->lambda[3 * i] * sqrt(s2) * rho / sqrt(lt2)
                                           : 0.0; /* the friction QP pins beta at 0 */
             }

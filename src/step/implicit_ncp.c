@@ -28,6 +28,8 @@ typedef struct ncp_ws {
     double best_res;    /* its natural residual (INFINITY: none yet) */
     int *pin;           /* nc: row c's friction unknowns (lambda_T, beta) held at 0 */
     int *pin0;          /* nc: the first pins of the step */
+    int *qp_rows;       /* nc: the rows the friction QP takes */
+    int *key;           /* nc: 2 row + (row uses the QP): what the pattern depends on */
     /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
     int solver_k;
@@ -73,7 +75,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     s->ws = w;
     w->nd = nd;
-    const size_t nints = 4 * (size_t)nc + 1;
+    const size_t nints = 6 * (size_t)nc + 1;
     const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 11 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
@@ -85,6 +87,8 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->solver_rows = w->rows + nc;
     w->pin = w->solver_rows + nc;
     w->pin0 = w->pin + nc;
+    w->qp_rows = w->pin0 + nc;
+    w->key = w->qp_rows + nc;
     double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
     w->mu = dp, dp += nc;
     w->beta = dp, dp += nc;
@@ -117,6 +121,14 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
             w->rows[k++] = i;
     ncp_form_setup(&w->f, s->model, s->data, k, w->rows, w->mu, w->A, w->Ch, h, s->opts.gamma);
     w->f.friction_qp = s->opts.friction_qp != 0;
+    /* rows the friction QP cannot take (a rigid or uncoupled tangential direction) keep the
+     * smoothed NCP rows */
+    if (w->f.friction_qp)
+        ncp_form_qp_rows(&w->f, w->qp_rows);
+    w->f.qp_rows = w->qp_rows;
+    /* the Jacobian's pattern depends on the rows and on each row's law */
+    for (int c = 0; c < k; c++)
+        w->key[c] = 2 * w->rows[c] + ncp_row_qp(&w->f, c);
 }
 
 /* F, and the best point evaluated so far (by the natural residual of the problem being solved,
@@ -219,7 +231,7 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, const double *y)
     return 0;
 }
 
-/* A solver for the current row count (re-created when the contact set changes size). */
+/* A solver for the current rows and laws (re-created when they change). */
 static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
 {
     const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
@@ -231,7 +243,7 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
     w->mcp.jac_sparse = sparse ? cb_J_sparse : NULL;
     w->mcp.ctx = w;
     if (w->solver != NULL && w->solver_k == w->f.k &&
-        memcmp(w->solver_rows, w->rows, (size_t)w->f.k * sizeof(int)) == 0) {
+        memcmp(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int)) == 0) {
         w->mcp.colptr = sparse ? w->colptr : NULL;
         w->mcp.rowind = sparse ? w->rowind : NULL;
         return CDYN_OK;
@@ -247,7 +259,7 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
     o.allocator = s->opts.allocator;
     cdyn_status st = cdyn_mcp_solver_create(&w->mcp, &o, &w->solver, r);
     w->solver_k = st == CDYN_OK ? w->f.k : -1;
-    memcpy(w->solver_rows, w->rows, (size_t)w->f.k * sizeof(int));
+    memcpy(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int));
     return st;
 }
 
@@ -282,11 +294,11 @@ static void ncp_predict(cdyn_stepper *s, ncp_ws *w, const double *v0, double h)
         double ln = w->y[ol + c * nd];
         /* Friction unknowns held at 0 (ncp_pins): every row without friction, and rows without
          * force that the free motion keeps open (pen < 0). */
-        w->pin[c] = !w->f.friction_qp && !(w->mu[c] > 0);
+        w->pin[c] = !ncp_row_qp(&w->f, c) && !(w->mu[c] > 0);
         if (!(ln > 0)) {
             const double pen = -(gap[i] + h * u[0] + w->y[od + c * nd]);
             const double a = w->A[(size_t)c * nd * nd];
-            w->pin[c] |= !w->f.friction_qp && pen < 0;
+            w->pin[c] |= !ncp_row_qp(&w->f, c) && pen < 0;
             if (!(pen > 0) || !(a > 0))
                 continue;
             ln = 0.5 * a * pen;
@@ -357,7 +369,7 @@ static int ncp_repin(ncp_ws *w, double *y, const double *Fy)
     const int nd = w->nd, k = w->f.k, ol = w->f.nx, ob = ol + k * nd;
     int changed = 0;
     for (int c = 0; c < k; c++) {
-        if (w->f.friction_qp || !(w->mu[c] > 0))
+        if (ncp_row_qp(&w->f, c) || !(w->mu[c] > 0))
             continue;
         const double ln = y[ol + c * nd];
         int pin = w->pin[c];
@@ -455,13 +467,6 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     ncp_rows(s, w, h);
     w->f.tau = tau;
     const int k = w->f.k, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
-    if (w->f.friction_qp) {
-        const int bad = ncp_form_check_qp(&w->f);
-        if (bad > 0)
-            return cdyn_fail(r, CDYN_EINVAL, "implicit NCP: friction_qp needs K + C/h symmetric "
-                             "with a positive definite tangential block of its inverse (contact "
-                             "row %d)", w->rows[bad - 1]);
-    }
     rep->nactive = k;
     /* x0 = (q0, v0, delta0 of the rows); y starts from the last step. */
     memcpy(w->x0, x0->q, (size_t)nq * sizeof(double));
@@ -478,8 +483,8 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         w->y[ob + c] = w->beta[i];
     }
     ncp_predict(s, w, x0->v, h);
-    if (w->f.friction_qp)
-        for (int c = 0; c < k; c++)
+    for (int c = 0; c < k; c++)
+        if (ncp_row_qp(&w->f, c))
             w->y[ob + c] = 0.0; /* pinned: the friction QP replaces the multiplier */
     if ((st = ncp_solver(s, w, r)) != CDYN_OK)
         return st;

@@ -40,6 +40,8 @@ typedef struct ncp_form {
     double h, gamma;
     int scale_normal;          /* nonzero: a_nn = (K + C/h)_nn in the normal rows, else 1 */
     int friction_qp;           /* nonzero: the friction rows below are replaced (Proposition 1) */
+    const int *qp_rows;        /* with friction_qp: k flags, the rows the QP takes (the others
+                                  keep the NCP rows; NULL: every row) */
     const double *tau;         /* nv, or NULL */
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */
@@ -55,9 +57,16 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
 /* Doubles of scratch the evaluation needs. */
 size_t ncp_form_scratch(int nq, int nv, int k, int nd);
 
-/* With friction_qp: 0 when every row's A block is symmetric with (A^-1)_TT positive definite
- * (the friction QP is then convex), else the first offending position c among the k rows, + 1. */
-int ncp_form_check_qp(const ncp_form *f);
+/* The rows the friction QP can take: ok[c] = 1 when row c's A block is symmetric with (A^-1)_TT
+ * positive definite (the QP is then convex), else 0 (a rigid or uncoupled tangential
+ * direction: K_t = C_t = 0); returns how many cannot. */
+int ncp_form_qp_rows(const ncp_form *f, int *ok);
+
+/* Whether row c uses the friction QP (friction_qp and qp_rows). */
+static inline int ncp_row_qp(const ncp_form *f, int c)
+{
+    return f->friction_qp && (f->qp_rows == NULL || f->qp_rows[c]);
+}
 
 /* F(x0, y) into F (ny). 0 on success, nonzero when the model cannot be evaluated at y's q. */
 int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F);

@@ -168,26 +168,31 @@ int ncp_qp_row_solve(const ncp_form *f, int c, double ln, const double *d0, cons
     return friction_qp_solve(nt, S, d, f->mu[c] * fmax(ln, 0.0), &o->sol);
 }
 
-int ncp_form_check_qp(const ncp_form *f)
+int ncp_form_qp_rows(const ncp_form *f, int *ok)
 {
     const int nd = f->nd;
+    int bad = 0;
     for (int c = 0; c < f->k; c++) {
         const double *A = f->A + (size_t)c * nd * nd;
         double amax = 0, Ai[9];
+        ok[c] = 1;
         for (int i = 0; i < nd * nd; i++)
             amax = fmax(amax, fabs(A[i]));
         for (int i = 0; i < nd; i++)
             for (int j = 0; j < i; j++)
                 if (fabs(A[i + j * nd] - A[j + i * nd]) > 1e-12 * amax)
-                    return c + 1;
-        if (row_inverse(f, c, Ai) != 0)
-            return c + 1;
-        const double s00 = Ai[1 + nd];
-        const double det = nd == 3 ? Ai[1 + nd] * Ai[2 + 2 * nd] - Ai[2 + nd] * Ai[1 + 2 * nd] : s00;
-        if (!(s00 > 0) || !(det > 0))
-            return c + 1;
+                    ok[c] = 0;
+        if (ok[c] && row_inverse(f, c, Ai) != 0)
+            ok[c] = 0;
+        if (ok[c]) {
+            const double s00 = Ai[1 + nd];
+            const double det =
+                nd == 3 ? Ai[1 + nd] * Ai[2 + 2 * nd] - Ai[2 + nd] * Ai[1 + 2 * nd] : s00;
+            ok[c] = s00 > 0 && det > 0;
+        }
+        bad += !ok[c];
     }
-    return 0;
+    return bad;
 }
 
 int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
@@ -220,7 +225,7 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
             rho2 += lc[d] * lc[d];
         const double rho = sqrt(rho2), mln = f->mu[c] * lc[0];
         Fl[c * nd] = ncp_normal_scale(f, c) * (s.psi[c] + dc[0]);
-        if (f->friction_qp) {
+        if (ncp_row_qp(f, c)) {
             ncp_qp_row qr;
             if (ncp_qp_row_solve(f, c, lc[0], d0, s.gv + c * (nd - 1), &qr) != 0)
                 return 1;

@@ -88,7 +88,7 @@ static void friction_entries(const ncp_form *f, const ncp_scr *s, const double *
     const int nd = f->nd, nt = nd - 1, ol = f->nx;
     for (int d = 0; d < nt; d++) {
         double val;
-        if (f->friction_qp) {
+        if (ncp_row_qp(f, c)) {
             const double *Dd = s->qp[c].sol.Dd;
             val = 0;
             for (int g = 0; g < nt; g++)
@@ -181,7 +181,7 @@ static void row_block(const ncp_form *f, const ncp_scr *s, const double *y, cons
         }
     }
     put(JY, ol + c * nd, od + c * nd, ncp_normal_scale(f, c)); /* Psi + delta_n, scaled */
-    if (f->friction_qp) {
+    if (ncp_row_qp(f, c)) {
         const ncp_qp_row *qr = &s->qp[c];
         for (int d = 0; d < nt; d++) {
             const int row = ol + c * nd + 1 + d;
@@ -230,8 +230,8 @@ int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *JY, n
         return 1;
     if (JY != NULL && ncp_form_derivs(f, &s, v, v0, lam) != 0)
         return 1;
-    if (f->friction_qp)
-        for (int c = 0; c < k; c++)
+    for (int c = 0; c < k; c++)
+        if (ncp_row_qp(f, c))
             if (ncp_qp_row_solve(f, c, lam[c * nd], del0 + c * nd, s.gv + c * (nd - 1),
                                  &s.qp[c]) != 0)
                 return 1;
