@@ -135,8 +135,10 @@ typedef struct cdyn_step_options {
 
     /* implicit NCP */
     double gamma;       /* smoothing of the friction cone, >= 0 (1e-4) */
-    int friction_qp;    /* nonzero: tangential forces from the friction QP (Proposition 1) given
-                           lambda_n, inside the Newton iteration (0) */
+    int friction_qp;    /* nonzero: tangential forces from the friction QP (Proposition 1, the
+                           exact cone) given lambda_n, inside the Newton iteration; rows it cannot
+                           take (K + C/h not symmetric, or K_t = C_t = 0) keep the smoothed NCP
+                           rows. 0: the smoothed NCP rows everywhere (1) */
     int sparse_above;   /* AUTO backend: FB_SPARSE above this many unknowns (200) */
     int fd_jacobian;    /* nonzero: the Newton matrix by central differences of the residual
                            instead of the analytic model derivatives (0; slow: 2 n_y residuals

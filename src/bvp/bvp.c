@@ -191,12 +191,19 @@ static void unpack(const bvp_ctx *c, const double *z, int N, double h, cdyn_stat
             lmax = fmax(lmax, x[nx + i * nd]);
         memset(s->lambda, 0, 3 * (size_t)s->nc * sizeof(double));
         for (int i = 0; i < k; i++) {
-            for (int d = 0; d < nd; d++)
+            double lt = 0;
+            for (int d = 0; d < nd; d++) {
                 s->lambda[3 * i + d] = x[nx + i * nd + d];
-            const double b = x[nx + k * nd + i];
-            s->mode[i] = !(x[nx + i * nd] > 1e-9 * lmax) ? CDYN_MODE_FREE
-                         : b > 1e-9 * fmax(1.0, lmax)    ? CDYN_MODE_SLIP
-                                                         : CDYN_MODE_STICK;
+                if (d > 0)
+                    lt = hypot(lt, x[nx + i * nd + d]);
+            }
+            const double ln = x[nx + i * nd], b = x[nx + k * nd + i];
+            /* sliding: the NCP rows' multiplier, or the friction QP's force on the cone */
+            const int slip = ncp_row_qp(f, i) ? lt >= (1 - 1e-6) * f->mu[i] * ln && lt > 0
+                                              : b > 1e-9 * fmax(1.0, lmax);
+            s->mode[i] = !(ln > 1e-9 * lmax) ? CDYN_MODE_FREE
+                         : slip              ? CDYN_MODE_SLIP
+                                             : CDYN_MODE_STICK;
         }
     }
 }

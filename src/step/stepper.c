@@ -55,7 +55,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->h = 0.01;
     o->max_halvings = 0;
     o->gamma = 1e-4;
-    o->friction_qp = 0;
+    o->friction_qp = 1;
     o->sparse_above = 200;
     o->fd_jacobian = 0;
     cdyn_mcp_defaults(&o->mcp);
