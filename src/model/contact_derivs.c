@@ -77,9 +77,12 @@ static void row_forms(const cdyn_model *m, cdyn_data *d, const mpair *pr, int r,
         v3_copy(rates[k].dpan, cnk.dpa);
         v3_copy(rates[k].dpbn, cnk.dpb);
     }
-    for (int dir = 0; dir < 3; ++dir) {
-        const cpoint *p = dir == 0 ? &cn : &c;
-        const double *e = fr + 3 * dir;
+    /* The normal row uses the points cn, the tangential rows c; they differ only in round
+     * patches. One pass per set of points: its B entries for the directions that use it. */
+    const int split = pr->patch == PATCH_ROUND;
+    for (int set = 0; set <= split; ++set) {
+        const cpoint *p = set == 0 ? &c : &cn;
+        const int d0 = set == 0 && split ? 1 : set == 1 ? 0 : 0, d1 = set == 1 ? 0 : 2;
         for (int l = 0; l < nk; ++l) {
             const int i = cols[l];
             double dv[3];
@@ -87,16 +90,17 @@ static void row_forms(const cdyn_model *m, cdyn_data *d, const mpair *pr, int r,
             for (int k = 0; k < nk; ++k) {
                 const int j = cols[k];
                 const row_rates *rk = &rates[k];
-                const double *pda = dir == 0 ? rk->dpan : rk->dpa;
-                const double *pdb = dir == 0 ? rk->dpbn : rk->dpb;
+                const double *pda = set == 1 ? rk->dpan : rk->dpa;
+                const double *pdb = set == 1 ? rk->dpbn : rk->dpb;
                 double ab[3], aa[3], da[3];
                 side_acc(m, d, j, i, (flags[k] & flags[l] & COL_IN_B) != 0,
                          (flags[l] & COL_IN_B) != 0, p->pb, pdb, ab);
                 side_acc(m, d, j, i, (flags[k] & flags[l] & COL_IN_A) != 0,
                          (flags[l] & COL_IN_A) != 0, p->pa, pda, aa);
                 v3_sub(da, ab, aa);
-                B[(size_t)dir * nk * nk + k + (size_t)l * nk] =
-                    v3_dot(rk->dfr + 3 * dir, dv) + v3_dot(e, da);
+                for (int dir = d0; dir <= d1; ++dir)
+                    B[(size_t)dir * nk * nk + k + (size_t)l * nk] =
+                        v3_dot(rk->dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
             }
         }
     }

@@ -32,11 +32,6 @@ static double *bscr(const cdyn_data *d, int k)
     return d->dscr + BODY_SCR * (size_t)k;
 }
 
-static int free_nlin(const cdyn_model *m)
-{
-    return m->dim == 3 ? 3 : 2;
-}
-
 /* Subtree of body b in preorder (parents first) into order; returns its size. */
 static int subtree(const cdyn_model *m, int b, int *order, int *stack)
 {
@@ -156,22 +151,6 @@ static void write_column(const cdyn_model *m, cdyn_data *d, int j, const int *or
         }
 }
 
-static int is_free_linear(const cdyn_model *m, int j)
-{
-    const mbody *b = &m->bodies[m->dof_body[j]];
-    return b->joint == CDYN_JOINT_FREE && j - b->vadr < free_nlin(m);
-}
-
-void cdyn_model_sdot(const cdyn_model *m, const cdyn_data *d, int j, int i, double *r)
-{
-    const double *Sj = d->S + 6 * (size_t)j, *Si = d->S + 6 * (size_t)i;
-    memset(r, 0, 6 * sizeof(double));
-    if (m->dof_body[i] > m->dof_body[j])
-        sp_cross_m(r, Sj, Si);
-    else if (is_free_linear(m, j) && !is_free_linear(m, i))
-        v3_cross(r + 3, Sj + 3, Si); /* (0; e_j x e_i) */
-}
-
 /* Column j of d id/dq G (tree part). */
 static void column_q(const cdyn_model *m, cdyn_data *d, const double *v, const double *a, int j,
                      int *order, int *stack)
@@ -186,7 +165,7 @@ static void column_q(const cdyn_model *m, cdyn_data *d, const double *v, const d
         double *s = bscr(d, k);
         if (k == bj) {
             memset(s + B_DV, 0, 18 * sizeof(double)); /* DV, DA, DAV */
-            if (is_free_linear(m, j)) {
+            if (cdyn_model_free_linear(m, j)) {
                 v3_cross(s + B_DV + 3, Sj + 3, b->V);        /* (0; e_j x w) */
                 v3_cross(s + B_DA + 3, Sj + 3, s + B_AA);    /* (0; e_j x wdot) */
             }
@@ -246,11 +225,11 @@ static void column_v(const cdyn_model *m, cdyn_data *d, const double *v, int j, 
             memset(s + B_DAV, 0, 6 * sizeof(double));
             if (mb->joint == CDYN_JOINT_FREE) {
                 /* A = (0; odot x w) */
-                const int nlin = free_nlin(m);
+                const int nlin = cdyn_model_free_nlin(m);
                 double od[3] = {0, 0, 0};
                 for (int i = 0; i < nlin; ++i)
                     od[i] = v[mb->vadr + i];
-                if (is_free_linear(m, j))
+                if (cdyn_model_free_linear(m, j))
                     v3_cross(s + B_DAV + 3, Sj + 3, b->V);
                 else
                     v3_cross(s + B_DAV + 3, od, Sj);

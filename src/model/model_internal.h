@@ -165,9 +165,41 @@ cdyn_status cdyn_model_build_derivs(cdyn_model *m, cdyn_report *report);
 /* Doubles of derivative scratch a data object needs (derivs.c): per body first, then a pair's. */
 #define CDYN_DERIV_BODY_SCRATCH 48
 size_t cdyn_model_deriv_scratch(const cdyn_model *m);
-/* derivs.c: d S_i / ds along G e_j for dofs i, j on one path (zero unless i's body is j's or
- * below it). */
-void cdyn_model_sdot(const cdyn_model *m, const cdyn_data *d, int j, int i, double *r);
+/* Linear dofs of a free body. */
+static inline int cdyn_model_free_nlin(const cdyn_model *m)
+{
+    return m->dim == 3 ? 3 : 2;
+}
+
+/* Whether dof j is a linear dof of a free body. */
+static inline int cdyn_model_free_linear(const cdyn_model *m, int j)
+{
+    const mbody *b = &m->bodies[m->dof_body[j]];
+    return b->joint == CDYN_JOINT_FREE && j - b->vadr < cdyn_model_free_nlin(m);
+}
+
+/* d S_i / ds along G e_j for dofs i, j on one path (zero unless i's body is j's or below it):
+ * S_j x_m S_i below j's body; on a free body the angular columns (e; o x e) follow o only, so a
+ * linear dof turns them by (0; e_j x e). (Inline: the contact derivatives call it per entry.) */
+static inline void cdyn_model_sdot(const cdyn_model *m, const cdyn_data *d, int j, int i,
+                                   double *r)
+{
+    const double *Sj = d->S + 6 * (size_t)j, *Si = d->S + 6 * (size_t)i;
+    r[0] = r[1] = r[2] = r[3] = r[4] = r[5] = 0.0;
+    if (m->dof_body[i] > m->dof_body[j]) {
+        r[0] = Sj[1] * Si[2] - Sj[2] * Si[1]; /* S_j x_m S_i (spatial.h's sp_cross_m) */
+        r[1] = Sj[2] * Si[0] - Sj[0] * Si[2];
+        r[2] = Sj[0] * Si[1] - Sj[1] * Si[0];
+        r[3] = Sj[1] * Si[5] - Sj[2] * Si[4] + Sj[4] * Si[2] - Sj[5] * Si[1];
+        r[4] = Sj[2] * Si[3] - Sj[0] * Si[5] + Sj[5] * Si[0] - Sj[3] * Si[2];
+        r[5] = Sj[0] * Si[4] - Sj[1] * Si[3] + Sj[3] * Si[1] - Sj[4] * Si[0];
+    } else if (m->dof_body[i] == m->dof_body[j] && cdyn_model_free_linear(m, j) &&
+               !cdyn_model_free_linear(m, i)) {
+        r[3] = Sj[4] * Si[2] - Sj[5] * Si[1]; /* (0; e_j x e_i) */
+        r[4] = Sj[5] * Si[0] - Sj[3] * Si[2];
+        r[5] = Sj[3] * Si[1] - Sj[4] * Si[0];
+    }
+}
 /* contact_derivs.c: d(Gamma_d v)/dq G into d->jac_dq_v (rows with rows[row] != 0, or all when
  * rows is NULL), -Gamma' lambda added to d->id and -d(Gamma' lambda)/dq G to d->der_q (lambda:
  * nc x 3, or NULL). */
