@@ -18,7 +18,7 @@ budget=${1:-60s}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
-  targets=(fuzz_lcp_file fuzz_lemke fuzz_lcp_solve fuzz_lcp_fb fuzz_coneqp fuzz_ucp
+  targets=(fuzz_lcp_file fuzz_lemke fuzz_lcp_solve fuzz_lcp_fb fuzz_coneqp fuzz_ucp fuzz_structure
     fuzz_fc3d_file fuzz_fc3d)
 case "$budget" in
   *s) limit=(-max_total_time="${budget%s}" -runs=-1) ;;
