@@ -192,6 +192,13 @@ typedef struct cdyn_step_report {
     int solves;         /* one-step problems solved (substeps, events) */
     int events;         /* Baumgarte: mode changes located inside the step */
     int nactive;        /* contact rows in the problem of the last solve */
+    /* Implicit NCP, where the step's time went (seconds, CLOCK_MONOTONIC, summed over the
+     * step's solves, wall clock by C11 timespec_get; 0 for the other schemes): the Newton
+     * matrices (the model's derivatives and the assembly), the residuals, and the whole solves
+     * (these two, the factorizations and linear solves, the line searches); jacobians and
+     * residuals count the evaluations. */
+    double time_jacobian, time_residual, time_solve;
+    int jacobians, residuals;
 } cdyn_step_report;
 
 /* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct ncp_ws {
     ncp_form f;
@@ -36,8 +37,18 @@ typedef struct ncp_ws {
     int *solver_rows;     /* nc */
     int *colptr, *rowind; /* sparse pattern for those rows */
     cdyn_mcp mcp;
-    int fd; /* options.fd_jacobian */
+    int fd;                 /* options.fd_jacobian */
+    cdyn_step_report *prof; /* the running step's report: times and counts */
 } ncp_ws;
+
+/* Seconds, for the step report's profile (C11's timespec_get: the library stays portable). */
+static double now(void)
+{
+    struct timespec t;
+    if (timespec_get(&t, TIME_UTC) != TIME_UTC)
+        return 0.0;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static int ncp_size(const cdyn_stepper *s, int k)
 {
@@ -137,7 +148,11 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
 static int cb_F(void *ctx, const double *y, double *F)
 {
     ncp_ws *w = ctx;
-    if (ncp_form_F(&w->f, w->x0, y, F) != 0)
+    const double t0 = now();
+    const int fail = ncp_form_F(&w->f, w->x0, y, F) != 0;
+    w->prof->time_residual += now() - t0;
+    w->prof->residuals++;
+    if (fail)
         return 1;
     const double res = cdyn_mcp_residual(&w->mcp, y, F);
     if (res < w->best_res) {
@@ -152,22 +167,28 @@ static int cb_F(void *ctx, const double *y, double *F)
 static int cb_J(void *ctx, const double *y, double *J)
 {
     ncp_ws *w = ctx;
-    if (!w->fd)
-        return ncp_form_J(&w->f, w->x0, y, J, NULL);
+    const double t0 = now();
     const int ny = w->f.ny;
     ncp_sink sink = {NCP_SINK_DENSE, J, ny, NULL, NULL, NULL, 0, NULL, NULL, 0};
     memset(J, 0, (size_t)ny * ny * sizeof(double));
-    return ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork);
+    const int rc = w->fd ? ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork)
+                         : ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
+    w->prof->time_jacobian += now() - t0;
+    w->prof->jacobians++;
+    return rc;
 }
 
 static int cb_J_sparse(void *ctx, const double *y, double *values)
 {
     ncp_ws *w = ctx;
     ncp_sink sink = {NCP_SINK_CSC, NULL, 0, values, w->colptr, w->rowind, 0, NULL, NULL, 0};
+    const double t0 = now();
     memset(values, 0, (size_t)w->colptr[w->f.ny] * sizeof(double));
-    if (w->fd)
-        return ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork);
-    return ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
+    const int rc = w->fd ? ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork)
+                         : ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
+    w->prof->time_jacobian += now() - t0;
+    w->prof->jacobians++;
+    return rc;
 }
 
 /* The pattern of the step's Jacobian for the current rows, as CSC in w->colptr / w->rowind: the
@@ -459,6 +480,7 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     ncp_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     const int nq = s->nq, nv = s->nv, nd = w->nd;
+    w->prof = rep;
     /* cdyn_eval clears the report it is given: the step's report keeps summing iterations. */
     cdyn_report er;
     cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v, CDYN_EVAL_CONTACTS, &er);
@@ -489,7 +511,9 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     if ((st = ncp_solver(s, w, r)) != CDYN_OK)
         return st;
     cdyn_report mr;
+    const double t0 = now();
     st = ncp_solve(s, w, r, &mr);
+    rep->time_solve += now() - t0;
     r->residual = mr.residual;
     cdyn_report_method(r, s->opts.backend == CDYN_BACKEND_FB_SPARSE ? "implicit-ncp-sparse"
                                                                    : "implicit-ncp-dense");
