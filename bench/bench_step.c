@@ -239,13 +239,20 @@ static void mj_ball(text *t, double x, double y, double z, double mu)
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
+/* Where an implicit step's time goes, per step (from cdyn_step_report's profile). */
+typedef struct step_profile {
+    double iterations, jacobian, residual, solve; /* Newton iterations; seconds */
+    int steps;
+} step_profile;
+
 typedef struct cdyn_run {
     const cdyn_model *m;
     cdyn_stepper *s;
     cdyn_state *x, *x0;
     int steps;
     int status;
-    double deadline; /* bench_now() time after which a run gives up (0: none) */
+    double deadline;   /* bench_now() time after which a run gives up (0: none) */
+    step_profile prof; /* summed over the steps run */
 } cdyn_run;
 
 #define TOO_SLOW 1000 /* cdyn_steps' status when the deadline passed */
@@ -263,6 +270,11 @@ static int cdyn_steps(void *ctx)
             r->status = st;
             return st;
         }
+        r->prof.iterations += sr.solver.iterations;
+        r->prof.jacobian += sr.time_jacobian;
+        r->prof.residual += sr.time_residual;
+        r->prof.solve += sr.time_solve;
+        r->prof.steps++;
     }
     return 0;
 }
@@ -291,28 +303,53 @@ typedef struct scheme_spec {
     const char *name;
     cdyn_scheme scheme;
     cdyn_pyramid_bound bound;
+    int friction_qp; /* implicit NCP: the friction law */
 } scheme_spec;
 
 static const scheme_spec SCHEMES[] = {
-    {"implicit NCP", CDYN_SCHEME_IMPLICIT_NCP, CDYN_PYRAMID_DIAMOND},
-    {"pyramid LCP (box)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_BOX},
-    {"pyramid LCP (diamond)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_DIAMOND},
-    {"cone step", CDYN_SCHEME_CONE_STEP, CDYN_PYRAMID_DIAMOND},
-    {"Coulomb step", CDYN_SCHEME_COULOMB_STEP, CDYN_PYRAMID_DIAMOND},
+    {"implicit (friction QP)", CDYN_SCHEME_IMPLICIT_NCP, CDYN_PYRAMID_DIAMOND, 1},
+    {"implicit (NCP rows)", CDYN_SCHEME_IMPLICIT_NCP, CDYN_PYRAMID_DIAMOND, 0},
+    {"pyramid LCP (box)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_BOX, 0},
+    {"pyramid LCP (diamond)", CDYN_SCHEME_PYRAMID_LCP, CDYN_PYRAMID_DIAMOND, 0},
+    {"cone step", CDYN_SCHEME_CONE_STEP, CDYN_PYRAMID_DIAMOND, 0},
+    {"Coulomb step", CDYN_SCHEME_COULOMB_STEP, CDYN_PYRAMID_DIAMOND, 0},
 };
 #define NSCHEMES ((int)(sizeof SCHEMES / sizeof SCHEMES[0]))
+#define NIMPLICIT 2 /* the first NIMPLICIT schemes are the implicit NCP */
+
+/* The implicit schemes' profiles of the last run of each (the breakdown lines). */
+static step_profile last_profile[NIMPLICIT];
+
+/* Where the implicit schemes' steps went (the untimed first run: its warm-up included). */
+static void print_profiles(const char *what)
+{
+    printf("%s, implicit step per step (untimed first run, warm-up included): ", what);
+    for (int k = 0; k < NIMPLICIT; k++) {
+        const step_profile *p = &last_profile[k];
+        if (p->steps == 0)
+            continue;
+        const double n = p->steps, rest = p->solve - p->jacobian - p->residual;
+        printf("%s %.2f Newton iterations, Newton matrices (derivatives + assembly) %.3g ms, "
+               "residuals %.3g ms, factorizations and the rest of the solve %.3g ms%s", SCHEMES[k].name,
+               p->iterations / n, 1e3 * p->jacobian / n, 1e3 * p->residual / n, 1e3 * rest / n,
+               k + 1 < NIMPLICIT ? "; " : ".\n\n");
+        last_profile[k].steps = 0;
+    }
+}
 
 /* Time `steps` steps of scheme from x0 (set by the caller through init); on success *per_step
  * (s) and the final state in r->x. Returns the status. */
 static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int steps,
                      void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
-                     cdyn_state **final)
+                     cdyn_state **final, step_profile *prof)
 {
     cdyn_step_options o;
     cdyn_step_defaults(&o, sp->scheme);
     o.h = h;
     o.bound = sp->bound;
-    cdyn_run r = {m, NULL, NULL, NULL, steps, 0, 0.0};
+    if (sp->scheme == CDYN_SCHEME_IMPLICIT_NCP)
+        o.friction_qp = sp->friction_qp;
+    cdyn_run r = {m, NULL, NULL, NULL, steps, 0, 0.0, {0, 0, 0, 0, 0}};
     int st = cdyn_stepper_create(m, &o, &r.s, NULL);
     if (st == CDYN_OK)
         st = cdyn_state_create(m, NULL, &r.x, NULL);
@@ -327,6 +364,8 @@ static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int s
         st = cdyn_steps(&r);
         r.deadline = 0.0;
         const double once = (bench_now() - t0) / steps;
+        if (prof != NULL)
+            *prof = r.prof; /* the untimed run's profile (its warm-up is part of it) */
         if (st == CDYN_OK) {
             bench_timing tm = {0, 0, 0};
             if (once * steps > 2.0) {
@@ -427,7 +466,8 @@ static void bench_billiard(FILE *csv)
     for (int k = 0; k < NSCHEMES; k++) {
         double per = 0;
         cdyn_state *fin = NULL;
-        int st = time_cdyn(m, &SCHEMES[k], 0.01, 101, billiard_init, NULL, &per, &fin);
+        int st = time_cdyn(m, &SCHEMES[k], 0.01, 101, billiard_init, NULL, &per, &fin,
+                           k < NIMPLICIT ? &last_profile[k] : NULL);
         if (st != CDYN_OK) {
             printf("| cdyn %s | failed: %s | | | | |\n", SCHEMES[k].name,
                    step_status(st));
@@ -444,6 +484,7 @@ static void bench_billiard(FILE *csv)
     fmt_us(buf, sizeof buf, t_mj);
     printf("| MuJoCo %s (elliptic, Euler) | %s | 1 | %.4f | %.4f | %.1e |\n\n", mj_versionString(),
            buf, md->qpos[0], md->qpos[1], err_mj);
+    print_profiles("Billiard");
     if (csv)
         fprintf(csv, "billiard,mujoco,1,%.6e,%.3e\n", t_mj, err_mj);
     mj_deleteData(md);
@@ -502,10 +543,10 @@ static void bench_incline(FILE *csv)
            INCLINE_DEG, INCLINE_MU, tan(th));
     printf("| simulator | time per step | drift along the slope after 1 s |\n|---|---|---|\n");
     char buf[32];
-    for (int k = 1; k < NSCHEMES; k++) {
+    for (int k = 0; k < NSCHEMES; k++) {
         double per = 0;
         cdyn_state *fin = NULL;
-        int st = time_cdyn(m, &SCHEMES[k], 0.01, 100, incline_init, NULL, &per, &fin);
+        int st = time_cdyn(m, &SCHEMES[k], 0.01, 100, incline_init, NULL, &per, &fin, NULL);
         if (st != CDYN_OK) {
             printf("| cdyn %s | failed: %s | |\n", SCHEMES[k].name, step_status(st));
             continue;
@@ -553,6 +594,8 @@ static mjModel *mj_resting(int n, double **qpos, double **qvel)
 static void bench_sweep(FILE *csv, int max_contacts)
 {
     static const int sizes[] = {10, 30, 100, 300, 1000, 3000, 10000};
+    static step_profile sweep_profile[NIMPLICIT][8];
+    memset(sweep_profile, 0, sizeof sweep_profile);
     const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     int alive[NSCHEMES];
     for (int k = 0; k < NSCHEMES; k++)
@@ -571,11 +614,13 @@ static void bench_sweep(FILE *csv, int max_contacts)
     for (int s = 0; s < nsizes && sizes[s] <= max_contacts; s++) {
         int n = sizes[s];
         cdyn_model *m = cdyn_resting(n);
+        memset(last_profile, 0, sizeof last_profile);
         printf("| %d |", n);
         double best = INFINITY;
         for (int k = 0; k < NSCHEMES; k++) {
             double per = 0;
-            int st = alive[k] ? time_cdyn(m, &SCHEMES[k], 0.01, 10, resting_init, &n, &per, NULL)
+            int st = alive[k] ? time_cdyn(m, &SCHEMES[k], 0.01, 10, resting_init, &n, &per, NULL,
+                                         k < NIMPLICIT ? &last_profile[k] : NULL)
                               : -1;
             if (st != CDYN_OK) {
                 printf(" %s |", alive[k] ? step_status(st) : "—");
@@ -592,6 +637,9 @@ static void bench_sweep(FILE *csv, int max_contacts)
             if (csv)
                 fprintf(csv, "resting,cdyn %s,%d,%.6e,\n", SCHEMES[k].name, n, per);
         }
+        for (int k = 0; k < NIMPLICIT; k++)
+            if (last_profile[k].steps > 0)
+                sweep_profile[k][s] = last_profile[k];
         if (n > MJ_MAX_RESTING) {
             printf(" — | |\n");
             cdyn_model_free(m);
@@ -634,7 +682,20 @@ static void bench_sweep(FILE *csv, int max_contacts)
         printf(" %s %.2f (%d sizes);", k < NSCHEMES ? SCHEMES[k].name : "MuJoCo", sxy / sxx,
                np[k]);
     }
-    printf("\n\n");
+    printf("\n\nWhere the implicit steps' time went, per step (the untimed first run of each size, "
+           "warm-up included: the first step analyses the pattern):\n\n| contacts | scheme | Newton "
+           "iterations | Newton matrices (derivatives + assembly) | residuals | factorizations "
+           "and the rest of the solve |\n|---|---|---|---|---|---|\n");
+    for (int si = 0; si < nsizes; si++)
+        for (int k = 0; k < NIMPLICIT; k++) {
+            const step_profile *p = &sweep_profile[k][si];
+            if (p->steps == 0)
+                continue;
+            const double n = p->steps, rest = p->solve - p->jacobian - p->residual;
+            printf("| %d | %s | %.2f | %.3g ms | %.3g ms | %.3g ms |\n", sizes[si], SCHEMES[k].name,
+                   p->iterations / n, 1e3 * p->jacobian / n, 1e3 * p->residual / n, 1e3 * rest / n);
+        }
+    printf("\n");
 }
 
 /* ---- pile -------------------------------------------------------------------------------- */
@@ -691,10 +752,10 @@ static void bench_pile(FILE *csv)
     printf("| simulator | time per step | ratio to MuJoCo | deepest interpenetration at 1 s |\n"
            "|---|---|---|---|\n");
     char buf[32];
-    for (int k = 1; k < NSCHEMES; k++) {
+    for (int k = 0; k < NSCHEMES; k++) {
         double per = 0;
         cdyn_state *fin = NULL;
-        int st = time_cdyn(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin);
+        int st = time_cdyn(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin, NULL);
         if (st != CDYN_OK) {
             printf("| cdyn %s | failed: %s | | |\n", SCHEMES[k].name,
                    step_status(st));
