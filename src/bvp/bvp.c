@@ -51,7 +51,41 @@ void cdyn_bvp_state_pack(const cdyn_model *m, const cdyn_state *s, double *x)
 
 typedef struct bvp_ctx {
     ncp_form f;
+    /* options.step.fd_jacobian: the blocks by central differences of F (the oracle), dense, then
+     * written in the order of the listed pattern (first occurrences; repeats get 0) */
+    int fd;
+    double *Jy, *Jx, *work;   /* ny ny, ny nx, 3 ny */
+    const int *yi, *yj, *xi, *xj;
+    const unsigned char *yfirst, *xfirst;
+    int nyy, nxx;
 } bvp_ctx;
+
+/* Central differences of F in y (into Jy) and in x_prev (into Jx), dense. */
+static int fd_blocks(bvp_ctx *c, const double *xprev, const double *y)
+{
+    ncp_form *f = &c->f;
+    const int ny = f->ny, nx = f->nx;
+    double *v = c->work, *Fp = v + ny, *Fm = Fp + ny;
+    for (int blk = 0; blk < 2; blk++) {
+        const int n = blk == 0 ? ny : nx;
+        const double *base = blk == 0 ? y : xprev;
+        double *J = blk == 0 ? c->Jy : c->Jx;
+        memcpy(v, base, (size_t)n * sizeof(double));
+        for (int j = 0; j < n; j++) {
+            const double eps = 1e-6 * fmax(1.0, fabs(base[j]));
+            v[j] = base[j] + eps;
+            if (ncp_form_F(f, blk == 0 ? xprev : v, blk == 0 ? v : y, Fp) != 0)
+                return 1;
+            v[j] = base[j] - eps;
+            if (ncp_form_F(f, blk == 0 ? xprev : v, blk == 0 ? v : y, Fm) != 0)
+                return 1;
+            v[j] = base[j];
+            for (int i = 0; i < ny; i++)
+                J[i + (size_t)j * ny] = (Fp[i] - Fm[i]) / (2 * eps);
+        }
+    }
+    return 0;
+}
 
 static int ops_F(void *ctx, int step, const double *xprev, const double *y, double *F)
 {
@@ -65,6 +99,16 @@ static int ops_J(void *ctx, int step, const double *xprev, const double *y, doub
 {
     (void)step;
     bvp_ctx *c = ctx;
+    if (c->fd) {
+        if (fd_blocks(c, xprev, y) != 0)
+            return 1;
+        const size_t ny = (size_t)c->f.ny;
+        for (int t = 0; t < c->nyy; t++)
+            jy[t] = c->yfirst[t] ? c->Jy[c->yi[t] + c->yj[t] * ny] : 0.0;
+        for (int t = 0; t < c->nxx; t++)
+            jx[t] = c->xfirst[t] ? c->Jx[c->xi[t] + c->xj[t] * ny] : 0.0;
+        return 0;
+    }
     ncp_sink sy = {NCP_SINK_SEQ, NULL, 0, jy, NULL, NULL, 0, NULL, NULL, 0};
     ncp_sink sx = {NCP_SINK_SEQ, NULL, 0, jx, NULL, NULL, 0, NULL, NULL, 0};
     return ncp_form_jac(&c->f, xprev, y, &sy, &sx);
@@ -363,7 +407,8 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     dopt.dense = 0; /* the step works on the sparse matrices */
     dopt.allocator = a;
     int *rows = NULL, *ti = NULL;
-    double *dbl = NULL, *z = NULL;
+    double *dbl = NULL, *z = NULL, *fdbuf = NULL;
+    unsigned char *fdfirst = NULL;
     bvp_engine *e = NULL;
     if ((st = cdyn_data_create(m, &dopt, &data, r)) != CDYN_OK)
         return st;
@@ -412,6 +457,37 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     }
     int *tj = ti + nyy, *ti2 = tj + nyy, *tj2 = ti2 + nxx;
     step_pattern(&c, ypat, ypat, ti, tj, &nyy, ti2, tj2, &nxx);
+    if (opts->step.fd_jacobian) {
+        c.fd = 1;
+        c.nyy = (int)nyy;
+        c.nxx = (int)nxx;
+        c.yi = ti, c.yj = tj, c.xi = ti2, c.xj = tj2;
+        fdbuf = cdyn_mem_array(a, ny * ny + ny * nx + 3 * ny + ny * ny, sizeof(double));
+        if (fdbuf == NULL) {
+            st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+            goto done;
+        }
+        c.Jy = fdbuf, c.Jx = fdbuf + ny * ny, c.work = c.Jx + ny * nx;
+        /* first occurrences of each position, for the values written in the pattern's order */
+        unsigned char *seen = (unsigned char *)(void *)(c.work + 3 * ny); /* ny ny bytes */
+        unsigned char *first = cdyn_mem_alloc(a, nyy + nxx + 1);
+        if (first == NULL) {
+            st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
+            goto done;
+        }
+        fdfirst = first;
+        memset(seen, 0, ny * ny);
+        for (size_t t = 0; t < nyy; t++) {
+            first[t] = !seen[ti[t] + tj[t] * ny];
+            seen[ti[t] + tj[t] * ny] = 1;
+        }
+        memset(seen, 0, ny * ny);
+        for (size_t t = 0; t < nxx; t++) {
+            first[nyy + t] = !seen[ti2[t] + tj2[t] * ny];
+            seen[ti2[t] + tj2[t] * ny] = 1;
+        }
+        c.yfirst = first, c.xfirst = first + nyy;
+    }
     bvp_step_ops ops = {(int)nx, (int)ny, c.f.lower, c.f.upper, (int)nyy, ti, tj,
                         (int)nxx, ti2, tj2, ops_F, ops_J, &c};
     bvp_spec spec = {N, bc->fixed0, bc->fixedN, bc->value0, bc->valueN, bc->nuser, bc->user,
@@ -546,6 +622,8 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     if (st == CDYN_OK)
         unpack(&c, z, N, h, traj);
 done:
+    cdyn_mem_free(a, fdbuf);
+    cdyn_mem_free(a, fdfirst);
     bvp_engine_free(e);
     cdyn_mem_free(a, z);
     cdyn_mem_free(a, ti);
