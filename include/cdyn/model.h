@@ -378,6 +378,14 @@ enum {
 CDYN_API cdyn_status cdyn_eval(const cdyn_model *model, cdyn_data *data, const double *q,
                                const double *v, unsigned flags, cdyn_report *report);
 
+/* cdyn_eval with the contact outputs of only the pairs with pairs[p] != 0 (npair flags; NULL: all):
+ * the rows of the other pairs keep the values of an earlier evaluation and must not be read
+ * (their gaps, frames and Jacobian entries are stale). For Newton iterations that need only the
+ * rows taking part in a step, and for callers with their own broad phase. */
+CDYN_API cdyn_status cdyn_eval_pairs(const cdyn_model *model, cdyn_data *data, const double *q,
+                                     const double *v, unsigned flags, const int *pairs,
+                                     cdyn_report *report);
+
 /* Results of the last cdyn_eval. Pointers stay valid until cdyn_data_free; they are NULL when
  * the output was not requested by the last successful cdyn_eval (or not kept: dense = 0). */
 CDYN_API const double *cdyn_data_mass(const cdyn_data *data); /* nv x nv, both triangles */

@@ -166,9 +166,11 @@ void cdyn_pair_row(const cdyn_model *m, const mpair *pr, const gstate *ga, const
     }
 }
 
-void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot)
+void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot, const int *pairs)
 {
     for (int pi = 0; pi < m->npair; ++pi) {
+        if (pairs != NULL && !pairs[pi])
+            continue;
         const mpair *pr = &m->pairs[pi];
         gstate ga, gb;
         cdyn_geom_state(m, d, pr->ga, NULL, &ga);

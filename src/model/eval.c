@@ -10,6 +10,12 @@
 cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const double *v,
                       unsigned flags, cdyn_report *report)
 {
+    return cdyn_eval_pairs(m, d, q, v, flags, NULL, report);
+}
+
+cdyn_status cdyn_eval_pairs(const cdyn_model *m, cdyn_data *d, const double *q, const double *v,
+                            unsigned flags, const int *pairs, cdyn_report *report)
+{
     cdyn_report_clear(report, "model");
     if (m == NULL || d == NULL || q == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "model, data or q is NULL");
@@ -53,7 +59,7 @@ cdyn_status cdyn_eval(const cdyn_model *m, cdyn_data *d, const double *q, const 
     if (flags & CDYN_EVAL_BIAS)
         cdyn_model_rnea(m, d);
     if (flags & CDYN_EVAL_CONTACTS)
-        cdyn_model_contacts(m, d, (flags & CDYN_EVAL_CONTACT_DOT) != 0);
+        cdyn_model_contacts(m, d, (flags & CDYN_EVAL_CONTACT_DOT) != 0, pairs);
     d->valid = flags | CDYN_VALID_KIN;
     d->der_valid = 0;
     return CDYN_OK;

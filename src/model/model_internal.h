@@ -156,8 +156,9 @@ void cdyn_model_forward_kinematics(const cdyn_model *m, cdyn_data *d, const doub
 /* chains.c */
 void cdyn_model_crba(const cdyn_model *m, cdyn_data *d);
 void cdyn_model_rnea(const cdyn_model *m, cdyn_data *d);
-/* contact_rows.c: points, frames, Jacobians and (with_dot) Jacobian-dot terms of every pair. */
-void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot);
+/* contact_rows.c: points, frames, Jacobians and (with_dot) Jacobian-dot terms of every pair, or
+ * of the pairs with pairs[p] != 0 (the others' rows keep their values). */
+void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot, const int *pairs);
 
 /* build_derivs.c: children lists are laid out by build.c; this adds the derivative pattern and
  * der_map (m->der_block). CDYN_ENOMEM / CDYN_ETOOBIG. */

@@ -31,6 +31,7 @@ typedef struct ncp_ws {
     int *pin0;          /* nc: the first pins of the step */
     int *qp_rows;       /* nc: the rows the friction QP takes */
     int *key;           /* nc: 2 row + (row uses the QP): what the pattern depends on */
+    int *pairs;         /* npair: the pairs of the rows taking part */
     /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
     int solver_k;
@@ -86,7 +87,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     s->ws = w;
     w->nd = nd;
-    const size_t nints = 6 * (size_t)nc + 1;
+    const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1;
     const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 11 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
@@ -100,6 +101,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->pin0 = w->pin + nc;
     w->qp_rows = w->pin0 + nc;
     w->key = w->qp_rows + nc;
+    w->pairs = w->key + nc;
     double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
     w->mu = dp, dp += nc;
     w->beta = dp, dp += nc;
@@ -140,6 +142,14 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
     /* the Jacobian's pattern depends on the rows and on each row's law */
     for (int c = 0; c < k; c++)
         w->key[c] = 2 * w->rows[c] + ncp_row_qp(&w->f, c);
+    /* the Newton iterations evaluate only the pairs of these rows */
+    memset(w->pairs, 0, (size_t)cdyn_model_npair(s->model) * sizeof(int));
+    for (int c = 0; c < k; c++) {
+        cdyn_contact ct;
+        if (cdyn_data_contact(s->data, w->rows[c], &ct) == CDYN_OK)
+            w->pairs[ct.pair] = 1;
+    }
+    w->f.pairs = w->pairs;
 }
 
 /* F, and the best point evaluated so far (by the natural residual of the problem being solved,

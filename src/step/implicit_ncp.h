@@ -42,6 +42,8 @@ typedef struct ncp_form {
     int friction_qp;           /* nonzero: the friction rows below are replaced (Proposition 1) */
     const int *qp_rows;        /* with friction_qp: k flags, the rows the QP takes (the others
                                   keep the NCP rows; NULL: every row) */
+    const int *pairs;          /* npair flags: the pairs whose rows take part, the only ones the
+                                  model evaluates (cdyn_eval_pairs); NULL: all */
     const double *tau;         /* nv, or NULL */
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */

@@ -40,8 +40,9 @@ ncp_scr ncp_scratch(const ncp_form *f)
 int ncp_form_model(ncp_form *f, const ncp_scr *s, const double *q, const double *v,
                    const double *v0, const double *lam)
 {
-    if (cdyn_eval(f->model, f->data, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS,
-                  NULL) != CDYN_OK)
+    if (cdyn_eval_pairs(f->model, f->data, q, v,
+                        CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS, f->pairs,
+                        NULL) != CDYN_OK)
         return 1;
     const int nv = f->nv, nd = f->nd, k = f->k;
     const double *bias = cdyn_data_bias(f->data), *gap = cdyn_data_gap(f->data);
@@ -285,6 +286,8 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
     f->Ch = Ch;
     f->h = h;
     f->gamma = gamma;
+    f->qp_rows = NULL;
+    f->pairs = NULL;
     for (int i = 0; i < f->ny; i++) {
         f->lower[i] = -INFINITY;
         f->upper[i] = INFINITY;
