@@ -544,8 +544,10 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
      * velocity s = (delta_T - delta0_T)/h + Gamma_T v+ is not zero (above 1e-6 of the velocity
      * scale, as the cone step); STICK otherwise. The model is evaluated at the solution once
      * more: the last evaluation inside the solver may have been a line-search trial. */
-    if (k > 0 && (st = cdyn_eval(s->model, s->data, w->y, w->y + nq, CDYN_EVAL_CONTACTS, &mr)) !=
-                     CDYN_OK)
+    if (k > 0)
+        st = cdyn_eval_pairs(s->model, s->data, w->y, w->y + nq, CDYN_EVAL_CONTACTS, w->pairs,
+                             &mr);
+    if (st != CDYN_OK)
         return cdyn_fail(r, st, "implicit NCP: %s", mr.message);
     rows_times_v(s, w->y + nq, w->uv);
     double lmax = 0.0, vscale = 1.0;
