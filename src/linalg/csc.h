@@ -14,6 +14,23 @@ cdyn_status cdyn_csc_check_pattern(const cdyn_csc *A, int check_values, cdyn_rep
 int cdyn_csc_has_pattern(const cdyn_csc *A, int nrows, int ncols, const int *colptr,
                          const int *rowind);
 
+/* Position of entry (i, j) in a pattern whose columns hold sorted row indices (binary search),
+ * or -1 when the pattern has no such entry. */
+static inline int cdyn_csc_find(const int *colptr, const int *rowind, int i, int j)
+{
+    int lo = colptr[j], hi = colptr[j + 1] - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (rowind[mid] < i)
+            lo = mid + 1;
+        else if (rowind[mid] > i)
+            hi = mid - 1;
+        else
+            return mid;
+    }
+    return -1;
+}
+
 /* y := alpha*op(A)*x + beta*y with op(A) = A (trans == 0, y has nrows entries) or A^T
  * (y has ncols entries). beta == 0 overwrites y without reading it. A must be valid. */
 void cdyn_csc_gemv(int trans, double alpha, const cdyn_csc *A, const double *x, double beta,

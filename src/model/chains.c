@@ -7,23 +7,15 @@
  *         accumulated from the leaves; h_j = S_j^T f_k. Then M vdot + h = tau. */
 #include <string.h>
 
+#include "linalg/csc.h"
 #include "model/model_internal.h"
 #include "model/spatial.h"
 
-/* Position of (row, col), row >= col, in the lower-triangle CSC of M. */
+/* Position of (row, col), row >= col, in the lower-triangle CSC of M (present: the pattern holds
+ * every ancestor pair). */
 static int mass_pos(const cdyn_model *m, int row, int col)
 {
-    int lo = m->mass_colptr[col], hi = m->mass_colptr[col + 1] - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        if (m->mass_rowind[mid] < row)
-            lo = mid + 1;
-        else if (m->mass_rowind[mid] > row)
-            hi = mid - 1;
-        else
-            return mid;
-    }
-    return -1; /* not reached: the pattern holds every ancestor pair */
+    return cdyn_csc_find(m->mass_colptr, m->mass_rowind, row, col);
 }
 
 static void set_mass(const cdyn_model *m, cdyn_data *d, int i, int j, double val)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/report.h"
+#include "linalg/csc.h"
 #include "model/model_internal.h"
 #include "model/spatial.h"
 
@@ -102,17 +103,7 @@ static void base_pass(const cdyn_model *m, cdyn_data *d, const double *a)
 /* Position of (i, j) in the derivative pattern (present for dofs on one path). */
 static int der_pos(const cdyn_model *m, int i, int j)
 {
-    int lo = m->der_colptr[j], hi = m->der_colptr[j + 1] - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        if (m->der_rowind[mid] < i)
-            lo = mid + 1;
-        else if (m->der_rowind[mid] > i)
-            hi = mid - 1;
-        else
-            return mid;
-    }
-    return -1;
+    return cdyn_csc_find(m->der_colptr, m->der_rowind, i, j);
 }
 
 /* Sum the subtree's df into dF (reverse preorder), then write column j of out: Sdot_i' F +

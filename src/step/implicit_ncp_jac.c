@@ -5,6 +5,8 @@
  * step's Newton matrix". */
 #include "step/implicit_ncp.h"
 
+#include "linalg/csc.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -17,19 +19,11 @@ static void put(ncp_sink *s, int i, int j, double v)
         s->dense[(size_t)i + (size_t)j * s->ld] += v;
         break;
     case NCP_SINK_CSC: {
-        int lo = s->colptr[j], hi = s->colptr[j + 1] - 1;
-        while (lo <= hi) {
-            const int mid = (lo + hi) / 2;
-            if (s->rowind[mid] < i)
-                lo = mid + 1;
-            else if (s->rowind[mid] > i)
-                hi = mid - 1;
-            else {
-                s->values[mid] += v;
-                return;
-            }
-        }
-        s->missing++;
+        const int p = cdyn_csc_find(s->colptr, s->rowind, i, j);
+        if (p >= 0)
+            s->values[p] += v;
+        else
+            s->missing++;
         break;
     }
     case NCP_SINK_SEQ:
