@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "step/implicit_ncp.h"
+#include "step/implicit_ncp_form.h"
 #include "step_scenes.h"
 
 /* A sphere on the plane with compliant contact K = diag(k, kt, kt), C = c I. */

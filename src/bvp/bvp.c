@@ -1,4 +1,4 @@
-/* cdyn_bvp_solve: the implicit compliant step (step/implicit_ncp.h) described to the
+/* cdyn_bvp_solve: the implicit compliant step (step/implicit_ncp_form.h) described to the
  * whole-trajectory engine (bvp_engine.h), every contact row in every step. Each step's Jacobian
  * blocks come in the step's own sparse pattern: the positions the step's assembly writes
  * (ncp_form_jac, listed once), then its values in the same order at every evaluation. */
@@ -7,7 +7,7 @@
 #include "bvp/bvp_engine.h"
 #include "core/memory.h"
 #include "core/report.h"
-#include "step/implicit_ncp.h"
+#include "step/implicit_ncp_form.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The fully implicit compliant scheme (Song-Kumar-Pang eq. 10): one mixed complementarity
- * problem per step in the unknowns at the end of the step (implicit_ncp.h), solved by FB-Newton
+ * problem per step in the unknowns at the end of the step (implicit_ncp_form.h), solved by FB-Newton
  * with the dense LU or the sparse KLU path, warm-started from the last step. */
-#include "step/implicit_ncp.h"
+#include "step/implicit_ncp_form.h"
 
 #include "core/memory.h"
 #include "core/report.h"

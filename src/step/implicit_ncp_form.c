@@ -1,5 +1,5 @@
-/* The implicit compliant step's residual and Jacobian (implicit_ncp.h). */
-#include "step/implicit_ncp.h"
+/* The implicit compliant step's residual and Jacobian (implicit_ncp_form.h). */
+#include "step/implicit_ncp_form.h"
 
 #include "linalg/dense.h"
 #include "step/friction_qp.h"

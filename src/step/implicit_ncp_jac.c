@@ -1,9 +1,9 @@
-/* The implicit step's Newton matrix (implicit_ncp.h), assembled from the analytic derivatives of
+/* The implicit step's Newton matrix (implicit_ncp_form.h), assembled from the analytic derivatives of
  * the model's terms (cdyn_eval_derivatives) straight into a dense array or a sparse pattern:
  * every loop walks the model's sparse structures (M, Gamma, the derivative pattern) and each
  * row's own block, so the cost is linear in the scene. Derivation: docs/theory.md, "The implicit
  * step's Newton matrix". */
-#include "step/implicit_ncp.h"
+#include "step/implicit_ncp_form.h"
 
 #include "linalg/csc.h"
 

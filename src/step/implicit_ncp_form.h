@@ -22,8 +22,8 @@
  *   beta                             (beta is not used: pinned at 0, the layout kept)
  * Derivatives: all analytic, the model's from cdyn_eval_derivatives; assembled straight into
  * a dense matrix or a sparse pattern (implicit_ncp_jac.c; docs/theory.md). */
-#ifndef CDYN_STEP_IMPLICIT_NCP_H
-#define CDYN_STEP_IMPLICIT_NCP_H
+#ifndef CDYN_STEP_IMPLICIT_NCP_FORM_H
+#define CDYN_STEP_IMPLICIT_NCP_FORM_H
 
 #include "cdyn/sparse.h"
 #include "cdyn/step.h"
