@@ -14,7 +14,9 @@
 
 #include <cmocka.h>
 
+#include "cdyn/io.h"
 #include "cdyn/lcp.h"
+#include "solvers/lcp_internal.h"
 
 #define SENTINEL 12345.0
 
@@ -108,6 +110,43 @@ static void test_residual_nonfinite_is_nan(void **state)
     assert_true(isnan(cdyn_lcp_residual(&good, zinf)));
 }
 
+/* tests/data/pyramid/far_rows_seed2.dat (origin in the file): a friction-pyramid LCP whose
+ * normal rows of contacts far apart have q up to 319 next to contact velocities of 3.8e-3;
+ * Lemke's tie band, relative to its largest basic value, then swallowed genuine small velocities, and every
+ * attempt of cdyn_lcp_solve failed the certificate (best violation 3.08e-10). The pyramid step
+ * now solves such LCPs with those q_i capped (src/step/pyramid_lcp.c, cap_far): here every
+ * q_i > 1 is set to 1; the answer must leave the capped rows unloaded (z_i = 0), and then it
+ * passes the certificate of the LCP as is, the argument of cap_far. Whatever cdyn_lcp_solve
+ * returns on the LCP as is must be certified when it says OK. */
+static void test_pyramid_far_rows_capped(void **state)
+{
+    (void)state;
+    cdyn_lcp_file *f = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_lcp_file_read(CDYN_TEST_DATA_DIR "/pyramid/far_rows_seed2.dat", NULL, &f,
+                                        &rep),
+                     CDYN_OK);
+    const int n = f->n;
+    assert_int_equal(n, 90);
+    double q[90], z[90], w[90], zo[90], wo[90];
+    int capped = 0;
+    for (int i = 0; i < n; ++i) {
+        q[i] = f->q[i] > 1.0 ? 1.0 : f->q[i];
+        capped += q[i] < f->q[i];
+    }
+    assert_true(capped > 0);
+    const cdyn_lcp as_is = {n, f->M, f->q}, cap = {n, f->M, q};
+    if (cdyn_lcp_solve(&as_is, NULL, z, w, &rep) == CDYN_OK)
+        assert_true(cdyn_lcp_certify(&as_is, z, 1e-10, zo, wo, NULL) <= 1e-10);
+    assert_int_equal(cdyn_lcp_solve(&cap, NULL, z, w, &rep), CDYN_OK);
+    assert_true(cdyn_lcp_certify(&cap, z, 1e-10, zo, wo, NULL) <= 1e-10);
+    for (int i = 0; i < n; ++i)
+        if (q[i] < f->q[i])
+            assert_true(z[i] == 0.0);
+    assert_true(cdyn_lcp_certify(&as_is, z, 1e-10, zo, wo, NULL) <= 1e-10);
+    cdyn_lcp_file_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_issue_warm_basis_2x2),
         cmocka_unit_test(test_unproven_failure_is_not_proven),
         cmocka_unit_test(test_residual_nonfinite_is_nan),
+        cmocka_unit_test(test_pyramid_far_rows_capped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

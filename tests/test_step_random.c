@@ -412,7 +412,14 @@ static void test_random_scenes(void **unused)
 static void test_pyramid_fixed_scenes(void **unused)
 {
     (void)unused;
-    static const int seeds[] = {5, 6, 17, 23, 25, 34, 38};
+    /* ... and 26, 28 and 31, which failed at 1bd3f7b (26, 28 with one BLAS thread as ctest
+       runs it, 31 with several: Lemke's tie band swallowing small contact velocities next to
+       the gap terms of rows far apart, and degenerate pivots on noise) and complete since those
+       rows are solved capped and the step's pivot tolerance is 1e-9 (pyramid_lcp.c, cap_far,
+       PYR_PIVOT_TOL); and 35 (free normal velocities of 1e-12 V kept as data, a sub-problem of
+       impulses of 1e-12 no method certified), since those below tol V are set to 0
+       (clean_tangential). */
+    static const int seeds[] = {5, 6, 17, 23, 25, 26, 28, 31, 34, 35, 38};
     char why[512];
     for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
         scene s;

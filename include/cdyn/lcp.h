@@ -14,7 +14,11 @@
  * OK means certified (cdyn_lemke, cdyn_lemke_ex, cdyn_lcp_solve, on every path): with
  * w = M z + q and s_i = |q_i| + sum_j |M_ij z_j| (long double), every row has z_i >= 0,
  * w_i >= -tol s_i and |min(z_i, w_i)| <= tol s_i (tol: cdyn_lemke_options.tol). The test is per
- * row and does not grow with the answer's own size.
+ * row and does not grow with the answer's own size. An answer that fails is certified again with
+ * its entries of rounding size set to 0 (noise of degenerate basic variables): below
+ * 16 (n + 1) eps ||z||_inf, and below each gap of 1e4 or more among the magnitudes under that
+ * bound (at most 8 thresholds in all); every such point is certified in full and the best one
+ * kept, so OK still means the point handed out passes the test above.
  *
  * Thread safety: every function is reentrant; nothing is shared between calls. */
 #ifndef CDYN_LCP_H
