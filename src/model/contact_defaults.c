@@ -33,20 +33,84 @@ static unsigned needs(const mpair *p)
     return need;
 }
 
-/* The mean of Gamma_n M^-1 Gamma_n^T over the rows of pair p, with L the Cholesky factor of M at
- * the data's evaluation; y: nv doubles of scratch. */
-static double mean_inverse_mass(const cdyn_model *m, const cdyn_data *d, const double *L,
+/* M is block diagonal by kinematic tree, so Gamma_n M^-1 Gamma_n^T is the sum over the trees a
+ * row touches of Gamma_T M_T^-1 Gamma_T^T: one dense Cholesky factor per tree (trees are small:
+ * a free body is 6 dofs), never an n_v x n_v matrix. */
+typedef struct tree_factors {
+    int *tree;   /* nv: the tree of each dof (its root body) */
+    int *local;  /* nv: the dof's index within its tree */
+    int *size;   /* nbody: dofs of the tree rooted at that body (0 for other bodies) */
+    size_t *off; /* nbody: offset of that tree's factor in L */
+    double *L;
+} tree_factors;
+
+/* The trees, each dof's place in its tree and the factors' offsets; returns the doubles the
+ * factors need. */
+static size_t layout_trees(const cdyn_model *m, tree_factors *t)
+{
+    for (int k = 0; k < m->nbody; ++k)
+        t->size[k] = 0;
+    for (int j = 0; j < m->nv; ++j) {
+        int k = m->dof_body[j];
+        while (m->bodies[k].parent >= 0)
+            k = m->bodies[k].parent;
+        t->tree[j] = k;
+        t->local[j] = t->size[k]++;
+    }
+    size_t off = 0;
+    for (int k = 0; k < m->nbody; ++k) {
+        t->off[k] = off;
+        off += (size_t)t->size[k] * (size_t)t->size[k];
+    }
+    return off;
+}
+
+/* The trees' factors from the evaluated (sparse) M into t->L (layout_trees' size). CDYN_EINVAL
+ * when one is not positive definite. */
+static cdyn_status factor_trees(const cdyn_model *m, const cdyn_data *d, tree_factors *t,
+                                size_t nL)
+{
+    cdyn_csc M;
+    cdyn_data_mass_csc(d, &M);
+    memset(t->L, 0, nL * sizeof(double));
+    for (int j = 0; j < m->nv; ++j)
+        for (int p = M.colptr[j]; p < M.colptr[j + 1]; ++p) {
+            const int i = M.rowind[p], T = t->tree[j], n = t->size[T];
+            double *L = t->L + t->off[T];
+            L[t->local[i] + (size_t)t->local[j] * n] = M.values[p];
+            L[t->local[j] + (size_t)t->local[i] * n] = M.values[p];
+        }
+    for (int k = 0; k < m->nbody; ++k)
+        if (t->size[k] > 0 && cdyn_dense_chol(t->size[k], t->L + t->off[k], t->size[k]) != CDYN_OK)
+            return CDYN_EINVAL;
+    return CDYN_OK;
+}
+
+/* The mean of Gamma_n M^-1 Gamma_n^T over the rows of pair p; y: nv doubles of scratch. */
+static double mean_inverse_mass(const cdyn_model *m, const cdyn_data *d, const tree_factors *t,
                                 const mpair *p, double *y)
 {
-    const double *Jn = cdyn_data_jacobian(d, CDYN_DIR_N);
+    cdyn_csc J;
+    cdyn_data_jacobian_csc(d, CDYN_DIR_N, &J);
+    const int *cols = m->pair_cols + p->col0;
     double sum = 0.0;
-    for (int r = p->row; r < p->row + p->nrows; ++r) {
-        for (int j = 0; j < m->nv; ++j)
-            y[j] = Jn[r + (size_t)j * (size_t)m->nc];
-        cdyn_dense_chol_lsolve(m->nv, L, m->nv, 1, y, m->nv);
-        for (int j = 0; j < m->nv; ++j)
-            sum += y[j] * y[j];
-    }
+    for (int r = 0; r < p->nrows; ++r)
+        for (int a = 0; a < p->ncols; ++a) {
+            const int T = t->tree[cols[a]], n = t->size[T];
+            int first = 1; /* solve each tree once per row: at its first column */
+            for (int b = 0; b < a && first; ++b)
+                first = t->tree[cols[b]] != T;
+            if (!first)
+                continue;
+            for (int i = 0; i < n; ++i)
+                y[i] = 0.0;
+            for (int b = a; b < p->ncols; ++b)
+                if (t->tree[cols[b]] == T)
+                    y[t->local[cols[b]]] = J.values[m->jac_map[p->map0 + r * p->ncols + b]];
+            cdyn_dense_chol_lsolve(n, t->L + t->off[T], n, 1, y, n);
+            for (int i = 0; i < n; ++i)
+                sum += y[i] * y[i];
+        }
     return sum / p->nrows;
 }
 
@@ -76,31 +140,37 @@ cdyn_status cdyn_model_contact_defaults(cdyn_model *m, cdyn_report *report)
         todo += needs(&m->pairs[p]) != 0u;
     if (todo == 0)
         return CDYN_OK;
-    const int nv = m->nv;
+    const int nv = m->nv, nb = m->nbody;
     cdyn_data_options dopt;
     cdyn_data_defaults(&dopt);
-    dopt.dense = 1;
+    dopt.dense = 0; /* the sparse M and Jacobians: never n_v x n_v */
     dopt.allocator = m->allocator;
     cdyn_data *d = NULL;
     cdyn_report local;
     cdyn_status st = cdyn_data_create(m, &dopt, &d, &local);
-    double *work = cdyn_mem_array(m->allocator, (size_t)nv * ((size_t)nv + 1) + (size_t)m->nq,
-                                  sizeof(double));
-    if (st != CDYN_OK || work == NULL) {
+    int *ints = cdyn_mem_array(m->allocator, 2 * (size_t)nv + (size_t)nb + 1, sizeof(int));
+    size_t *offs = cdyn_mem_array(m->allocator, (size_t)nb + 1, sizeof(size_t));
+    tree_factors t = {ints, ints + nv, ints + 2 * (size_t)nv, offs, NULL};
+    const size_t nL = ints != NULL && offs != NULL ? layout_trees(m, &t) : 0;
+    double *work = cdyn_mem_array(m->allocator, nL + (size_t)nv + (size_t)m->nq, sizeof(double));
+    if (st != CDYN_OK || work == NULL || ints == NULL || offs == NULL) {
         cdyn_data_free(d);
         cdyn_mem_free(m->allocator, work);
+        cdyn_mem_free(m->allocator, ints);
+        cdyn_mem_free(m->allocator, offs);
         return cdyn_fail(report, CDYN_ENOMEM, "model allocation failed (contact defaults)");
     }
-    double *L = work, *y = work + (size_t)nv * nv, *q = y + nv;
+    t.L = work;
+    double *y = work + nL, *q = y + nv;
     cdyn_model_default_q(m, q);
     st = cdyn_eval(m, d, q, NULL, CDYN_EVAL_MASS | CDYN_EVAL_CONTACTS, &local);
-    if (st == CDYN_OK) {
-        memcpy(L, cdyn_data_mass(d), (size_t)nv * nv * sizeof(double));
-        st = cdyn_dense_chol(nv, L, nv);
-    }
+    if (st == CDYN_OK)
+        st = factor_trees(m, d, &t, nL);
     if (st != CDYN_OK) {
         cdyn_data_free(d);
         cdyn_mem_free(m->allocator, work);
+        cdyn_mem_free(m->allocator, ints);
+        cdyn_mem_free(m->allocator, offs);
         return cdyn_fail(report, CDYN_EINVAL,
                          "contact defaults: the mass matrix at the reference configuration is "
                          "not positive definite");
@@ -112,7 +182,7 @@ cdyn_status cdyn_model_contact_defaults(cdyn_model *m, cdyn_report *report)
             continue;
         double w = 0.0;
         if (need & CDYN_PAIR_DEFAULT_COMPLIANCE) {
-            w = mean_inverse_mass(m, d, L, pr, y);
+            w = mean_inverse_mass(m, d, &t, pr, y);
             if (!(w > 0.0) || !isfinite(w))
                 st = cdyn_fail(report, CDYN_EINVAL,
                                "pair %d: stiffness and damping are unset and its rows cannot "
@@ -125,5 +195,7 @@ cdyn_status cdyn_model_contact_defaults(cdyn_model *m, cdyn_report *report)
     }
     cdyn_data_free(d);
     cdyn_mem_free(m->allocator, work);
+    cdyn_mem_free(m->allocator, ints);
+    cdyn_mem_free(m->allocator, offs);
     return st;
 }
