@@ -64,32 +64,44 @@ static cdyn_model *compliant_sphere_kt(double r, double m, double mu, double g, 
  * closed-form) against central differences of the residual F itself at a point
  * with contact force, slip and friction multiplier all nonzero; both blocks
  * (d/dy and d/dx0). */
-static void check_jacobian(const cdyn_model *m, const double *y, const double *x0, int k,
-                           double friction, int qp)
+/* One contact row's form (rows = {0}) with a coupled K + C/h block; mu, A, Ch (1, 9, 9) are the
+ * caller's arrays; f->scratch is calloc'ed. */
+static void one_row_form(const cdyn_model *m, cdyn_data *data, int k, double friction, int qp,
+                         ncp_form *f, int *rows, double *mu, double *A, double *Ch)
 {
-    cdyn_data *data = NULL;
-    assert_int_equal(cdyn_data_create(m, NULL, &data, NULL), CDYN_OK);
     const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
     const int nd = cdyn_model_dim(m) == 2 ? 2 : 3;
-    ncp_form f;
-    memset(&f, 0, sizeof f);
-    f.model = m;
-    f.data = data;
-    f.nq = nq, f.nv = nv, f.nc = nc, f.nd = nd, f.k = k;
-    f.nx = nq + nv + k * nd;
-    f.ny = f.nx + k * nd + k;
-    int rows[1] = {0};
-    double mu[1] = {friction}, A[9] = {0}, Ch[9] = {0};
+    memset(f, 0, sizeof *f);
+    f->model = m;
+    f->data = data;
+    f->nq = nq, f->nv = nv, f->nc = nc, f->nd = nd, f->k = k;
+    f->nx = nq + nv + k * nd;
+    f->ny = f->nx + k * nd + k;
+    rows[0] = 0;
+    mu[0] = friction;
+    memset(A, 0, 9 * sizeof(double));
+    memset(Ch, 0, 9 * sizeof(double));
     for (int d = 0; d < nd; d++) {
         A[d + d * nd] = 2e3 + 100.0 * d; /* K + C/h */
         Ch[d + d * nd] = 50.0 + d;
     }
     A[1] = A[nd] = 30.0; /* an off-diagonal coupling */
-    f.rows = rows, f.mu = mu, f.A = A, f.Ch = Ch;
-    f.h = 0.01, f.gamma = 1e-4;
-    f.friction_qp = qp;
-    const int n = f.ny, nx = f.nx;
-    f.scratch = calloc(ncp_form_scratch(nq, nv, k, nd), sizeof(double));
+    f->rows = rows, f->mu = mu, f->A = A, f->Ch = Ch;
+    f->h = 0.01, f->gamma = 1e-4;
+    f->friction_qp = qp;
+    f->scratch = calloc(ncp_form_scratch(nq, nv, k, nd), sizeof(double));
+}
+
+static void check_jacobian(const cdyn_model *m, const double *y, const double *x0, int k,
+                           double friction, int qp)
+{
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &data, NULL), CDYN_OK);
+    ncp_form f;
+    int rows[1];
+    double mu[1], A[9], Ch[9];
+    one_row_form(m, data, k, friction, qp, &f, rows, mu, A, Ch);
+    const int n = f.ny, nx = f.nx, nd = f.nd;
     double *Jy = calloc((size_t)n * n, sizeof(double)),
            *Jx = calloc((size_t)n * nx, sizeof(double));
     double *Fp = calloc((size_t)n, sizeof(double)), *Fm = calloc((size_t)n, sizeof(double));
@@ -172,6 +184,50 @@ static void test_jacobian_fd(void **unused)
     check_jacobian(m, py, p0, 1, 0.3, 0);
     check_jacobian(m, py, p0, 1, 0.3, 1);
     check_jacobian(m, py, p0, 1, 1e3, 1);
+    cdyn_model_free(m);
+}
+
+/* At a mode switch the Newton matrix is one-sided, and says which side: the friction QP's radius
+ * r = mu max(lambda_n, 0) is taken with its right derivative at lambda_n = 0 (the side the bound
+ * lambda_n >= 0 keeps), so the lambda_T rows' lambda_n column equals the forward difference there
+ * (the backward one is 0 and the central one their mean). The billiard ball sliding with
+ * lambda_n = 0 exactly. */
+static void test_jacobian_one_sided(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = compliant_sphere(0.05, 0.2, 0.3, 9.8, 1e4, 0);
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &data, NULL), CDYN_OK);
+    ncp_form f;
+    int rows[1];
+    double mu[1], A[9], Ch[9];
+    one_row_form(m, data, 1, 0.3, 1, &f, rows, mu, A, Ch);
+    const double x0[7 + 6 + 3] = {0.01, 0.02, 0.05, 1, 0, 0, 0, 1, 0.5, 0, 40, -20, -10, 0, 0, 0};
+    double y[7 + 6 + 3 + 3 + 1] = {0.02, 0.025, 0.05, 1, 0, 0, 0, 0.9, 0.45, 0, 38, -18, -9,
+                                   0, 0, 0, 0.0, 0.0, 0.0, 0.0};
+    const int n = f.ny, ol = f.nx;
+    double *J = calloc((size_t)n * n, sizeof(double)), Fp[20], F0[20], Fm[20];
+    assert_int_equal(ncp_form_J(&f, x0, y, J, NULL), 0);
+    assert_int_equal(ncp_form_F(&f, x0, y, F0), 0);
+    const double eps = 1e-7;
+    y[ol] = eps;
+    assert_int_equal(ncp_form_F(&f, x0, y, Fp), 0);
+    y[ol] = -eps;
+    assert_int_equal(ncp_form_F(&f, x0, y, Fm), 0);
+    y[ol] = 0.0;
+    for (int d = 1; d < 3; d++) {
+        const int i = ol + d;
+        const double fwd = (Fp[i] - F0[i]) / eps, bwd = (F0[i] - Fm[i]) / eps;
+        const double an = J[i + (size_t)ol * n];
+        print_message("lambda_T row %d, lambda_n column at lambda_n = 0: analytic %.6g, forward "
+                      "%.6g, backward %.6g\n", d, an, fwd, bwd);
+        assert_true(fabs(an - fwd) <= 1e-6 * (1 + fabs(fwd)));
+        assert_true(fabs(bwd) <= 1e-9);       /* no friction below the bound */
+        assert_true(fabs(fwd) > 1e-3);        /* the sides differ: a genuine switch */
+    }
+    free(J);
+    free(f.scratch);
+    cdyn_data_free(data);
     cdyn_model_free(m);
 }
 
@@ -396,7 +452,7 @@ static void test_refusals(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jacobian_fd),         cmocka_unit_test(test_billiard_paper),
+        cmocka_unit_test(test_jacobian_fd),         cmocka_unit_test(test_jacobian_one_sided),         cmocka_unit_test(test_billiard_paper),
         cmocka_unit_test(test_sphere_slip_end),     cmocka_unit_test(test_energy),
         cmocka_unit_test(test_failure_and_halving), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_billiard_friction_qp),
