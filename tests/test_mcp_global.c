@@ -247,8 +247,9 @@ static void test_literature_problems_many_starts(void **state)
 /* Wider starts: 200 seeded random ones per problem, uniform in [-2, 12]^n (the numeraire of the
    Walras model fixed at 6). Some lie outside F's domain (CDYN_EINVAL at the start, for both).
    Measured: plain FB-Newton ends with CDYN_ENOCONV from 19 starts of Kojima-Shindo, 81 of
-   Josephy and 25 of the modified Mathiesen problem; the restarts solve all of the first two
-   and 11 of the third. Every other run is unchanged. */
+   Josephy and 25 of the modified Mathiesen problem; the natural-map polish and the restarts
+   solve all of the first two and 13 of the third (the restarts alone: 11). Every other run is
+   unchanged. */
 static void test_literature_problems_wide_starts(void **state)
 {
     (void)state;
@@ -257,7 +258,7 @@ static void test_literature_problems_wide_starts(void **state)
     const struct {
         const char *name;
         int stalls, rescued;
-    } expect[] = {{"kojima-shindo", 19, 19}, {"josephy", 81, 81}, {"mathiesen-modified", 25, 11}};
+    } expect[] = {{"kojima-shindo", 19, 19}, {"josephy", 81, 81}, {"mathiesen-modified", 25, 13}};
     for (int k = 0; k < TP_NPROB; ++k) {
         const tp_problem *pb = &TP_PROBLEMS[k];
         cdyn_mcp p;
@@ -430,7 +431,8 @@ static void test_lcp_random_non_p(void **state)
         }
         if (sg == CDYN_OK) {
             assert_true(cdyn_lcp_residual(&lcp, zg) <= o.tol);
-            assert_string_equal(rg.method, "fb-newton+proximal");
+            assert_true(strcmp(rg.method, "fb-newton+proximal") == 0 ||
+                        strcmp(rg.method, "fb-newton+polish") == 0);
         } else {
             assert_memory_equal(zg, z0, (size_t)n * sizeof(double));
         }

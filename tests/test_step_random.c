@@ -242,10 +242,12 @@ static void stepper_for(const cdyn_model *m, const scene *s, int sc, cdyn_steppe
     cdyn_step_options o;
     cdyn_step_defaults(&o, map[sc]);
     o.h = s->h;
-    o.max_halvings = s->halvings;
+    o.max_halvings = env_int("CDYN_STRESS_HALVINGS", s->halvings);
     o.friction_qp = sc == SC_QP;
     if (getenv("CDYN_STRESS_TRACE") != NULL)
         o.mcp.progress = trace_progress;
+    o.fd_jacobian = getenv("CDYN_STRESS_FDJAC") != NULL;
+    o.mcp.nonmonotone_memory = env_int("CDYN_STRESS_NM", o.mcp.nonmonotone_memory);
     cdyn_report rep;
     if (cdyn_stepper_create(m, &o, out, &rep) != CDYN_OK)
         fail_msg("seed %lu %s: cdyn_stepper_create: %s", s->seed, sc_names[sc], rep.message);

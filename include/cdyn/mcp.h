@@ -9,7 +9,8 @@
  * function of Chen–Chen–Kanzow), semismooth Newton with an element of the generalized Jacobian,
  * Armijo line search on 1/2 ||Phi||^2 (optionally non-monotone), steepest-descent fallback and a
  * Levenberg–Marquardt-type diagonal shift when the Newton matrix is singular, and, when the
- * iteration stalls, proximal-perturbation restarts (options.globalize). Dense Newton
+ * iteration stalls, a few Newton steps on the natural map and then proximal-perturbation
+ * restarts (options.globalize). Dense Newton
  * systems are solved with LAPACK LU, sparse ones with KLU (symbolic analysis once per call,
  * numeric refactorization every iteration). See docs/theory.md and docs/api.md.
  *
@@ -94,7 +95,10 @@ typedef struct cdyn_mcp_options {
     int (*progress)(void *ctx, int iteration, double residual);
     void *progress_ctx; /* passed to progress unchanged (NULL) */
     /* 1: when the Newton iteration stalls (no acceptable step, or a stationary point of the
-     * merit function that is not a solution) or reaches max_iter, restart it with proximal
+     * merit function that is not a solution) or reaches max_iter, first take up to 8
+     * semismooth Newton steps on the natural map x - mid(l, u, x - F(x)) from there, without a
+     * line search (active-set Newton: locally quadratic where the merit function's line search
+     * refuses the step that solves; kept only when they reach tol), then restart it with proximal
      * perturbations: solve MCP(F + eps (x - xbar), l, u) around the stall point xbar, move xbar
      * to its solution and try unit Newton steps from there, shrinking eps as these problems get
      * solved (Billups' proximal perturbation strategy; docs/theory.md). The restarts get
@@ -127,10 +131,12 @@ CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
  *                  fails or is not finite at the answer projected onto [l, u] (e.g. a pole
  *                  on the boundary);
  *   CDYN_ENOMEM    allocation failed (ours or KLU's).
- * report: iterations = Newton steps taken (restarts included); evaluations = callback calls (F
+ * report: iterations = Newton steps taken (restarts included; the natural-map steps only when
+ * they solved); evaluations = callback calls (F
  * calls, including those of finite differences, plus Jacobian calls); residual = natural
  * residual of the last iterate; method = "fb-newton" or "fb-newton-penalized", with
- * "+proximal" appended when the proximal-perturbation restarts (options.globalize) produced
+ * "+polish" appended when the natural-map steps, "+proximal" when the proximal-perturbation
+ * restarts (options.globalize) produced
  * the solution (the message then says after how many iterations Newton stalled and how many
  * restarts it took; a failure of the restarts appends their count to the stall message). */
 CDYN_API cdyn_status cdyn_mcp_solve(const cdyn_mcp *mcp, const cdyn_mcp_options *opts, double *x,

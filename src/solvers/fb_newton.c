@@ -357,6 +357,108 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
     }
 }
 
+/* ---- Natural-map polish ------------------------------------------------------------------
+ * Where the FB iteration stalls next to a solution, the merit function can refuse the very step
+ * that solves the problem: on the implicit contact step (docs/theory.md) a sliding row near the
+ * cone's edge takes one Newton step that raises the residual a thousandfold and the next that
+ * reaches rounding. Semismooth Newton on the natural map Phi(x) = x - mid(l, u, x - F(x)) is
+ * locally quadratic without any line search: each iteration fixes the variables whose
+ * projection lands on a bound (d_i = bound - x_i) and solves J d = -F on the others, i.e. an
+ * active-set Newton step with the active set read off afresh. A few unguarded iterations from
+ * the stall point are tried before the restarts (both options.globalize); nothing is accepted unless the natural residual
+ * reaches tol (the certificate then checks it again), and a failed polish leaves x and F as
+ * they were. */
+#define POLISH_ITER 8
+
+/* 1 when solved (x, F hold the solution), 0 otherwise (x, F unchanged; J, da, db, d, g of the
+   polish's iterates), -1 out of memory. */
+static int polish_steps(mcp_work *w, cdyn_report *r)
+{
+    const int n = w->n;
+    const cdyn_mcp_options *o = w->o;
+    double *x = w->xt, *F = w->Ft; /* the polish's iterate; w->x, w->F keep the stall point */
+    const int stall_it = w->iters;
+    memcpy(x, w->x, sizeof(double) * (size_t)n);
+    memcpy(F, w->F, sizeof(double) * (size_t)n);
+    for (int it = 0; it < POLISH_ITER; ++it) {
+        if (!w->jac_fixed &&
+            cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, x, F, &w->J, &w->nfev, &w->njev,
+                              &w->jabsmax) != CDYN_OK)
+            return 0;
+        /* Rows of J scaled to a largest entry of 1: the rows' units differ (a stiffness of
+           1e7 next to entries of 1), and the factorization's singularity test reads the
+           condition number, which the scaling makes about the problem, not its units. */
+        double *rowmax = w->g;
+        for (int i = 0; i < n; ++i)
+            rowmax[i] = 0.0;
+        for (int j = 0; j < n; ++j) {
+            const int k0 = w->J.sparse ? w->J.colptr[j] : 0;
+            const int k1 = w->J.sparse ? w->J.colptr[j + 1] : n;
+            for (int k = k0; k < k1; ++k) {
+                const int i = w->J.sparse ? w->J.rowind[k] : k;
+                const double v = fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]);
+                rowmax[i] = v > rowmax[i] ? v : rowmax[i];
+            }
+        }
+        for (int i = 0; i < n; ++i) {
+            const double z = x[i] - F[i];
+            const int lower = w->l[i] == w->u[i] || z <= w->l[i], upper = z >= w->u[i];
+            const double sc = rowmax[i] > 0.0 ? 1.0 / rowmax[i] : 1.0;
+            w->da[i] = lower || upper ? 1.0 : 0.0;
+            w->db[i] = lower || upper ? 0.0 : sc;
+            w->d[i] = lower ? w->l[i] - x[i] : upper ? w->u[i] - x[i] : -F[i] * sc;
+        }
+        const cdyn_status st = w->ls.factor(w->ls.self, &w->J, w->jabsmax, w->da, w->db, 0.0);
+        if (st == CDYN_ENOMEM)
+            return -1;
+        if (st != CDYN_OK || w->ls.solve(w->ls.self, w->d) != CDYN_OK ||
+            !cdyn_dense_all_finite(n, w->d))
+            return 0;
+        double *xn = w->Phit, *Fn = w->tmp;
+        for (int i = 0; i < n; ++i) {
+            const double v = x[i] + w->d[i];
+            xn[i] = v < w->l[i] ? w->l[i] : v > w->u[i] ? w->u[i] : v;
+        }
+        if (raw_F(w, xn, Fn))
+            return 0;
+        ++w->iters;
+        swap(&w->xt, &w->Phit);
+        swap(&w->Ft, &w->tmp);
+        x = w->xt;
+        F = w->Ft;
+        const double nat = cdyn_mcp_natural_residual(n, w->l, w->u, x, F);
+        if (nat <= o->tol) {
+            swap(&w->x, &w->xt);
+            swap(&w->F, &w->Ft);
+            w->F_raw = 1;
+            finish(w, r, w->iters, nat);
+            cdyn_report_method(r, w->lambda == 1.0 ? "fb-newton+polish" : "fb-newton-penalized+polish");
+            cdyn_fail(r, CDYN_OK, "Newton stalled after %d iterations; solved by %d natural-map "
+                      "Newton iterations (natural residual %.3g)", stall_it, it + 1, nat);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The polish; after a failed one J is evaluated again at the stall point, where the restarts
+   read it (first_weight). 1, 0 or -1 as polish_steps, and 0 also when J fails there. */
+static int polish(mcp_work *w, cdyn_report *r)
+{
+    const int stall_it = w->iters;
+    const int st = polish_steps(w, r);
+    if (st != 0)
+        return st;
+    w->iters = stall_it; /* the steps of a polish that failed are not the iteration's (their
+                            evaluations are counted) */
+    if (w->jac_fixed)
+        return 0;
+    if (cdyn_mcp_jac_eval(w->p, w->o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
+                          &w->njev, &w->jabsmax) != CDYN_OK)
+        w->jabsmax = INFINITY;
+    return 0;
+}
+
 /* ---- Proximal-perturbation restarts ---------------------------------------------------------
  * After Billups (1995, ch. 3) and Billups–Ferris (QPCOMP, 1997): at the point xbar where the
  * iteration stalled, solve the perturbed MCP(F + eps (x - xbar), l, u) by the same iteration
@@ -516,6 +618,10 @@ static cdyn_status newton(mcp_work *w, cdyn_report *r)
        by then creeps along with tiny steps (docs/theory.md). */
     if ((c.end != RUN_STALLED && c.end != RUN_LIMIT) || !o->globalize)
         return st;
+    const int pol = polish(w, r);
+    if (pol != 0)
+        return pol > 0 ? CDYN_OK
+                       : cdyn_fail(r, CDYN_ENOMEM, "out of memory in the sparse factorization");
     return globalize(w, r, c.end, c.nat);
 }
 

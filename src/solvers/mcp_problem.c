@@ -135,10 +135,11 @@ double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const 
            so NaN input is caught explicitly. */
         if (isnan(x[i]) || isnan(F[i]))
             return NAN;
+        /* x - mid(l, u, x - F): F itself where the projection is interior, written so (not as
+           x - (x - F), which is 0 in floating point when |F| < ulp(x): the polish of
+           fb_newton.c once "solved" F = 1e4 atan(x) at x = -1.5e37 that way). */
         const double v = x[i] - F[i];
-        const double lo = v > l[i] ? v : l[i];
-        const double proj = lo < u[i] ? lo : u[i];
-        const double ri = fabs(x[i] - proj);
+        const double ri = v <= l[i] ? fabs(x[i] - l[i]) : v >= u[i] ? fabs(x[i] - u[i]) : fabs(F[i]);
         if (isnan(ri))
             return NAN;
         if (ri > r)
