@@ -199,6 +199,10 @@ typedef struct cdyn_step_report {
      * residuals count the evaluations. */
     double time_jacobian, time_residual, time_solve;
     int jacobians, residuals;
+    /* Implicit NCP, sparse backend: fill-reducing orderings of the pattern of all the model's
+     * rows (one per step size, the first step's), and KLU analyses of the active rows'
+     * pattern, restricting that order (one per change of the active set or of a row's law). */
+    int orderings, analyses;
 } cdyn_step_report;
 
 /* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the

@@ -365,9 +365,9 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
  * locally quadratic without any line search: each iteration fixes the variables whose
  * projection lands on a bound (d_i = bound - x_i) and solves J d = -F on the others, i.e. an
  * active-set Newton step with the active set read off afresh. A few unguarded iterations from
- * the stall point are tried before the restarts (both options.globalize); nothing is accepted unless the natural residual
- * reaches tol (the certificate then checks it again), and a failed polish leaves x and F as
- * they were. */
+ * the stall point are tried before the restarts (both options.globalize); nothing is accepted
+ * unless the natural residual reaches tol (the certificate then checks it again), and a failed
+ * polish leaves x and F as they were. */
 #define POLISH_ITER 8
 
 /* 1 when solved (x, F hold the solution), 0 otherwise (x, F unchanged; J, da, db, d, g of the
@@ -396,7 +396,8 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
             const int k1 = w->J.sparse ? w->J.colptr[j + 1] : n;
             for (int k = k0; k < k1; ++k) {
                 const int i = w->J.sparse ? w->J.rowind[k] : k;
-                const double v = fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]);
+                const double v =
+                    fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]);
                 rowmax[i] = v > rowmax[i] ? v : rowmax[i];
             }
         }
@@ -432,7 +433,8 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
             swap(&w->F, &w->Ft);
             w->F_raw = 1;
             finish(w, r, w->iters, nat);
-            cdyn_report_method(r, w->lambda == 1.0 ? "fb-newton+polish" : "fb-newton-penalized+polish");
+            cdyn_report_method(r, w->lambda == 1.0 ? "fb-newton+polish"
+                                                   : "fb-newton-penalized+polish");
             cdyn_fail(r, CDYN_OK, "Newton stalled after %d iterations; solved by %d natural-map "
                       "Newton iterations (natural residual %.3g)", stall_it, it + 1, nat);
             return 1;

@@ -143,10 +143,21 @@ cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_l
 void cdyn_mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s);
 
 typedef struct mcp_sparse_lu mcp_sparse_lu;
-/* Returns CDYN_OK, CDYN_ENOMEM, CDYN_EINVAL (duplicate entries, or KLU rejects the pattern)
- * or CDYN_ETOOBIG (more than 2^31 - 1 entries in H). */
+/* order: NULL (KLU's analysis orders H's pattern: BTF, then COLAMD), or a fill-reducing order
+ * of the n unknowns (a permutation, applied to rows and columns alike) that skips the ordering.
+ * Returns CDYN_OK, CDYN_ENOMEM, CDYN_EINVAL (duplicate entries, or KLU rejects the pattern or
+ * the order) or CDYN_ETOOBIG (more than 2^31 - 1 entries in H). */
 cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
-                                      const int *rowind, mcp_sparse_lu **out, mcp_linsys *ls);
+                                      const int *rowind, const int *order, mcp_sparse_lu **out,
+                                      mcp_linsys *ls);
+
+/* cdyn_mcp_solver_create with a given fill-reducing order of the unknowns for the sparse path
+ * (NULL: KLU's own; ignored on the dense path). For a caller that solves problems on many
+ * subsets of one larger pattern (the implicit stepper's active sets) and orders that pattern
+ * once. */
+cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *mcp, const cdyn_mcp_options *opts,
+                                           const int *order, cdyn_mcp_solver **out,
+                                           cdyn_report *report);
 void cdyn_mcp_sparse_lu_free(const cdyn_allocator *a, mcp_sparse_lu *s);
 
 /* ---- The Newton iteration (fb_newton.c) -------------------------------------------------- */

@@ -139,7 +139,9 @@ double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const 
            x - (x - F), which is 0 in floating point when |F| < ulp(x): the polish of
            fb_newton.c once "solved" F = 1e4 atan(x) at x = -1.5e37 that way). */
         const double v = x[i] - F[i];
-        const double ri = v <= l[i] ? fabs(x[i] - l[i]) : v >= u[i] ? fabs(x[i] - u[i]) : fabs(F[i]);
+        const double ri = v <= l[i]   ? fabs(x[i] - l[i])
+                          : v >= u[i] ? fabs(x[i] - u[i])
+                                      : fabs(F[i]);
         if (isnan(ri))
             return NAN;
         if (ri > r)

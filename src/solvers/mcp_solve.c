@@ -80,7 +80,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
     mcp_dense_lu *dlu = NULL;
     mcp_sparse_lu *slu = NULL;
     cdyn_status st =
-        sparse ? cdyn_mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, &slu, &w.ls)
+        sparse ? cdyn_mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, NULL, &slu, &w.ls)
                : cdyn_mcp_dense_lu_create(o->allocator, n, &dlu, &w.ls);
     if (st == CDYN_ENOMEM)
         cdyn_fail(r, st, "cannot allocate the Newton-matrix factorization");

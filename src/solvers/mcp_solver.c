@@ -39,6 +39,13 @@ void cdyn_mcp_solver_free(cdyn_mcp_solver *s)
 cdyn_status cdyn_mcp_solver_create(const cdyn_mcp *p, const cdyn_mcp_options *opts,
                                    cdyn_mcp_solver **out, cdyn_report *r)
 {
+    return cdyn_mcp_solver_create_ordered(p, opts, NULL, out, r);
+}
+
+cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *p, const cdyn_mcp_options *opts,
+                                           const int *order, cdyn_mcp_solver **out,
+                                           cdyn_report *r)
+{
     cdyn_report_clear(r, "fb-newton");
     if (out == NULL)
         return cdyn_fail(r, CDYN_EINVAL, "out is NULL");
@@ -88,8 +95,8 @@ cdyn_status cdyn_mcp_solver_create(const cdyn_mcp *p, const cdyn_mcp_options *op
     }
     cv = (cdyn_carve){0, 0};
     cdyn_mcp_carve_work(w, &cv, s->block, &s->color, &s->mark);
-    st = s->sparse ? cdyn_mcp_sparse_lu_create(o.allocator, p->n, p->colptr, p->rowind, &s->slu,
-                                               &w->ls)
+    st = s->sparse ? cdyn_mcp_sparse_lu_create(o.allocator, p->n, p->colptr, p->rowind, order,
+                                               &s->slu, &w->ls)
                    : cdyn_mcp_dense_lu_create(o.allocator, p->n, &s->dlu, &w->ls);
     if (st != CDYN_OK) {
         cdyn_mcp_solver_free(s);

@@ -118,7 +118,8 @@ static int build_pattern(mcp_sparse_lu *s, const int *colptr, const int *rowind,
 }
 
 cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
-                                      const int *rowind, mcp_sparse_lu **out, mcp_linsys *ls)
+                                      const int *rowind, const int *order, mcp_sparse_lu **out,
+                                      mcp_linsys *ls)
 {
     *out = NULL;
     const size_t nnzj = (size_t)colptr[n];
@@ -149,7 +150,11 @@ cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int 
     klu_defaults(&s->common);
     s->common.halt_if_singular = 1;
     s->common.ordering = 1; /* COLAMD */
-    s->sym = klu_analyze(n, s->Hp, s->Hi, &s->common);
+    /* A given order is applied symmetrically (P = Q keeps H's diagonal, which the pattern
+       holds, on the diagonal); KLU then only finds the blocks (BTF without the transversal). */
+    s->sym = order != NULL ? klu_analyze_given(n, s->Hp, s->Hi, (int *)order, (int *)order,
+                                               &s->common)
+                           : klu_analyze(n, s->Hp, s->Hi, &s->common);
     if (s->sym == NULL) {
         const cdyn_status st = s->common.status == KLU_OUT_OF_MEMORY ? CDYN_ENOMEM : CDYN_EINVAL;
         cdyn_mem_free(a, block);

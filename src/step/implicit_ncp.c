@@ -5,7 +5,11 @@
 
 #include "core/memory.h"
 #include "core/report.h"
+#include "solvers/mcp_internal.h"
 #include "step/step_internal.h"
+
+#include <colamd.h>
+#include <stdint.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +42,15 @@ typedef struct ncp_ws {
     int *solver_rows;     /* nc */
     int *colptr, *rowind; /* sparse pattern for those rows */
     cdyn_mcp mcp;
+    /* Sparse backend: one fill-reducing order (COLAMD) of the unknowns of every model row (the
+     * full layout: q, v, then delta, lambda, beta of all n_c rows), found once per step size h
+     * (full_h; each row's friction law, and so the pattern, depends on K + C/h) on the pattern
+     * with every row taking part; each active set's KLU analysis takes its restriction, so
+     * that a change of the active set costs KLU's block search, not a new ordering. */
+    double full_h;        /* 0: no order yet */
+    int *rank;            /* nyf: each full-layout unknown's position in that order */
+    int *order;           /* ny max: the current rows' order (scratch) */
+    int nyf;
     int fd;                 /* options.fd_jacobian */
     cdyn_step_report *prof; /* the running step's report: times and counts */
 } ncp_ws;
@@ -87,7 +100,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     s->ws = w;
     w->nd = nd;
-    const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1;
+    const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;
     const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 11 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
@@ -102,6 +115,9 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->qp_rows = w->pin0 + nc;
     w->key = w->qp_rows + nc;
     w->pairs = w->key + nc;
+    w->rank = w->pairs + cdyn_model_npair(s->model) + 1;
+    w->order = w->rank + ny;
+    w->nyf = (int)ny;
     double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
     w->mu = dp, dp += nc;
     w->beta = dp, dp += nc;
@@ -203,12 +219,13 @@ static int cb_J_sparse(void *ctx, const double *y, double *values)
 
 /* The pattern of the step's Jacobian for the current rows, as CSC in w->colptr / w->rowind: the
  * positions ncp_form_jac writes (listed at y), sorted and merged. 0, or 1 (memory, model). */
-static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, const double *y)
+static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0,
+                       const double *y)
 {
     const cdyn_allocator *a = s->opts.allocator;
-    const int n = w->f.ny;
+    const int n = f->ny;
     ncp_sink list = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
-    if (ncp_form_jac(&w->f, w->x0, y, &list, NULL) != 0)
+    if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
         return 1;
     list.ti = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
     list.tj = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
@@ -222,7 +239,7 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, const double *y)
         w->rowind == NULL)
         return 1;
     list.n = 0;
-    if (ncp_form_jac(&w->f, w->x0, y, &list, NULL) != 0)
+    if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
         return 1;
     /* bucket by column, then by row within each column (a counting pass over rows keeps the
      * columns sorted), dropping repeats */
@@ -262,8 +279,93 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, const double *y)
     return 0;
 }
 
-/* A solver for the current rows and laws (re-created when they change). */
-static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
+/* The full layout's order (w->rank) for step size h: the Jacobian's pattern with every model
+ * row taking part (each with its friction law at this h), listed at x0 with zero deformations
+ * and forces (positions do not depend on values), ordered by COLAMD.
+ * Arrays from the arena; the pattern is left in w->colptr / w->rowind (replaced by the current
+ * rows' pattern next). 0, or 1 (memory, model, AMD). */
+static int ncp_full_order(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, double h)
+{
+    const int nc = s->nc, nd = w->nd, n = w->nyf;
+    const cdyn_allocator *as = &s->arena.as;
+    int *rows = cdyn_mem_array(as, (size_t)nc + 1, sizeof(int));
+    int *qp = cdyn_mem_array(as, (size_t)nc + 1, sizeof(int));
+    int *perm = cdyn_mem_array(as, (size_t)n + 1, sizeof(int));
+    double *mu = cdyn_mem_array(as, (size_t)nc + 1, sizeof(double));
+    double *A = cdyn_mem_array(as, (size_t)nc * nd * nd + 1, sizeof(double));
+    double *Ch = cdyn_mem_array(as, (size_t)nc * nd * nd + 1, sizeof(double));
+    double *xf = cdyn_mem_array(as, (size_t)n, sizeof(double));
+    double *lo = cdyn_mem_array(as, (size_t)n, sizeof(double));
+    double *up = cdyn_mem_array(as, (size_t)n, sizeof(double));
+    if (rows == NULL || qp == NULL || perm == NULL || mu == NULL || A == NULL || Ch == NULL ||
+        xf == NULL || lo == NULL || up == NULL)
+        return 1;
+    for (int i = 0; i < nc; i++)
+        rows[i] = i;
+    ncp_form f = w->f; /* tau, scale_normal and the scratch (sized for every row) */
+    f.lower = lo;
+    f.upper = up;
+    ncp_form_setup(&f, s->model, s->data, nc, rows, mu, A, Ch, h, s->opts.gamma);
+    f.friction_qp = s->opts.friction_qp != 0;
+    if (f.friction_qp)
+        ncp_form_qp_rows(&f, qp);
+    f.qp_rows = qp;
+    f.pairs = NULL;
+    memset(xf, 0, (size_t)n * sizeof(double));
+    memcpy(xf, x0->q, (size_t)s->nq * sizeof(double));
+    memcpy(xf + s->nq, x0->v, (size_t)s->nv * sizeof(double));
+    /* x0 is xf's first nx entries: q, v and zero deformations */
+    if (ncp_pattern(s, w, &f, xf, xf) != 0)
+        return 1;
+    /* COLAMD (as KLU's own analysis used per active set; AMD orders led the 30-sphere scene
+       of test_step_fd into a failed step: pivots on its nearly singular systems) */
+    const int nnz = w->colptr[n];
+    const size_t alen = colamd_recommended(nnz, n, n);
+    int *ai = alen > 0 && alen < (size_t)INT32_MAX ? cdyn_mem_array(as, alen, sizeof(int)) : NULL;
+    if (ai == NULL)
+        return 1;
+    memcpy(ai, w->rowind, (size_t)nnz * sizeof(int));
+    memcpy(perm, w->colptr, ((size_t)n + 1) * sizeof(int));
+    double knobs[COLAMD_KNOBS];
+    int stats[COLAMD_STATS];
+    colamd_set_defaults(knobs);
+    if (!colamd(n, n, (int)alen, ai, perm, knobs, stats))
+        return 1;
+    for (int i = 0; i < n; i++)
+        w->rank[perm[i]] = i;
+    return 0;
+}
+
+/* The current rows' order: their unknowns sorted by their rank in the full layout's order. */
+static void ncp_restrict_order(const cdyn_stepper *s, ncp_ws *w)
+{
+    const int nd = w->nd, k = w->f.k, nc = s->nc, nqv = s->nq + s->nv;
+    const int od = nqv, ol = w->f.nx, ob = ol + k * nd, olf = nqv + nc * nd, obf = olf + nc * nd;
+    /* w->order holds, at each rank of the full order, the current unknown there (or -1), and
+     * is then compacted */
+    for (int i = 0; i < w->nyf; i++)
+        w->order[i] = -1;
+    for (int i = 0; i < w->f.ny; i++) {
+        int full;
+        if (i < od)
+            full = i;
+        else if (i < ol)
+            full = od + w->rows[(i - od) / nd] * nd + (i - od) % nd;
+        else if (i < ob)
+            full = olf + w->rows[(i - ol) / nd] * nd + (i - ol) % nd;
+        else
+            full = obf + w->rows[i - ob];
+        w->order[w->rank[full]] = i;
+    }
+    int m = 0;
+    for (int r = 0; r < w->nyf; r++)
+        if (w->order[r] >= 0)
+            w->order[m++] = w->order[r];
+}
+
+/* A solver for the current rows and laws (re-created when they change; on the sparse backend
+ * with the restriction of the full layout's order, found once per step size). */
+static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_report *r)
 {
     const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
     w->mcp.n = w->f.ny;
@@ -281,14 +383,25 @@ static cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, cdyn_report *r)
     }
     cdyn_mcp_solver_free(w->solver);
     w->solver = NULL;
-    if (sparse && ncp_pattern(s, w, w->y) != 0)
+    if (sparse && w->full_h != w->f.h) {
+        if (ncp_full_order(s, w, x0, w->f.h) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (ordering)");
+        w->full_h = w->f.h;
+        w->prof->orderings++;
+    }
+    if (sparse && ncp_pattern(s, w, &w->f, w->x0, w->y) != 0)
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (pattern)");
+    if (sparse) {
+        ncp_restrict_order(s, w);
+        w->prof->analyses++;
+    }
     w->mcp.colptr = sparse ? w->colptr : NULL;
     w->mcp.rowind = sparse ? w->rowind : NULL;
     /* The solver outlives the step: it takes its memory from the stepper's allocator. */
     cdyn_mcp_options o = s->opts.mcp;
     o.allocator = s->opts.allocator;
-    cdyn_status st = cdyn_mcp_solver_create(&w->mcp, &o, &w->solver, r);
+    cdyn_status st = cdyn_mcp_solver_create_ordered(&w->mcp, &o, sparse ? w->order : NULL,
+                                                    &w->solver, r);
     w->solver_k = st == CDYN_OK ? w->f.k : -1;
     memcpy(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int));
     return st;
@@ -518,7 +631,7 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     for (int c = 0; c < k; c++)
         if (ncp_row_qp(&w->f, c))
             w->y[ob + c] = 0.0; /* pinned: the friction QP replaces the multiplier */
-    if ((st = ncp_solver(s, w, r)) != CDYN_OK)
+    if ((st = ncp_solver(s, w, x0, r)) != CDYN_OK)
         return st;
     cdyn_report mr;
     const double t0 = now();
