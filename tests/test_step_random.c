@@ -29,7 +29,9 @@
  * CDYN_STRESS_SCHEMES (a subset of "ncp,qp,pyramid,cone,coulomb,baumgarte"),
  * CDYN_STRESS_STEPS (default 200), CDYN_TEST_VERBOSE (print every failure and the table),
  * CDYN_STRESS_NOASSERT (only report: for measuring failure rates), CDYN_STRESS_TRACE (print the
- * FB-Newton progress of the implicit scheme's solves). */
+ * FB-Newton progress of the implicit scheme's solves); for diagnosis, CDYN_STRESS_FDJAC (the
+ * implicit scheme's Newton matrix by differences), CDYN_STRESS_HALVINGS (max_halvings for every
+ * scene), CDYN_STRESS_NM (the MCP's non-monotone memory). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <setjmp.h>
