@@ -361,9 +361,11 @@ static void test_energy(void **unused)
     cdyn_model_free(m);
 }
 
-/* A failing solve (at most 2 Newton iterations per solve, h = 20 ms: the impact step needs more) leaves
- * the state bit-identical; with halving the same step succeeds in substeps (shorter steps
- * penetrate less and converge within the limit) and the report says how many. */
+/* A failing solve (at most 2 Newton iterations per solve, h = 20 ms: the impact step needs
+ * more; continuation off) leaves the state bit-identical. With the continuation in the step
+ * length the same step at h succeeds (each solve of the path within the limit), and equals the
+ * step solved with the default iteration limit; with halving it succeeds in substeps (shorter
+ * steps penetrate less and converge within the limit) and the report says how many. */
 static void test_failure_and_halving(void **unused)
 {
     (void)unused;
@@ -372,6 +374,7 @@ static void test_failure_and_halving(void **unused)
     cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
     o.h = 0.02;
     o.mcp.max_iter = 2;
+    o.continuation = 0;
     cdyn_stepper *s = NULL;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
     cdyn_state *x = NULL, *c = NULL;
@@ -396,6 +399,33 @@ static void test_failure_and_halving(void **unused)
     assert_memory_equal(x->lambda, c->lambda, sizeof(double) * 3);
     assert_true(x->t == c->t && x->mode[0] == c->mode[0]);
     cdyn_stepper_free(s);
+    /* the continuation in the step length solves the step at h itself: the same answer as
+       the default iteration limit reaches from the start (to the tolerance's conditioning) */
+    cdyn_state *y = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
+    cdyn_state_copy(y, x, NULL);
+    o.continuation = 4;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step(s, NULL, y, &sr), CDYN_OK);
+    assert_true(sr.continued >= 1 && sr.halvings == 0 && sr.substeps == 1);
+    cdyn_stepper_free(s);
+    cdyn_step_options od = o;
+    od.mcp.max_iter = 100;
+    od.continuation = 0;
+    cdyn_state *z = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &z, NULL), CDYN_OK);
+    cdyn_state_copy(z, x, NULL);
+    assert_int_equal(cdyn_stepper_create(m, &od, &s, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step(s, NULL, z, &sr), CDYN_OK);
+    assert_int_equal(sr.continued, 0);
+    for (int i = 0; i < 7; i++)
+        assert_true(fabs(y->q[i] - z->q[i]) <= 1e-9);
+    for (int i = 0; i < 6; i++)
+        assert_true(fabs(y->v[i] - z->v[i]) <= 1e-7 * (1 + fabs(z->v[i])));
+    cdyn_stepper_free(s);
+    cdyn_state_free(y);
+    cdyn_state_free(z);
+    o.continuation = 0;
     o.max_halvings = 6;
     assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
     assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);

@@ -143,6 +143,10 @@ typedef struct cdyn_step_options {
     int fd_jacobian;    /* nonzero: the Newton matrix by central differences of the residual
                            instead of the analytic model derivatives (0; slow: 2 n_y residuals
                            per iteration — a check of the analytic matrix, not for production) */
+    int continuation;   /* after a failed solve, the same step solved again along a path in the
+                           step length: from h/2^m (m = 1 .. continuation) doubling to h, each
+                           solve starting from the last; the answer is the step at h itself,
+                           unlike max_halvings' substeps. 0..10 (4; 0: off) */
     cdyn_mcp_options mcp;  /* FB-Newton settings (cdyn_mcp_defaults; tol 1e-10) */
 
     /* pyramid LCP */
@@ -203,6 +207,8 @@ typedef struct cdyn_step_report {
      * rows (one per step size, the first step's), and KLU analyses of the active rows'
      * pattern, restricting that order (one per change of the active set or of a row's law). */
     int orderings, analyses;
+    /* Implicit NCP: m when the last solve needed the continuation from h/2^m (0: not). */
+    int continued;
 } cdyn_step_report;
 
 /* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the

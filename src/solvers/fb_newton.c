@@ -61,6 +61,23 @@ static int eval_F(mcp_work *w, const double *x, double *F)
     return !cdyn_dense_all_finite(w->n, F);
 }
 
+/* max_j |J_ij| of each row into rowmax (n). */
+static void row_scales(const mcp_work *w, double *rowmax)
+{
+    const int n = w->n;
+    for (int i = 0; i < n; ++i)
+        rowmax[i] = 0.0;
+    for (int j = 0; j < n; ++j) {
+        const int k0 = w->J.sparse ? w->J.colptr[j] : 0;
+        const int k1 = w->J.sparse ? w->J.colptr[j + 1] : n;
+        for (int k = k0; k < k1; ++k) {
+            const int i = w->J.sparse ? w->J.rowind[k] : k;
+            const double v = fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]);
+            rowmax[i] = v > rowmax[i] ? v : rowmax[i];
+        }
+    }
+}
+
 /* Newton (or shifted Newton) direction into w->d. Returns 1 when d passed the descent test
    (*gd = g^T d), 0 when the caller should use -g, or -1 when the factorization ran out of
    memory. */
@@ -389,18 +406,7 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
            1e7 next to entries of 1), and the factorization's singularity test reads the
            condition number, which the scaling makes about the problem, not its units. */
         double *rowmax = w->g;
-        for (int i = 0; i < n; ++i)
-            rowmax[i] = 0.0;
-        for (int j = 0; j < n; ++j) {
-            const int k0 = w->J.sparse ? w->J.colptr[j] : 0;
-            const int k1 = w->J.sparse ? w->J.colptr[j + 1] : n;
-            for (int k = k0; k < k1; ++k) {
-                const int i = w->J.sparse ? w->J.rowind[k] : k;
-                const double v =
-                    fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]);
-                rowmax[i] = v > rowmax[i] ? v : rowmax[i];
-            }
-        }
+        row_scales(w, rowmax);
         for (int i = 0; i < n; ++i) {
             const double z = x[i] - F[i];
             const int lower = w->l[i] == w->u[i] || z <= w->l[i], upper = z >= w->u[i];

@@ -597,23 +597,27 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
     return st;
 }
 
-static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
-                               cdyn_state *x1, cdyn_step_report *rep)
+/* The rows taking part (active at x0) and the form for step length t: the data evaluated at x0
+ * again first (the solves leave it at their last iterate). */
+static cdyn_status ncp_setup(cdyn_stepper *s, ncp_ws *w, const double *tau, double t,
+                             const cdyn_state *x0, cdyn_report *r)
 {
-    ncp_ws *w = s->ws;
-    cdyn_report *r = &rep->solver;
-    const int nq = s->nq, nv = s->nv, nd = w->nd;
-    w->prof = rep;
     /* cdyn_eval clears the report it is given: the step's report keeps summing iterations. */
     cdyn_report er;
     cdyn_status st = cdyn_eval(s->model, s->data, x0->q, x0->v, CDYN_EVAL_CONTACTS, &er);
     if (st != CDYN_OK)
         return cdyn_fail(r, st, "%s", er.message);
-    ncp_rows(s, w, h);
+    ncp_rows(s, w, t);
     w->f.tau = tau;
+    return CDYN_OK;
+}
+
+/* The start of a solve at step length t: x0 = (q0, v0, delta0 of the rows), y from the state
+ * (the last step's solution) and the predictor. */
+static void ncp_start(cdyn_stepper *s, ncp_ws *w, double t, const cdyn_state *x0)
+{
+    const int nq = s->nq, nv = s->nv, nd = w->nd;
     const int k = w->f.k, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
-    rep->nactive = k;
-    /* x0 = (q0, v0, delta0 of the rows); y starts from the last step. */
     memcpy(w->x0, x0->q, (size_t)nq * sizeof(double));
     memcpy(w->x0 + nq, x0->v, (size_t)nv * sizeof(double));
     memcpy(w->y, w->x0, (size_t)(nq + nv) * sizeof(double));
@@ -627,16 +631,96 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         w->y[ol + c * nd] = fmax(0.0, w->y[ol + c * nd]);
         w->y[ob + c] = w->beta[i];
     }
-    ncp_predict(s, w, x0->v, h);
+    ncp_predict(s, w, x0->v, t);
     for (int c = 0; c < k; c++)
         if (ncp_row_qp(&w->f, c))
             w->y[ob + c] = 0.0; /* pinned: the friction QP replaces the multiplier */
-    if ((st = ncp_solver(s, w, x0, r)) != CDYN_OK)
+}
+
+/* The solver for the current form, and a solve from w->y. */
+static cdyn_status ncp_solve_from_y(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0,
+                                    cdyn_report *r, cdyn_report *mr)
+{
+    cdyn_status st = ncp_solver(s, w, x0, r);
+    if (st != CDYN_OK)
         return st;
-    cdyn_report mr;
     const double t0 = now();
-    st = ncp_solve(s, w, r, &mr);
-    rep->time_solve += now() - t0;
+    st = ncp_solve(s, w, r, mr);
+    w->prof->time_solve += now() - t0;
+    return st;
+}
+
+/* Continuation in the step length, when the solve at h failed: the same step solved at
+ * t = h/2^m from the start, then at 2t, 4t, ... h, each from the last solution with q and v
+ * extrapolated linearly in t (q - q0 and v - v0 grow with t to first order), m = 1, 2, ...
+ * options.continuation levels. Every solve is of the step's own problem at its t, and the last one
+ * of the problem at h itself: the answer is the step asked for (not two half steps, as
+ * options.max_halvings would take), only its start comes from the path. Where the iteration
+ * from the last step's solution falls into a region of the merit function it cannot leave (a
+ * light sphere squeezed between stiff contacts), the path from a short step, whose solution lies
+ * next to x0, stays near the solutions. */
+/* Failures of a solve that another start may cure. */
+static int retry_solve(cdyn_status st)
+{
+    return st == CDYN_ENOCONV || st == CDYN_ENUMERIC;
+}
+
+static cdyn_status ncp_continue(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
+                                const cdyn_state *x0, cdyn_report *r, cdyn_report *mr)
+{
+    const int nqv = s->nq + s->nv, k = w->f.k;
+    cdyn_status st = CDYN_ENOCONV;
+    for (int m = 1; m <= s->opts.continuation && retry_solve(st); m++) {
+        double t = ldexp(h, -m);
+        if ((st = ncp_setup(s, w, tau, t, x0, r)) != CDYN_OK)
+            return st;
+        ncp_start(s, w, t, x0);
+        st = ncp_solve_from_y(s, w, x0, r, mr);
+        for (int l = m - 1; l >= 0 && st == CDYN_OK; l--) {
+            for (int j = 0; j < nqv; j++)
+                w->y[j] = w->x0[j] + 2.0 * (w->y[j] - w->x0[j]);
+            cdyn_report nr;
+            if ((st = cdyn_model_normalize_q(s->model, w->y, &nr)) != CDYN_OK)
+                return cdyn_fail(r, st, "implicit NCP: %s", nr.message);
+            t = ldexp(h, -l);
+            if ((st = ncp_setup(s, w, tau, t, x0, r)) != CDYN_OK)
+                return st;
+            if (w->f.k != k)
+                return cdyn_fail(r, CDYN_ENOCONV, "implicit NCP: rows changed in continuation");
+            st = ncp_solve_from_y(s, w, x0, r, mr);
+        }
+        if (st == CDYN_OK)
+            w->prof->continued = m;
+    }
+    return st;
+}
+
+static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
+                               cdyn_state *x1, cdyn_step_report *rep)
+{
+    ncp_ws *w = s->ws;
+    cdyn_report *r = &rep->solver;
+    const int nq = s->nq, nv = s->nv, nd = w->nd;
+    w->prof = rep;
+    cdyn_status st = ncp_setup(s, w, tau, h, x0, r);
+    if (st != CDYN_OK)
+        return st;
+    const int k = w->f.k, od = nq + nv, ol = od + k * nd, ob = ol + k * nd;
+    rep->nactive = k;
+    ncp_start(s, w, h, x0);
+    cdyn_report mr;
+    st = ncp_solve_from_y(s, w, x0, r, &mr);
+    if (retry_solve(st)) {
+        cdyn_report first = mr;
+        const cdyn_status st0 = st;
+        st = ncp_continue(s, w, tau, h, x0, r, &mr);
+        if (retry_solve(st)) {
+            mr = first; /* the failure of the step as asked */
+            st = st0;
+        }
+        else if (st != CDYN_OK)
+            return cdyn_fail(r, st, "implicit NCP: %s", mr.message);
+    }
     r->residual = mr.residual;
     cdyn_report_method(r, s->opts.backend == CDYN_BACKEND_FB_SPARSE ? "implicit-ncp-sparse"
                                                                    : "implicit-ncp-dense");

@@ -58,6 +58,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->friction_qp = 1;
     o->sparse_above = 200;
     o->fd_jacobian = 0;
+    o->continuation = 4;
     cdyn_mcp_defaults(&o->mcp);
     o->directions = 4;
     o->bound = CDYN_PYRAMID_DIAMOND;
@@ -115,6 +116,9 @@ static cdyn_status check_options(const cdyn_step_options *o, cdyn_report *r)
     if (o->max_halvings < 0 || o->max_halvings > 20)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: max_halvings = %d not in 0..20",
                          o->max_halvings);
+    if (o->continuation < 0 || o->continuation > 10)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: continuation = %d not in 0..10",
+                         o->continuation);
     if (!(o->gamma >= 0) || !isfinite(o->gamma))
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_stepper_create: gamma = %g must be finite, >= 0",
                          o->gamma);
