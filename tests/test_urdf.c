@@ -44,8 +44,26 @@ static int map_geoms(const cdyn_urdf_map *map, int *geoms)
     return n;
 }
 
+/* Add the twin's geometry g[0..n) to b, pair the floor with the geometries from `first` on in
+ * both builders (the map's for a), compare the models, free everything. */
+static void finish(cdyn_builder *a, cdyn_builder *b, cdyn_urdf_map *map, int n,
+                   const cdyn_geom_desc *g, int first, const char *what)
+{
+    int ga[8], gb[8];
+    assert_true(n <= 8);
+    for (int k = 0; k < n; ++k)
+        assert_int_equal(cdyn_builder_add_geom(b, &g[k], &gb[k], NULL), CDYN_OK);
+    assert_int_equal(map_geoms(map, ga), n);
+    tu_add_floor_pairs(a, n - first, ga + first);
+    tu_add_floor_pairs(b, n - first, gb + first);
+    expect_twins(a, b, what);
+    cdyn_urdf_map_free(map);
+    cdyn_builder_free(a);
+    cdyn_builder_free(b);
+}
+
 /* arm3.urdf: three revolute links (one continuous), rpy everywhere, an unnormalized axis. */
-static void arm3_twin(cdyn_builder *b, const cdyn_pose *base, int *geoms)
+static void arm3_twin(cdyn_builder *b, const cdyn_pose *base, cdyn_geom_desc g[4])
 {
     const tu_link links[3] = {
         {CDYN_GROUND, CDYN_JOINT_REVOLUTE, tu_pose(0, 0, 0.1, 0.1, -0.2, 0.3), {0, 0, 1}, 1.2,
@@ -63,12 +81,10 @@ static void arm3_twin(cdyn_builder *b, const cdyn_pose *base, int *geoms)
     const cdyn_pose g0 = tu_pose(0, 0, 0.05, 0, 0, 0.3), g0w = tu_pose_mul(base, &g0);
     const cdyn_pose g1 = tu_pose(0.3, 0, 0, 0, 0, 0), g2 = tu_pose(0.12, 0, 0, 0.2, 0.1, -0.4);
     const cdyn_pose g3 = tu_pose(0.06, 0, 0, 0, 0, 0);
-    const cdyn_geom_desc g[4] = {tu_geom(CDYN_GROUND, CDYN_GEOM_BOX, &g0w, 0.1, 0.1, 0.05),
-                                 tu_geom(0, CDYN_GEOM_SPHERE, &g1, 0.04, 0, 0),
-                                 tu_geom(1, CDYN_GEOM_BOX, &g2, 0.12, 0.025, 0.02),
-                                 tu_geom(2, CDYN_GEOM_SPHERE, &g3, 0.03, 0, 0)};
-    for (int k = 0; k < 4; ++k)
-        assert_int_equal(cdyn_builder_add_geom(b, &g[k], &geoms[k], NULL), CDYN_OK);
+    g[0] = tu_geom(CDYN_GROUND, CDYN_GEOM_BOX, &g0w, 0.1, 0.1, 0.05);
+    g[1] = tu_geom(0, CDYN_GEOM_SPHERE, &g1, 0.04, 0, 0);
+    g[2] = tu_geom(1, CDYN_GEOM_BOX, &g2, 0.12, 0.025, 0.02);
+    g[3] = tu_geom(2, CDYN_GEOM_SPHERE, &g3, 0.03, 0, 0);
 }
 
 static void check_arm3(const cdyn_pose *base)
@@ -78,16 +94,10 @@ static void check_arm3(const cdyn_pose *base)
     o.base_pose = *base;
     cdyn_builder *a = tu_builder(), *b = tu_builder();
     cdyn_urdf_map *map = tu_load(a, "arm3.urdf", &o);
-    int ga[4], gb[4];
-    assert_int_equal(map_geoms(map, ga), 4);
-    arm3_twin(b, base, gb);
+    cdyn_geom_desc g[4];
+    arm3_twin(b, base, g);
     /* the base box is on the ground, like the floor: pairs only with the moving links' */
-    tu_add_floor_pairs(a, 3, ga + 1);
-    tu_add_floor_pairs(b, 3, gb + 1);
-    expect_twins(a, b, "arm3");
-    cdyn_urdf_map_free(map);
-    cdyn_builder_free(a);
-    cdyn_builder_free(b);
+    finish(a, b, map, 4, g, 1, "arm3");
 }
 
 static void test_arm3(void **state)
@@ -116,16 +126,7 @@ static void test_slider(void **state)
     const cdyn_pose p0 = tu_pose(0, 0, 0, 0, 0, 0), p1 = tu_pose(0, 0, 0.5, 0, 0, 0);
     const cdyn_geom_desc g[2] = {tu_geom(0, CDYN_GEOM_BOX, &p0, 0.1, 0.05, 0.025),
                                  tu_geom(1, CDYN_GEOM_SPHERE, &p1, 0.05, 0, 0)};
-    int ga[2], gb[2];
-    for (int k = 0; k < 2; ++k)
-        assert_int_equal(cdyn_builder_add_geom(b, &g[k], &gb[k], NULL), CDYN_OK);
-    assert_int_equal(map_geoms(map, ga), 2);
-    tu_add_floor_pairs(a, 2, ga);
-    tu_add_floor_pairs(b, 2, gb);
-    expect_twins(a, b, "slider");
-    cdyn_urdf_map_free(map);
-    cdyn_builder_free(a);
-    cdyn_builder_free(b);
+    finish(a, b, map, 2, g, 0, "slider");
 }
 
 /* lumped.urdf: the loader keeps the welded link as a FIXED body; the twin lumps it into its
@@ -151,15 +152,7 @@ static void test_lumped(void **state)
     assert_int_equal(cdyn_builder_add_body(b, &d1, NULL, NULL), CDYN_OK);
     const cdyn_pose knob = tu_pose(0.02, 0, 0, 0, 0, 0), knob1 = tu_pose_mul(&weld, &knob);
     const cdyn_geom_desc g = tu_geom(0, CDYN_GEOM_SPHERE, &knob1, 0.05, 0, 0);
-    int ga, gb;
-    assert_int_equal(cdyn_builder_add_geom(b, &g, &gb, NULL), CDYN_OK);
-    assert_int_equal(map_geoms(map, &ga), 1);
-    tu_add_floor_pairs(a, 1, &ga);
-    tu_add_floor_pairs(b, 1, &gb);
-    expect_twins(a, b, "lumped");
-    cdyn_urdf_map_free(map);
-    cdyn_builder_free(a);
-    cdyn_builder_free(b);
+    finish(a, b, map, 1, &g, 0, "lumped");
 }
 
 /* walker.urdf with a floating base at a general pose: a FREE torso and two legs (a tree). */
@@ -187,13 +180,6 @@ static void test_floating_base(void **state)
     const cdyn_geom_desc g[3] = {tu_geom(0, CDYN_GEOM_BOX, &p0, 0.15, 0.1, 0.2),
                                  tu_geom(1, CDYN_GEOM_SPHERE, &foot, 0.04, 0, 0),
                                  tu_geom(2, CDYN_GEOM_SPHERE, &foot, 0.04, 0, 0)};
-    int ga[3], gb[3];
-    for (int k = 0; k < 3; ++k)
-        assert_int_equal(cdyn_builder_add_geom(b, &g[k], &gb[k], NULL), CDYN_OK);
-    assert_int_equal(map_geoms(map, ga), 3);
-    tu_add_floor_pairs(a, 3, ga);
-    tu_add_floor_pairs(b, 3, gb);
-    expect_twins(a, b, "walker");
     /* the default pose is base_pose */
     cdyn_model *m = tu_build(a);
     double q[7 + 2];
@@ -203,9 +189,7 @@ static void test_floating_base(void **state)
     for (int i = 0; i < 4; ++i)
         assert_true(fabs(q[3 + i] - o.base_pose.quat[i]) < 1e-15);
     cdyn_model_free(m);
-    cdyn_urdf_map_free(map);
-    cdyn_builder_free(a);
-    cdyn_builder_free(b);
+    finish(a, b, map, 3, g, 0, "walker");
 }
 
 /* float_joint.urdf: a floating joint below the world link is a FREE body at its origin. */
@@ -220,19 +204,11 @@ static void test_floating_joint(void **state)
     assert_int_equal(cdyn_builder_add_body(b, &d, NULL, NULL), CDYN_OK);
     const cdyn_pose p0 = tu_pose(0, 0, 0, 0, 0, 0);
     const cdyn_geom_desc g = tu_geom(0, CDYN_GEOM_SPHERE, &p0, 0.05, 0, 0);
-    int ga, gb;
-    assert_int_equal(cdyn_builder_add_geom(b, &g, &gb, NULL), CDYN_OK);
-    assert_int_equal(map_geoms(map, &ga), 1);
-    tu_add_floor_pairs(a, 1, &ga);
-    tu_add_floor_pairs(b, 1, &gb);
-    expect_twins(a, b, "float_joint");
     cdyn_urdf_joint j;
     assert_int_equal(cdyn_urdf_find_joint(map, "float", &j, NULL), CDYN_OK);
     assert_int_equal(j.type, CDYN_URDF_FLOATING);
     assert_int_equal(j.body, 0);
-    cdyn_urdf_map_free(map);
-    cdyn_builder_free(a);
-    cdyn_builder_free(b);
+    finish(a, b, map, 1, &g, 0, "float_joint");
 }
 
 /* A cylinder with cylinder_as_capsule: the capsule of its radius along its z axis (the twin
@@ -263,18 +239,10 @@ static void test_cylinder_capsule(void **state)
     const cdyn_pose turn = tu_pose(0, 0, 0, 0, -1.5707963267948966, 0);
     const cdyn_pose frame = tu_pose_mul(&origin, &turn);
     const cdyn_geom_desc g = tu_geom(0, CDYN_GEOM_CAPSULE, &frame, 0.02, 0.15, 0);
-    int ga, gb;
-    assert_int_equal(cdyn_builder_add_geom(b, &g, &gb, NULL), CDYN_OK);
-    assert_int_equal(map_geoms(map, &ga), 1);
     cdyn_urdf_collision c;
     assert_int_equal(cdyn_urdf_collision_at(map, 0, &c, NULL), CDYN_OK);
     assert_int_equal(c.type, CDYN_GEOM_CAPSULE);
-    tu_add_floor_pairs(a, 1, &ga);
-    tu_add_floor_pairs(b, 1, &gb);
-    expect_twins(a, b, "cylinder as capsule");
-    cdyn_urdf_map_free(map);
-    cdyn_builder_free(a);
-    cdyn_builder_free(b);
+    finish(a, b, map, 1, &g, 0, "cylinder as capsule");
 }
 
 /* The name map of arm3.urdf and walker.urdf: ids, joint values as written in the files. */

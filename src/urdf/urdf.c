@@ -41,6 +41,22 @@ static cdyn_status check_args(const cdyn_builder *b, const void *input,
     return CDYN_OK;
 }
 
+/* What both entry points do first: clear the report, default the options (into *def), check
+ * the arguments and pick the allocator. */
+static cdyn_status begin(const cdyn_builder *b, const void *input, const cdyn_urdf_options **o,
+                         cdyn_urdf_options *def, const cdyn_allocator **a, cdyn_report *r)
+{
+    cdyn_report_clear(r, "urdf");
+    if (*o == NULL) {
+        cdyn_urdf_defaults(def);
+        *o = def;
+    }
+    const cdyn_status st = check_args(b, input, *o, r);
+    if (st == CDYN_OK)
+        *a = (*o)->allocator != NULL ? (*o)->allocator : cdyn_builder_allocator(b);
+    return st;
+}
+
 /* Parse, read, order and add, into a new map. */
 static cdyn_status load(cdyn_builder *b, const char *text, size_t length,
                         const cdyn_urdf_options *o, cdyn_urdf_map *m, cdyn_report *r)
@@ -73,17 +89,11 @@ cdyn_status cdyn_builder_add_urdf_string(cdyn_builder *builder, const char *text
                                          const cdyn_urdf_options *opts, cdyn_urdf_map **map,
                                          cdyn_report *report)
 {
-    cdyn_report_clear(report, "urdf");
     cdyn_urdf_options def;
-    if (opts == NULL) {
-        cdyn_urdf_defaults(&def);
-        opts = &def;
-    }
-    cdyn_status st = check_args(builder, text, opts, report);
+    const cdyn_allocator *a = NULL;
+    cdyn_status st = begin(builder, text, &opts, &def, &a, report);
     if (st != CDYN_OK)
         return st;
-    const cdyn_allocator *a =
-        opts->allocator != NULL ? opts->allocator : cdyn_builder_allocator(builder);
     cdyn_urdf_map *m = cdyn_mem_alloc(a, sizeof(*m));
     if (m == NULL)
         return cdyn_fail(report, CDYN_ENOMEM, "URDF: out of memory for the name map");
@@ -122,17 +132,11 @@ cdyn_status cdyn_builder_add_urdf(cdyn_builder *builder, const char *path,
                                   const cdyn_urdf_options *opts, cdyn_urdf_map **map,
                                   cdyn_report *report)
 {
-    cdyn_report_clear(report, "urdf");
     cdyn_urdf_options def;
-    if (opts == NULL) {
-        cdyn_urdf_defaults(&def);
-        opts = &def;
-    }
-    cdyn_status st = check_args(builder, path, opts, report);
+    const cdyn_allocator *a = NULL;
+    const cdyn_status st = begin(builder, path, &opts, &def, &a, report);
     if (st != CDYN_OK)
         return st;
-    const cdyn_allocator *a =
-        opts->allocator != NULL ? opts->allocator : cdyn_builder_allocator(builder);
     urdf_job job = {builder, opts, map};
     return cdyn_io_read_parse(path, a, parse_job, &job, report);
 }
