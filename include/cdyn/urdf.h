@@ -25,8 +25,8 @@
  * builder refuses (mass > 0 and a positive definite inertia for moving links); negative mass;
  * planar joints; floating joints below a moving link; and, unless `skip` says otherwise, mesh
  * geometry, <mimic>, <transmission> and unknown elements. <cylinder> is refused unless
- * cylinder_as_capsule is set. Ignored silently: <visual>, <material>, <gazebo>, <calibration>,
- * <safety_controller>, XML comments.
+ * cylinder_as_capsule is set. Ignored silently: <visual>, <material>, <gazebo>, <ros2_control>,
+ * <calibration>, <safety_controller>, XML comments.
  *
  * Memory: cdyn's own allocations use options.allocator (NULL: the builder's allocator); libxml2
  * allocates through its own process-wide functions (xmlMalloc), which cdyn never changes. cdyn
