@@ -2,6 +2,7 @@
 #   cdyn::suitesparse  CHOLMOD, KLU and their ordering/config libraries
 #   cdyn::lapack       LAPACKE + OpenBLAS (CBLAS)
 #   cdyn::fclib        FCLib + HDF5 (optional: the FCLib reader of cdyn/fc3d.h)
+#   cdyn::libxml2      libxml2 (the URDF loader of cdyn/urdf.h)
 # and Threads::Threads (POSIX threads: the design layer's parallel evaluations).
 # Used both by the build and by the installed cdynConfig.cmake (static consumers need it).
 # SuiteSparse 5.x on Debian ships neither CMake packages nor pkg-config files, so the
@@ -47,6 +48,16 @@ if(NOT TARGET cdyn::lapack)
   set_target_properties(cdyn::lapack PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${CDYN_LAPACKE_INCLUDE_DIR};${CDYN_CBLAS_INCLUDE_DIR}"
     INTERFACE_LINK_LIBRARIES "${CDYN_LAPACKE_LIBRARY};${CDYN_OPENBLAS_LIBRARY};m")
+endif()
+
+# libxml2 (Debian libxml2-dev) through CMake's FindLibXml2 (pkg-config's libxml-2.0 underneath).
+if(NOT TARGET cdyn::libxml2)
+  find_package(LibXml2 QUIET)
+  if(NOT LibXml2_FOUND)
+    message(FATAL_ERROR "cdyn: libxml2 not found (Debian: libxml2-dev)")
+  endif()
+  add_library(cdyn::libxml2 INTERFACE IMPORTED)
+  set_target_properties(cdyn::libxml2 PROPERTIES INTERFACE_LINK_LIBRARIES LibXml2::LibXml2)
 endif()
 
 # FCLib (Debian libfclib-dev) and the HDF5 it is built on, optional. The build looks for them

@@ -7,7 +7,8 @@ set -euo pipefail
 # Debian has no C headers. binutils (objdump, the install test's SONAME check) comes with gcc, but
 # is listed since the tests call it directly.
 packages=(cmake make gcc libc6-dev binutils pkg-config
-  libsuitesparse-dev liblapacke-dev libopenblas-dev libcmocka-dev libfclib-dev libhdf5-dev "$@")
+  libsuitesparse-dev liblapacke-dev libopenblas-dev libcmocka-dev libxml2-dev libfclib-dev libhdf5-dev
+  "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -19,7 +19,7 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
   targets=(fuzz_lcp_file fuzz_lemke fuzz_lcp_solve fuzz_lcp_fb fuzz_coneqp fuzz_ucp fuzz_structure
-    fuzz_fc3d_file fuzz_fc3d)
+    fuzz_fc3d_file fuzz_fc3d fuzz_urdf)
 case "$budget" in
   *s) limit=(-max_total_time="${budget%s}" -runs=-1) ;;
   *) limit=(-runs="$(awk -v r="$budget" 'BEGIN { printf "%d", r }')")
@@ -50,12 +50,15 @@ for t in "${targets[@]}"; do
   # libFuzzer stops on a corpus folder that does not exist (git keeps no empty folders)
   [ -d tests/fuzz/corpus/"$t" ] && seeds+=(tests/fuzz/corpus/"$t")
   [ "$t" = fuzz_lcp_file ] && seeds+=(tests/data)
+  # XML needs its words: the URDF target gets a dictionary of element and attribute names
+  dict=()
+  [ -f tests/fuzz/"$t".dict ] && dict=(-dict=tests/fuzz/"$t".dict)
   echo "== $t (${limit[*]})"
   # -max_len: the decoders read at most a few hundred bytes; the reader gets whole files.
   log="$logs/$t.log"
   rc=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    nice "build-fuzz/tests/fuzz/$t" "${limit[@]}" "${jobs_flag[@]}" -max_len=4096 \
+    nice "build-fuzz/tests/fuzz/$t" "${limit[@]}" "${jobs_flag[@]}" "${dict[@]}" -max_len=4096 \
       -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
       "$corpus/$t" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   grep -E "^(stat::number_of_executed_units|stat::average_exec|==[0-9]+==|SUMMARY)" "$log" || true

@@ -5,7 +5,8 @@
 #   lcp_table (every tests/data LCP solved, table + CSV), the cdyn-lcp tool on the same fixtures,
 #   ucp_data_sets and ucp_random_table (Pang-Trinkle-Lo Data Sets 1-4 and Table 1),
 #   two_finger_ellipse (Yashima-Yamaguchi mode maps) and three_finger_sphere (Buffo-Maciel),
-#   billiard (Song-Kumar-Pang Fig. 3, every time-stepping scheme),
+#   billiard (Song-Kumar-Pang Fig. 3, every time-stepping scheme), urdf_arm (a robot from a
+#   URDF file against closed forms),
 #   with PNG plots by gnuplot when it is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -140,6 +141,13 @@ fi
 plot part_feeder.gp "$out/part_feeder.png"
 
 echo
+echo "== urdf_arm: a URDF arm and pendulum (closed forms: holding torques, the implicit scheme's period and decay)"
+if ! "$build/examples/urdf_arm" --out "$out" | tee "$out/urdf_arm.md"; then
+  failed+=(urdf_arm)
+fi
+plot urdf_arm.gp "$out/urdf_arm.png"
+
+echo
 echo "== part_feeder_mpi: the design sweep over MPI ranks (1 and 2 ranks must give the same file)"
 # MPI only serves this example: without it (or its packages) the example is skipped.
 if scripts/deps.sh libopenmpi-dev openmpi-bin >/dev/null 2>&1; then
@@ -181,6 +189,7 @@ echo "  ball_maze.csv/.md/.png                 ball maze solved by feedback (Bor
 echo "  delta_robot.csv/.md/.png               delta robot soft touch (Bortoff Fig. 13)"
 echo "  part_feeder*.csv/.md/.png              part feeder IVP and design (Song-Kumar-Pang Fig. 6)"
 echo "  part_feeder_sweep.csv                  the design sweep over MPI ranks"
+echo "  urdf_arm*.csv/.md/.png                 URDF arm and pendulum against closed forms"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "cdyn: examples with unsolved problems or errors: ${failed[*]}" >&2
   exit 1

@@ -28,8 +28,10 @@
 #include "cdyn/model.h"
 #include "cdyn/step.h"
 #include "cdyn/ucp.h"
+#include "cdyn/urdf.h"
 #include "coneqp_support.h"
 #include "mcp_testproblems.h"
+#include "model/builder_mark.h"
 #include "model_support.h"
 #include "step_scenes.h"
 #include "support.h"
@@ -652,6 +654,74 @@ static void test_model(void **state)
     every_failure(&tc);
 }
 
+/* ---- URDF loading ------------------------------------------------------------------------- */
+
+/* A builder (on the same allocator) holding one body, then tests/data/urdf/walker.urdf added
+ * from its file with a floating base: the file's text, the loader's description and map and the
+ * builder's growth all fail in turn. Outputs: the map (left alone on failure) and the builder's
+ * contents (its sizes back at the mark: the load is all or nothing). libxml2's allocations are
+ * its own (docs/api.md). */
+typedef struct urdf_case {
+    cdyn_builder *b;
+    cdyn_urdf_map *map;
+    cdyn_builder_mark mark;
+} urdf_case;
+
+static cdyn_status urdf_run(void *ctx, const cdyn_allocator *a)
+{
+    urdf_case *c = ctx;
+    c->b = NULL;
+    c->map = (cdyn_urdf_map *)c; /* a sentinel */
+    cdyn_builder_options o;
+    cdyn_builder_defaults(&o, 3);
+    o.allocator = a;
+    cdyn_status st = cdyn_builder_create(&o, &c->b, NULL);
+    if (st != CDYN_OK)
+        return st;
+    cdyn_body_desc ball = tm_free_body(1, 0.1, 0.1, 0.1);
+    c->mark = cdyn_builder_get_mark(c->b); /* what each failing call must leave */
+    st = cdyn_builder_add_body(c->b, &ball, NULL, NULL);
+    if (st != CDYN_OK)
+        return st;
+    c->mark = cdyn_builder_get_mark(c->b);
+    cdyn_urdf_options uo;
+    cdyn_urdf_defaults(&uo);
+    uo.floating_base = 1;
+    return cdyn_builder_add_urdf(c->b, CDYN_TEST_DATA_DIR "/urdf/walker.urdf", &uo, &c->map,
+                                 NULL);
+}
+
+static void urdf_release(void *ctx)
+{
+    urdf_case *c = ctx;
+    if (c->map != (cdyn_urdf_map *)c)
+        cdyn_urdf_map_free(c->map);
+    cdyn_builder_free(c->b);
+    c->b = NULL;
+    c->map = (cdyn_urdf_map *)c;
+}
+
+static int urdf_unchanged(void *ctx)
+{
+    urdf_case *c = ctx;
+    int same = c->map == (cdyn_urdf_map *)c;
+    if (c->b != NULL) {
+        const cdyn_builder_mark now = cdyn_builder_get_mark(c->b);
+        same = same && memcmp(&now, &c->mark, sizeof now) == 0;
+    }
+    urdf_release(ctx);
+    return same;
+}
+
+static void test_urdf(void **state)
+{
+    (void)state;
+    urdf_case c;
+    memset(&c, 0, sizeof c);
+    test_alloc_case tc = {"URDF load", urdf_run, urdf_unchanged, urdf_release, &c};
+    every_failure(&tc);
+}
+
 /* ---- States: snapshots for "unchanged" ------------------------------------------------------- */
 
 static int state_equal(const cdyn_state *a, const cdyn_state *b)
@@ -913,7 +983,7 @@ int main(void)
         cmocka_unit_test(test_lcp),      cmocka_unit_test(test_mcp),
         cmocka_unit_test(test_coneqp),   cmocka_unit_test(test_lp_ucp),
         cmocka_unit_test(test_lcp_file), cmocka_unit_test(test_fc3d),
-        cmocka_unit_test(test_model),
+        cmocka_unit_test(test_model),    cmocka_unit_test(test_urdf),
         cmocka_unit_test(test_instant),  cmocka_unit_test(test_stepper),
         cmocka_unit_test(test_bvp),
     };

@@ -1,8 +1,9 @@
-/* Thread safety: every solver, the model evaluation, a stepper's steps and the instantaneous
- * problem run from several POSIX threads at once on shared const inputs (the problems, the
- * model, MCP callback contexts that are only read), each thread with its own outputs and its
- * own mutable objects (data, stepper, state). Every result must equal the serial run's bit for
- * bit: the library keeps no global mutable state and its results do not depend on timing.
+/* Thread safety: every solver, the model evaluation, a stepper's steps, the instantaneous
+ * problem and the URDF loader run from several POSIX threads at once on shared const inputs (the
+ * problems, the model, MCP callback contexts that are only read), each thread with its own
+ * outputs and its own mutable objects (data, stepper, state, builder). Every result must equal
+ * the serial run's bit for bit: the library keeps no global mutable state (libxml2's is set up
+ * once, docs/api.md) and its results do not depend on timing.
  * scripts/test.sh also runs this test under ThreadSanitizer (CDYN_TSAN, build-tsan/). */
 #include <math.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 #include "cdyn/model.h"
 #include "cdyn/step.h"
 #include "cdyn/ucp.h"
+#include "cdyn/urdf.h"
 #include "coneqp_support.h"
 #include "mcp_testproblems.h"
 #include "step_scenes.h"
@@ -291,6 +293,52 @@ static int job_instant(double *out)
     return k;
 }
 
+/* A URDF robot parsed (libxml2: one parser context per call) into a new builder, built and
+ * evaluated: the status, the name map's first joint body, M and h. */
+static int job_urdf(double *out)
+{
+    static const char urdf[] =
+        "<robot name='r'><link name='base'/>"
+        "<joint name='j1' type='revolute'><parent link='base'/><child link='a'/>"
+        "<origin xyz='0 0 1' rpy='0.1 0.2 0.3'/><axis xyz='0 1 0'/>"
+        "<limit effort='1' velocity='1'/></joint>"
+        "<link name='a'><inertial><origin xyz='0.2 0 0' rpy='0.3 0 0'/><mass value='1'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.02' iyz='0' izz='0.03'/></inertial></link>"
+        "<joint name='j2' type='prismatic'><parent link='a'/><child link='b'/>"
+        "<axis xyz='1 0 0'/><limit effort='1' velocity='1'/></joint>"
+        "<link name='b'><inertial><mass value='0.5'/>"
+        "<inertia ixx='0.01' ixy='0' ixz='0' iyy='0.01' iyz='0' izz='0.01'/></inertial>"
+        "</link></robot>";
+    cdyn_builder *b = NULL;
+    cdyn_urdf_map *map = NULL;
+    cdyn_model *m = NULL;
+    cdyn_data *d = NULL;
+    cdyn_status st = cdyn_builder_create(NULL, &b, NULL);
+    if (st == CDYN_OK)
+        st = cdyn_builder_add_urdf_string(b, urdf, sizeof urdf - 1, NULL, &map, NULL);
+    if (st == CDYN_OK)
+        st = cdyn_builder_build(b, &m, NULL);
+    if (st == CDYN_OK)
+        st = cdyn_data_create(m, NULL, &d, NULL);
+    const double q[2] = {0.4, -0.1}, v[2] = {1.5, 0.5};
+    if (st == CDYN_OK)
+        st = cdyn_eval(m, d, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS, NULL);
+    int k = put_status(out, st);
+    if (st == CDYN_OK) {
+        cdyn_urdf_joint j;
+        cdyn_urdf_joint_at(map, 0, &j, NULL);
+        out[k++] = j.body;
+        memcpy(out + k, cdyn_data_mass(d), 4 * sizeof(double));
+        memcpy(out + k + 4, cdyn_data_bias(d), 2 * sizeof(double));
+        k += 6;
+    }
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+    cdyn_urdf_map_free(map);
+    cdyn_builder_free(b);
+    return k;
+}
+
 static const struct {
     const char *name;
     job_fn run;
@@ -302,6 +350,7 @@ static const struct {
     {"lp", job_lp},                 {"ucp", job_ucp},
     {"model eval", job_eval},       {"stepper", job_step},
     {"instant", job_instant},       {"fc3d", job_fc3d},
+    {"urdf", job_urdf},
 };
 enum { NJOBS = sizeof JOBS / sizeof JOBS[0] };
 

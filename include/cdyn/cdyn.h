@@ -20,6 +20,7 @@
 #include "cdyn/status.h"
 #include "cdyn/step.h"
 #include "cdyn/ucp.h"
+#include "cdyn/urdf.h"
 #include "cdyn/version.h"
 
 #endif
