@@ -103,8 +103,10 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
         keep_best(c, st, res, "nsgs");
         if (st == CDYN_OK)
             return st;
-        /* Gauss–Seidel may have moved to where Newton converges (the modes settled). */
-        restart_from_best(c);
+        /* Gauss–Seidel may have moved to where Newton converges (the modes settled): Newton
+           starts from its result, not from the best point, which is usually the Newton point
+           that stalled (its residual is smaller than what 50 sweeps reach) — restarting there
+           only repeated the stall (two contacts wedging a sphere, tests/test_fc3d.c). */
         nt.formulation = CDYN_FC3D_ALART_CURNIER;
         st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
         keep_best(c, st, res, "nsgs+newton-ac");
