@@ -287,6 +287,47 @@ static void test_wedged_sphere(void **state)
     }
 }
 
+/* The step after a wedge (stress seed 28, 30 spheres, step 43 of the Coulomb step), six
+ * digits: the last step's impulses, the warm start, hold the wedge's forces (r_N ~ 2.1 on both
+ * contacts), but now contact 1 separates and contact 0 only carries a weight. The solution in
+ * closed form: r_0 = (-q_0N / W_00NN, 0, 0) (contact 0's tangential q and W_TN vanish, so
+ * u_0 = 0) and r_1 = 0 with u_1N = q_1N + W_10 r_0 > 0. From the warm start every stage of the
+ * chain stalled (natural map 8e-3); from 0 one Gauss–Seidel sweep solves it. */
+static void test_released_wedge(void **state)
+{
+    (void)state;
+    /* clang-format off */
+    static const double W[36] = {
+        1.96412,  0.0,      0.0,     0.079357, -0.0603897, 1.96159,
+        0.0,      6.87444,  0.0,     1.561,    -1.1879,   -4.00727,
+        0.0,      0.0,      6.87444, -1.18944, -1.81232,   2.96976,
+        0.079357, 1.561,   -1.18944,  2.11729,  0.0,       0.0,
+       -0.0603897, -1.1879, -1.81232, 0.0,     7.41052,    0.0,
+        1.96159, -4.00727,  2.96976,  0.0,      0.0,       7.41052};
+    /* clang-format on */
+    static const double q[6] = {-0.0682095, 0.0, 0.0, 0.00355544, 0.00224426, -0.00223708};
+    static const double warm[6] = {2.08654, -1.70493, 1.40088, 2.18404, 0.252534, -2.16159};
+    const double mu[2] = {1.20394, 1.20394};
+    cdyn_fc3d p = {2, W, NULL, q, mu};
+    double ref[6] = {-q[0] / W[0], 0.0, 0.0, 0.0, 0.0, 0.0}, uref[6];
+    for (int a = 0; a < 6; a++) {
+        uref[a] = q[a];
+        for (int b = 0; b < 6; b++)
+            uref[a] += W[a + 6 * b] * ref[b];
+    }
+    assert_true(fabs(uref[0]) + fabs(uref[1]) + fabs(uref[2]) <= 1e-15); /* contact 0 sticks */
+    assert_true(uref[3] > 1e-3);                                          /* contact 1 opens */
+    assert_true(residual_rel(&p, ref) <= 1e-13);
+    assert_true(residual_rel(&p, warm) > 1.0);
+    double r[6], u[6];
+    memcpy(r, warm, sizeof r);
+    cdyn_fc3d_report rep;
+    assert_int_equal(cdyn_fc3d_solve(&p, NULL, r, u, &rep), CDYN_OK);
+    assert_true(rep.residual_rel <= 1e-10);
+    for (int k = 0; k < 6; k++)
+        assert_true(fabs(r[k] - ref[k]) <= 1e-10 * ref[0]);
+}
+
 /* Central differences of phi(r, u) against the blocks A and B. */
 typedef void (*phi_fn)(double mu, const double *r, const double *u, double *phi, double *A,
                        double *B);
@@ -608,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_jacobians_fd),
         cmocka_unit_test(test_random_agree),
         cmocka_unit_test(test_wedged_sphere),
+        cmocka_unit_test(test_released_wedge),
         cmocka_unit_test(test_no_solution),
         cmocka_unit_test(test_singular_w),
         cmocka_unit_test(test_bad_input),
