@@ -368,12 +368,7 @@ static void test_cone_mehrotra_cycle(void **state)
        -0.45,  -0.035, -1.17,   0.0,    1.59,   0.0,
        -0.035,  0.55,  -0.087,  0.0,    0.0,    1.59};
     /* clang-format on */
-    cdyn_coneqp p = {0};
-    p.ncontacts = 2;
-    p.dim = 3;
-    p.mu = mu;
-    p.H = H;
-    p.c = c;
+    const cdyn_coneqp p = {.ncontacts = 2, .dim = 3, .mu = mu, .H = H, .c = c};
     const double xref[6] = {0.0, 0.0, 0.0, 0.1 / 0.45, 0.0, 0.0};
     double uref[6];
     for (int j = 0; j < n; ++j) {

@@ -26,6 +26,17 @@ static void random_interior(test_rng *g, int m, double *v)
     v[0] = sqrt(t) + test_rng_range(g, 1e-3, 2.0);
 }
 
+/* A random pair s, z of int Q^m; every third one (rep % 3 == 0) badly scaled, as met near the
+ * end of an interior-point run. */
+static void random_pair(test_rng *g, int m, int rep, double *s, double *z)
+{
+    random_interior(g, m, s);
+    random_interior(g, m, z);
+    if (rep % 3 == 0)
+        for (int i = 0; i < m; ++i)
+            s[i] *= 1e-6, z[i] *= 1e4;
+}
+
 static int member(int m, const double *v) /* v in Q^m, plain definition */
 {
     double t = 0.0;
@@ -80,11 +91,7 @@ static void test_nt_scaling_identities(void **state)
     for (int m = 1; m <= 3; ++m)
         for (int rep = 0; rep < 200; ++rep) {
             double s[LD], z[LD], W[LD * LD], Wi[LD * LD], lam[LD], Wz[LD], Wis[LD];
-            random_interior(&g, m, s);
-            random_interior(&g, m, z);
-            if (rep % 3 == 0) /* badly scaled pairs as met near the end of an IPM */
-                for (int i = 0; i < m; ++i)
-                    s[i] *= 1e-6, z[i] *= 1e4;
+            random_pair(&g, m, rep, s, z);
             assert_int_equal(cdyn_soc_nt(m, s, z, W, Wi, lam), 0);
             cdyn_soc_matvec(m, W, z, Wz);
             cdyn_soc_matvec(m, Wi, s, Wis);
@@ -151,11 +158,7 @@ static void test_lambda_min_sq(void **state)
     for (int m = 1; m <= 3; ++m)
         for (int rep = 0; rep < 200; ++rep) {
             double s[LD], z[LD], W[LD * LD], Wi[LD * LD], lam[LD];
-            random_interior(&g, m, s);
-            random_interior(&g, m, z);
-            if (rep % 3 == 0)
-                for (int i = 0; i < m; ++i)
-                    s[i] *= 1e-6, z[i] *= 1e4;
+            random_pair(&g, m, rep, s, z);
             assert_int_equal(cdyn_soc_nt(m, s, z, W, Wi, lam), 0);
             /* the eigenvalues of lambda are lambda0 -+ ||lambda1|| */
             const double t = m == 3 ? hypot(lam[1], lam[2]) : (m == 2 ? fabs(lam[1]) : 0.0);
