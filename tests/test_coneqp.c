@@ -345,6 +345,54 @@ static void test_cone_diagonal_h(void **state)
     free(H);
 }
 
+static void test_cone_mehrotra_cycle(void **state)
+{
+    (void)state;
+    /* Two contacts of a cone step (a random sphere scene, rounded): contact 0 separates
+     * (c_n = 9.9), contact 1 is pressed (c = (-0.1, 0, 0)) and sticks. Contact 1's block of H
+     * is diagonal and c_1 has no tangential part, so with x_0 = 0 the optimum is
+     * x_1 = (0.1 / 0.45, 0, 0) in the interior of its cone with u_1 = 0, and
+     * u_0 = c_0 + H_01 x_1, which lies in the interior of K*: a strictly complementary
+     * optimum. Plain Mehrotra steps (before the neighborhood) put x_1t on the boundary of the
+     * thin cone (mu = 0.04) with u_1t = H_tt x_1t parallel to it and then cycled between
+     * x_1t and -x_1t, the gap alternating 2.7e-4 / 7.0e-4 until the iteration limit. */
+    const int n = 6;
+    const double mu[2] = {0.04, 0.04};
+    const double c[6] = {9.9, 0.17, -0.74, -0.1, 0.0, 0.0};
+    /* clang-format off */
+    const double H[36] = { /* symmetric */
+        0.82,   0.0,    0.0,    0.04,  -0.45,  -0.035,
+        0.0,    2.9,    0.0,    0.003, -0.035,  0.55,
+        0.0,    0.0,    2.9,   -0.45,  -1.17,  -0.087,
+        0.04,   0.003, -0.45,   0.45,   0.0,    0.0,
+       -0.45,  -0.035, -1.17,   0.0,    1.59,   0.0,
+       -0.035,  0.55,  -0.087,  0.0,    0.0,    1.59};
+    /* clang-format on */
+    const cdyn_coneqp p = {.ncontacts = 2, .dim = 3, .mu = mu, .H = H, .c = c};
+    const double xref[6] = {0.0, 0.0, 0.0, 0.1 / 0.45, 0.0, 0.0};
+    double uref[6];
+    for (int j = 0; j < n; ++j) {
+        uref[j] = c[j];
+        for (int k = 0; k < n; ++k)
+            uref[j] += H[j + n * k] * xref[k];
+    }
+    /* the reference is optimal: x_0 = 0 with u_0 in int K*, x_1 in int K with u_1 = 0 */
+    assert_true(mu[0] * hypot(uref[1], uref[2]) < 0.01 * uref[0]);
+    assert_true(fabs(uref[3]) + fabs(uref[4]) + fabs(uref[5]) <= 1e-15);
+    double xs[18], us[18];
+    cdyn_status st[3];
+    cdyn_coneqp_info info[3];
+    cdyn_report rep[3];
+    solve3(&p, xs, us, n, st, info, rep);
+    for (int path = 0; path < 3; ++path) {
+        assert_int_equal(st[path], CDYN_OK);
+        assert_true(rep[path].iterations <= 30);
+        expect_optimal(&p, xs + (size_t)n * path, us + (size_t)n * path, xref, 0.0);
+        for (int j = 0; j < n; ++j)
+            assert_true(fabs(xs[(size_t)n * path + j] - xref[j]) <= 1e-8);
+    }
+}
+
 static void test_cone_isotropic_random(void **state)
 {
     (void)state;
@@ -549,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_disk_fixed_contacts),
         cmocka_unit_test(test_cone_diagonal_h),
         cmocka_unit_test(test_cone_isotropic_random),
+        cmocka_unit_test(test_cone_mehrotra_cycle),
         cmocka_unit_test(test_cone_singular_h),
         cmocka_unit_test(test_cone_lp_bounded_and_unbounded),
         cmocka_unit_test(test_cone_singular_unbounded),

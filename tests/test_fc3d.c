@@ -195,6 +195,139 @@ static void test_single_contact_coupled_slip(void **state)
     }
 }
 
+/* x := A^{-1} b for a dense n x n column-major A (n <= 6) by Gaussian elimination with partial
+ * pivoting, written here so that the reference does not come from the library. */
+static void dense_solve_small(int n, const double *A_in, const double *b, double *x)
+{
+    double A[36], y[6];
+    memcpy(A, A_in, sizeof(double) * (size_t)(n * n));
+    memcpy(y, b, sizeof(double) * (size_t)n);
+    for (int k = 0; k < n; k++) {
+        int piv = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[i + n * k]) > fabs(A[piv + n * k]))
+                piv = i;
+        for (int j = 0; j < n; j++) {
+            double t = A[k + n * j];
+            A[k + n * j] = A[piv + n * j], A[piv + n * j] = t;
+        }
+        double t = y[k];
+        y[k] = y[piv], y[piv] = t;
+        for (int i = k + 1; i < n; i++) {
+            double f = A[i + n * k] / A[k + n * k];
+            for (int j = k; j < n; j++)
+                A[i + n * j] -= f * A[k + n * j];
+            y[i] -= f * y[k];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double t = y[i];
+        for (int j = i + 1; j < n; j++)
+            t -= A[i + n * j] * x[j];
+        x[i] = t / A[i + n * i];
+    }
+}
+
+/* Two contacts holding one sphere of the random-scene stress (seeds 31 and 34 of
+ * test_step_random, NMAX 8: the Coulomb step failed there), rounded to three digits. Both
+ * contacts stick: the solution is r = -W^{-1} q with both r_i inside their cones (checked here
+ * from the definition), u = 0. Newton (Alart–Curnier and Fischer–Burmeister, any rho) stalls
+ * from the warm start and from zero — the AC merit's kinks on the way to forces 8 (seed 34) to
+ * 50 (seed 31) times ||q|| / W_NN, which W's small eigenvalue allows (0.075 against 66 for
+ * seed 31: the two contacts nearly oppose each other) — while 50 Gauss–Seidel sweeps bring the
+ * modes to where Newton converges at once. The chain's last stage ran that Newton from the best
+ * point instead of Gauss–Seidel's result, i.e. from the stalled Newton point again, and failed. */
+static void test_wedged_sphere(void **state)
+{
+    (void)state;
+    /* clang-format off */
+    static const double W31[36] = {
+        12.3,   0.0,   0.0,   -9.46,  -7.89,   0.834,
+        0.0,   43.2,   0.0,    7.91,  21.3,   -1.34,
+        0.0,    0.0,  43.2,   -0.641, -0.534, 11.4,
+       -9.46,   7.91, -0.641, 12.5,    0.0,    0.0,
+       -7.89,  21.3,  -0.534,  0.0,   43.6,    0.0,
+        0.834, -1.34, 11.4,    0.0,    0.0,   43.6};
+    static const double W34[36] = {
+        80.3,   0.0,    0.0,  -71.2,  -32.0,    2.5,
+        0.0,  281.0,    0.0,  -32.0, -124.0,    1.12,
+        0.0,    0.0,  281.0,   -2.74,  -2.81, 100.0,
+       -71.2, -32.0,   -2.74,  78.1,    0.0,    0.0,
+       -32.0, -124.0,  -2.81,   0.0,  273.0,    0.0,
+        2.5,    1.12, 100.0,    0.0,    0.0,  273.0};
+    /* clang-format on */
+    static const double q31[6] = {-0.0613, 0.0, 0.0, -0.66, -1.67, 0.351};
+    static const double q34[6] = {-0.00705, -0.0506, 0.208, -0.0132, -0.48, 0.0767};
+    static const double start31[6] = {0.00496, 0.0, 0.0, 0.0, 0.0, 0.0};
+    static const double start34[6] = {0.0, 0.0, 0.0, 0.000334, 0.000282, -7.73e-6};
+    const double mu31[2] = {0.551, 0.551}, mu34[2] = {0.843, 0.843};
+    const double *Ws[2] = {W31, W34}, *qs[2] = {q31, q34}, *starts[2] = {start31, start34};
+    const double *mus[2] = {mu31, mu34};
+    for (int c = 0; c < 2; c++) {
+        cdyn_fc3d p = {2, Ws[c], NULL, qs[c], mus[c]};
+        double mq[6], ref[6];
+        for (int k = 0; k < 6; k++)
+            mq[k] = -qs[c][k];
+        dense_solve_small(6, Ws[c], mq, ref);
+        for (int i = 0; i < 2; i++) /* the stick solution is inside both cones */
+            assert_true(hypot(ref[3 * i + 1], ref[3 * i + 2]) < 0.8 * mus[c][i] * ref[3 * i]);
+        assert_true(residual_rel(&p, ref) <= 1e-12);
+        for (int from = 0; from < 2; from++) {
+            double r[6] = {0}, u[6];
+            if (from == 0)
+                memcpy(r, starts[c], sizeof r);
+            cdyn_fc3d_report rep;
+            assert_int_equal(cdyn_fc3d_solve(&p, NULL, r, u, &rep), CDYN_OK);
+            assert_true(rep.residual_rel <= 1e-10);
+            for (int k = 0; k < 6; k++) {
+                assert_true(fabs(r[k] - ref[k]) <= 1e-8 * fabs(ref[0]));
+                assert_true(fabs(u[k]) <= 1e-10 * 2.0);
+            }
+        }
+    }
+}
+
+/* The step after a wedge (stress seed 28, 30 spheres, step 43 of the Coulomb step), six
+ * digits: the last step's impulses, the warm start, hold the wedge's forces (r_N ~ 2.1 on both
+ * contacts), but now contact 1 separates and contact 0 only carries a weight. The solution in
+ * closed form: r_0 = (-q_0N / W_00NN, 0, 0) (contact 0's tangential q and W_TN vanish, so
+ * u_0 = 0) and r_1 = 0 with u_1N = q_1N + W_10 r_0 > 0. From the warm start every stage of the
+ * chain stalled (natural map 8e-3); from 0 one Gauss–Seidel sweep solves it. */
+static void test_released_wedge(void **state)
+{
+    (void)state;
+    /* clang-format off */
+    static const double W[36] = {
+        1.96412,  0.0,      0.0,     0.079357, -0.0603897, 1.96159,
+        0.0,      6.87444,  0.0,     1.561,    -1.1879,   -4.00727,
+        0.0,      0.0,      6.87444, -1.18944, -1.81232,   2.96976,
+        0.079357, 1.561,   -1.18944,  2.11729,  0.0,       0.0,
+       -0.0603897, -1.1879, -1.81232, 0.0,     7.41052,    0.0,
+        1.96159, -4.00727,  2.96976,  0.0,      0.0,       7.41052};
+    /* clang-format on */
+    static const double q[6] = {-0.0682095, 0.0, 0.0, 0.00355544, 0.00224426, -0.00223708};
+    static const double warm[6] = {2.08654, -1.70493, 1.40088, 2.18404, 0.252534, -2.16159};
+    const double mu[2] = {1.20394, 1.20394};
+    cdyn_fc3d p = {2, W, NULL, q, mu};
+    double ref[6] = {-q[0] / W[0], 0.0, 0.0, 0.0, 0.0, 0.0}, uref[6];
+    for (int a = 0; a < 6; a++) {
+        uref[a] = q[a];
+        for (int b = 0; b < 6; b++)
+            uref[a] += W[a + 6 * b] * ref[b];
+    }
+    assert_true(fabs(uref[0]) + fabs(uref[1]) + fabs(uref[2]) <= 1e-15); /* contact 0 sticks */
+    assert_true(uref[3] > 1e-3);                                          /* contact 1 opens */
+    assert_true(residual_rel(&p, ref) <= 1e-13);
+    assert_true(residual_rel(&p, warm) > 1.0);
+    double r[6], u[6];
+    memcpy(r, warm, sizeof r);
+    cdyn_fc3d_report rep;
+    assert_int_equal(cdyn_fc3d_solve(&p, NULL, r, u, &rep), CDYN_OK);
+    assert_true(rep.residual_rel <= 1e-10);
+    for (int k = 0; k < 6; k++)
+        assert_true(fabs(r[k] - ref[k]) <= 1e-10 * ref[0]);
+}
+
 /* Central differences of phi(r, u) against the blocks A and B. */
 typedef void (*phi_fn)(double mu, const double *r, const double *u, double *phi, double *A,
                        double *B);
@@ -515,6 +648,8 @@ int main(void)
         cmocka_unit_test(test_chain_start_overflow),
         cmocka_unit_test(test_jacobians_fd),
         cmocka_unit_test(test_random_agree),
+        cmocka_unit_test(test_wedged_sphere),
+        cmocka_unit_test(test_released_wedge),
         cmocka_unit_test(test_no_solution),
         cmocka_unit_test(test_singular_w),
         cmocka_unit_test(test_bad_input),

@@ -1,6 +1,7 @@
 /* White-box tests of the second-order-cone block algebra (src/solvers/soc.c). Every expected
  * value comes from the defining identity (W z = W^{-1} s, lambda o (lambda <> r) = r, ...) or
  * from a plain bisection on cone membership, never from the code under test. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,17 @@ static void random_interior(test_rng *g, int m, double *v)
         t += v[i] * v[i];
     }
     v[0] = sqrt(t) + test_rng_range(g, 1e-3, 2.0);
+}
+
+/* A random pair s, z of int Q^m; every third one (rep % 3 == 0) badly scaled, as met near the
+ * end of an interior-point run. */
+static void random_pair(test_rng *g, int m, int rep, double *s, double *z)
+{
+    random_interior(g, m, s);
+    random_interior(g, m, z);
+    if (rep % 3 == 0)
+        for (int i = 0; i < m; ++i)
+            s[i] *= 1e-6, z[i] *= 1e4;
 }
 
 static int member(int m, const double *v) /* v in Q^m, plain definition */
@@ -79,11 +91,7 @@ static void test_nt_scaling_identities(void **state)
     for (int m = 1; m <= 3; ++m)
         for (int rep = 0; rep < 200; ++rep) {
             double s[LD], z[LD], W[LD * LD], Wi[LD * LD], lam[LD], Wz[LD], Wis[LD];
-            random_interior(&g, m, s);
-            random_interior(&g, m, z);
-            if (rep % 3 == 0) /* badly scaled pairs as met near the end of an IPM */
-                for (int i = 0; i < m; ++i)
-                    s[i] *= 1e-6, z[i] *= 1e4;
+            random_pair(&g, m, rep, s, z);
             assert_int_equal(cdyn_soc_nt(m, s, z, W, Wi, lam), 0);
             cdyn_soc_matvec(m, W, z, Wz);
             cdyn_soc_matvec(m, Wi, s, Wis);
@@ -142,6 +150,30 @@ static double bisect_step(int m, const double *u, const double *d)
     return lo;
 }
 
+static void test_lambda_min_sq(void **state)
+{
+    (void)state;
+    test_rng g;
+    test_rng_seed(&g, 14);
+    for (int m = 1; m <= 3; ++m)
+        for (int rep = 0; rep < 200; ++rep) {
+            double s[LD], z[LD], W[LD * LD], Wi[LD * LD], lam[LD];
+            random_pair(&g, m, rep, s, z);
+            assert_int_equal(cdyn_soc_nt(m, s, z, W, Wi, lam), 0);
+            /* the eigenvalues of lambda are lambda0 -+ ||lambda1|| */
+            const double t = m == 3 ? hypot(lam[1], lam[2]) : (m == 2 ? fabs(lam[1]) : 0.0);
+            const double ref = (lam[0] - t) * (lam[0] - t), got = cdyn_soc_lambda_min_sq(m, s, z);
+            assert_true(fabs(got - ref) <= 1e-9 * ref + 1e-14 * lam[0] * lam[0]);
+        }
+    /* on the central path (s = z = t e) it is s'z; on the boundary 0 */
+    const double e[3] = {0.5, 0.0, 0.0}, b[3] = {5.0, 3.0, 4.0};
+    assert_true(fabs(cdyn_soc_lambda_min_sq(3, e, e) - 0.25) <= 4 * DBL_EPSILON * 0.25);
+    assert_true(cdyn_soc_lambda_min_sq(3, b, e) == 0.0);
+    /* s and z with parallel tails (a pair far from the path): lambda_min^2 << s'z */
+    const double s1[3] = {1.0, 0.99, 0.0}, z1[3] = {1.0, 0.99, 0.0};
+    assert_true(cdyn_soc_lambda_min_sq(3, s1, z1) < 1e-4 * (1.0 + 0.99 * 0.99));
+}
+
 static void test_max_step_vs_bisection(void **state)
 {
     (void)state;
@@ -171,7 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_det_and_interior),      cmocka_unit_test(test_product_and_division),
         cmocka_unit_test(test_nt_scaling_identities), cmocka_unit_test(test_nt_rejects_boundary),
-        cmocka_unit_test(test_max_step_vs_bisection),
+        cmocka_unit_test(test_max_step_vs_bisection), cmocka_unit_test(test_lambda_min_sq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,12 @@
 
 #define LD CDYN_SOC_MAX
 
+/* Wide neighborhood of the central path kept by the step (docs/theory.md section 5): every
+ * cone's lambda_min^2 at least CQ_GAMMA times the mean gap per cone, the step shortened by
+ * CQ_BACKTRACK until it holds. */
+#define CQ_GAMMA 0.01
+#define CQ_BACKTRACK 0.8
+
 /* s_i := h_i - G_i x_i for every cone (BALL: s_0 = r). */
 static void primal_slack(const cdyn_coneqp_solver *w, const double *x, double *s)
 {
@@ -263,6 +269,40 @@ static cdyn_status start(cdyn_coneqp_solver *w, cdyn_report *r)
     return CDYN_OK;
 }
 
+/* Centrality of (s, z): min over cones of lambda_min^2 (the NT point's smallest eigenvalue,
+ * squared) divided by the mean gap per cone s'z / #cones; 1 on the central path, 0 when a cone
+ * reaches its boundary. */
+static double centrality(const cdyn_coneqp_solver *w, const double *s, const double *z)
+{
+    const double gap = cone_dot(w, s, z);
+    if (!(gap > 0.0))
+        return 0.0;
+    double lmin = INFINITY;
+    for (int i = 0; i < w->nc; ++i) {
+        const cq_contact *c = &w->ct[i];
+        if (c->m > 0)
+            lmin = fmin(lmin, cdyn_soc_lambda_min_sq(c->m, s + c->co, z + c->co));
+    }
+    return lmin / (gap / w->ncones);
+}
+
+/* The trial point xt, zt, st = x, z, s after a step alpha along dx and W^{-1} dz~. */
+static void trial_point(cdyn_coneqp_solver *w, double alpha)
+{
+    for (int j = 0; j < w->n; ++j)
+        w->xt[j] = w->x[j] + alpha * w->dx[j];
+    for (int i = 0; i < w->nc; ++i) {
+        const cq_contact *c = &w->ct[i];
+        if (c->m == 0)
+            continue;
+        double dz[LD];
+        cdyn_soc_matvec(c->m, w->Winv + 9 * i, w->dz + c->co, dz);
+        for (int a = 0; a < c->m; ++a)
+            w->zt[c->co + a] = w->z[c->co + a] + alpha * dz[a];
+    }
+    primal_slack(w, w->xt, w->st);
+}
+
 static void swap(double **a, double **b)
 {
     double *t = *a;
@@ -371,28 +411,25 @@ cdyn_status cdyn_cq_ipm(cdyn_coneqp_solver *w, int *iters, cdyn_report *r)
             return st;
         double alpha = fmin(1.0, o->step_fraction * max_step(w, w->ds, w->dz));
 
-        /* Update x and z; s follows from x. Rounding can still put a point on the boundary,
-         * so interiority is checked and the step halved if needed. */
-        int ok = 0;
-        for (int tries = 0; tries < 40 && !ok; ++tries) {
-            for (int j = 0; j < n; ++j)
-                w->xt[j] = w->x[j] + alpha * w->dx[j];
-            for (int i = 0; i < w->nc; ++i) {
-                const cq_contact *c = &w->ct[i];
-                if (c->m == 0)
-                    continue;
-                double dz[LD];
-                cdyn_soc_matvec(c->m, w->Winv + 9 * i, w->dz + c->co, dz);
-                for (int a = 0; a < c->m; ++a)
-                    w->zt[c->co + a] = w->z[c->co + a] + alpha * dz[a];
-            }
-            primal_slack(w, w->xt, w->st);
-            ok = all_interior(w, w->st) && all_interior(w, w->zt);
-            if (!ok)
-                alpha *= 0.5;
+        /* Update x and z; s follows from x. The step is shortened until the trial point is
+         * inside the cones (rounding can put it on the boundary: halve) and inside the wide
+         * neighborhood of the central path (CQ_BACKTRACK); an iterate already outside it
+         * (the start) only has to keep half its centrality. Without the neighborhood,
+         * Mehrotra's steps can cycle: on QPs the gap changes by alpha^2 dx'H dx besides
+         * the linear decrease, and a sticking contact whose x_t sits on the boundary of its
+         * cone, with u_t = H_tt x_t parallel to x_t (u_t -> 0 at the solution), was carried
+         * to the mirror point -x_t and back, the gap halving and doubling forever
+         * (tests/test_coneqp.c, test_cone_mehrotra_cycle). */
+        const double need = fmin(CQ_GAMMA, 0.5 * centrality(w, w->s, w->z));
+        for (int tries = 0;; ++tries) {
+            trial_point(w, alpha);
+            const int inside = all_interior(w, w->st) && all_interior(w, w->zt);
+            if (inside && (centrality(w, w->st, w->zt) >= need || tries >= 60))
+                break; /* after 60 tries: a tiny interior step (the stall test decides) */
+            if (tries >= 60)
+                return cdyn_fail(r, CDYN_ENUMERIC, "no step keeps the iterate inside the cones");
+            alpha *= inside ? CQ_BACKTRACK : 0.5;
         }
-        if (!ok)
-            return cdyn_fail(r, CDYN_ENUMERIC, "no step keeps the iterate inside the cones");
         stalled = alpha < 1e-10 ? stalled + 1 : 0;
         swap(&w->x, &w->xt);
         swap(&w->z, &w->zt);

@@ -1,7 +1,8 @@
 /* The default frictional contact solver: a few Gauss–Seidel sweeps to find the contact modes,
  * semismooth Newton (Alart–Curnier, then Fischer–Burmeister; each from the best point so far and
  * from the caller's start) for the fast finish, and Gauss–Seidel again, then Newton once more
- * from its result, when Newton fails. */
+ * from its result, when Newton fails; when all of that fails from a nonzero start, all of it
+ * once more from 0. */
 #include "solvers/fc3d_internal.h"
 #include "solvers/fc3d_solvers.h"
 
@@ -103,13 +104,23 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
         keep_best(c, st, res, "nsgs");
         if (st == CDYN_OK)
             return st;
-        /* Gauss–Seidel may have moved to where Newton converges (the modes settled). */
-        restart_from_best(c);
+        /* Gauss–Seidel may have moved to where Newton converges (the modes settled): Newton
+           starts from its result, not from the best point, which is usually the Newton point
+           that stalled (its residual is smaller than what 50 sweeps reach) — restarting there
+           only repeated the stall (two contacts wedging a sphere, tests/test_fc3d.c). */
         nt.formulation = CDYN_FC3D_ALART_CURNIER;
         st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
         keep_best(c, st, res, "nsgs+newton-ac");
     }
     return st;
+}
+
+static int all_zero(size_t len, const double *v)
+{
+    for (size_t k = 0; k < len; k++)
+        if (v[k] != 0.0)
+            return 0;
+    return 1;
 }
 
 /* The chain as one stage of fc3d_run_public: x holds the start on entry, the best point of all
@@ -136,6 +147,16 @@ static cdyn_status chain_stage(const fc3d_sys *sys, const void *opts, double *x,
     if (!(c.best_res <= INFINITY)) /* NaN: any stage's finite residual is better */
         c.best_res = INFINITY;
     cdyn_status st = run_chain(&c, o, rep);
+    if (st != CDYN_OK && st != CDYN_ENOMEM && !all_zero(m, c.start)) {
+        /* The caller's start is a guess (the Coulomb step passes the last step's impulses):
+           it can hold forces the problem no longer has — two contacts that wedged a sphere
+           carried 60 times the force the next step needs, one of them separating — and from
+           there no stage converged while from 0 one sweep does. The whole chain once more,
+           from 0 (the best point is kept across both runs). */
+        memset(mem + 2 * m, 0, c.bytes);
+        memset(c.x, 0, c.bytes);
+        st = run_chain(&c, o, rep);
+    }
     memcpy(x, c.best, c.bytes);
     memcpy(u, c.best_u, c.bytes);
     *res_abs = c.best_res;

@@ -108,6 +108,20 @@ int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv
     return 0;
 }
 
+double cdyn_soc_lambda_min_sq(int m, const double *s, const double *z)
+{
+    const double ns = cdyn_soc_det_sqrt(m, s), nz = cdyn_soc_det_sqrt(m, z);
+    if (!(ns > 0.0) || !(nz > 0.0))
+        return 0.0;
+    if (m == 1)
+        return s[0] * z[0];
+    double p = 0.0;
+    for (int i = 0; i < m; ++i)
+        p += s[i] * z[i];
+    const double d = ns * nz; /* sqrt(D) = det(lambda) = lambda0^2 - ||lambda1||^2 <= s'z */
+    return d * d / (p + sqrt(fmax(p - d, 0.0)) * sqrt(p + d));
+}
+
 double cdyn_soc_max_step(int m, const double *u, const double *d)
 {
     /* With ub = u / sqrt(det u), rho = P(ub^{-1/2}) d / sqrt(det u) maps the question to

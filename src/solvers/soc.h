@@ -27,6 +27,13 @@ void cdyn_soc_div(int m, const double *lam, const double *r, double *out);
  * lambda = W z. Returns 0, or -1 when s or z is not in the interior (outputs then unset). */
 int cdyn_soc_nt(int m, const double *s, const double *z, double *W, double *Winv, double *lambda);
 
+/* The square of the smallest eigenvalue of the Nesterov-Todd point lambda of s, z in int Q^m,
+ * lambda_min^2 = (lambda0 - ||lambda1||)^2, from s and z without the scaling: lambda'lambda = s'z
+ * and det(lambda) = sqrt(det s det z) give lambda_min^2 = D / (s'z + sqrt((s'z)^2 - D)) with
+ * D = det s det z (m = 1: s z). 0 when s or z is not in the interior. It equals s'z exactly on
+ * the central path (lambda a multiple of e) and tends to 0 when the pair leaves it. */
+double cdyn_soc_lambda_min_sq(int m, const double *s, const double *z);
+
 /* Largest alpha >= 0 with u + alpha d in Q^m for u in int Q^m; INFINITY when there is none. */
 double cdyn_soc_max_step(int m, const double *u, const double *d);
 
