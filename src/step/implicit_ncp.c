@@ -5,6 +5,7 @@
 
 #include "core/memory.h"
 #include "core/report.h"
+#include "linalg/csc.h"
 #include "solvers/mcp_internal.h"
 #include "step/step_internal.h"
 
@@ -22,6 +23,7 @@ typedef struct ncp_ws {
     int *rows;          /* nc */
     double *mu;         /* nc */
     double *A, *Ch;     /* nc nd x nd blocks */
+    double *Ai;         /* nc nd x nd blocks: A^-1 of the rows taking part (the form's cache) */
     double *beta;       /* nc: the last step's friction multiplier per model row */
     double *y, *x0;     /* ny max, nx max */
     double *ystart;     /* ny max: the start, for a retry */
@@ -41,6 +43,10 @@ typedef struct ncp_ws {
     int solver_k;
     int *solver_rows;     /* nc */
     int *colptr, *rowind; /* sparse pattern for those rows */
+    int *seqpos;          /* the position in that pattern of each of ncp_form_jac's entries, in
+                             the order it writes them (its calls do not depend on the values) */
+    double *seqval;       /* the values in that order (a SEQ sink), scattered through seqpos */
+    size_t nseq;
     cdyn_mcp mcp;
     /* Sparse backend: one fill-reducing order (COLAMD) of the unknowns of every model row (the
      * full layout: q, v, then delta, lambda, beta of all n_c rows), found once per step size h
@@ -83,6 +89,8 @@ static void ncp_destroy(cdyn_stepper *s)
     cdyn_mcp_solver_free(w->solver);
     cdyn_mem_free(a, w->colptr);
     cdyn_mem_free(a, w->rowind);
+    cdyn_mem_free(a, w->seqpos);
+    cdyn_mem_free(a, w->seqval);
     cdyn_mem_free(a, w->rows);
     cdyn_mem_free(a, w);
     s->ws = NULL;
@@ -101,7 +109,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     s->ws = w;
     w->nd = nd;
     const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;
-    const size_t ndbl = (size_t)nc * (5 + 2 * (size_t)nd * nd) + 11 * ny + nx +
+    const size_t ndbl = (size_t)nc * (5 + 3 * (size_t)nd * nd) + 11 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
@@ -123,6 +131,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->beta = dp, dp += nc;
     w->A = dp, dp += (size_t)nc * nd * nd;
     w->Ch = dp, dp += (size_t)nc * nd * nd;
+    w->Ai = dp, dp += (size_t)nc * nd * nd;
     w->y = dp, dp += ny;
     w->ystart = dp, dp += ny;
     w->ybest = dp, dp += ny;
@@ -151,9 +160,12 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
     ncp_form_setup(&w->f, s->model, s->data, k, w->rows, w->mu, w->A, w->Ch, h, s->opts.gamma);
     w->f.friction_qp = s->opts.friction_qp != 0;
     /* rows the friction QP cannot take (a rigid or uncoupled tangential direction) keep the
-     * smoothed NCP rows */
-    if (w->f.friction_qp)
+     * smoothed NCP rows; the others' A^-1 is inverted once here, not at every evaluation */
+    if (w->f.friction_qp) {
+        w->f.Ai = w->Ai;
+        ncp_form_invert(&w->f);
         ncp_form_qp_rows(&w->f, w->qp_rows);
+    }
     w->f.qp_rows = w->qp_rows;
     /* the Jacobian's pattern depends on the rows and on each row's law */
     for (int c = 0; c < k; c++)
@@ -210,8 +222,17 @@ static int cb_J_sparse(void *ctx, const double *y, double *values)
     ncp_sink sink = {NCP_SINK_CSC, NULL, 0, values, w->colptr, w->rowind, 0, NULL, NULL, 0};
     const double t0 = now();
     memset(values, 0, (size_t)w->colptr[w->f.ny] * sizeof(double));
-    const int rc = w->fd ? ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork)
-                         : ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
+    int rc;
+    if (w->fd) {
+        rc = ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork);
+    } else {
+        /* the entries in the order they come, then added at the positions found once with the
+         * pattern: no search per entry */
+        ncp_sink seq = {NCP_SINK_SEQ, NULL, 0, w->seqval, NULL, NULL, 0, NULL, NULL, 0};
+        rc = ncp_form_jac(&w->f, w->x0, y, &seq, NULL) != 0 || seq.n != w->nseq;
+        for (size_t t = 0; t < w->nseq && rc == 0; t++)
+            values[w->seqpos[t]] += w->seqval[t];
+    }
     w->prof->time_jacobian += now() - t0;
     w->prof->jacobians++;
     return rc;
@@ -233,10 +254,15 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0
     int *mark = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
     cdyn_mem_free(a, w->colptr);
     cdyn_mem_free(a, w->rowind);
+    cdyn_mem_free(a, w->seqpos);
+    cdyn_mem_free(a, w->seqval);
     w->colptr = cdyn_mem_array(a, (size_t)n + 1, sizeof(int));
     w->rowind = cdyn_mem_array(a, list.n + 1, sizeof(int));
+    w->seqpos = cdyn_mem_array(a, list.n + 1, sizeof(int));
+    w->seqval = cdyn_mem_array(a, list.n + 1, sizeof(double));
+    w->nseq = list.n;
     if (list.ti == NULL || list.tj == NULL || next == NULL || mark == NULL || w->colptr == NULL ||
-        w->rowind == NULL)
+        w->rowind == NULL || w->seqpos == NULL || w->seqval == NULL)
         return 1;
     list.n = 0;
     if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
@@ -276,6 +302,8 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0
             w->rowind[next[j]++] = i;
         }
     }
+    for (size_t t = 0; t < list.n; t++)
+        w->seqpos[t] = cdyn_csc_find(w->colptr, w->rowind, list.ti[t], list.tj[t]);
     return 0;
 }
 

@@ -122,8 +122,8 @@ double ncp_row_scale(const ncp_form *f, int c, int d)
     return f->scale_normal && a > 0 ? 1.0 / a : 1.0;
 }
 
-/* A^-1 of row c (nd x nd); 1 when singular. */
-static int row_inverse(const ncp_form *f, int c, double *Ai)
+/* A^-1 of row c (nd x nd), computed; 1 when singular. */
+static int invert_row(const ncp_form *f, int c, double *Ai)
 {
     const int nd = f->nd;
     double LU[9];
@@ -135,6 +135,28 @@ static int row_inverse(const ncp_form *f, int c, double *Ai)
         Ai[i] = i % (nd + 1) == 0;
     cdyn_dense_lu_solve(0, nd, LU, nd, ipiv, nd, Ai, nd);
     return 0;
+}
+
+/* NaN-filled blocks mark rows without an inverse in f->Ai. */
+void ncp_form_invert(ncp_form *f)
+{
+    const int nd = f->nd;
+    for (int c = 0; c < f->k; c++) {
+        double *Ai = f->Ai + (size_t)c * nd * nd;
+        if (invert_row(f, c, Ai) != 0)
+            for (int i = 0; i < nd * nd; i++)
+                Ai[i] = NAN;
+    }
+}
+
+/* A^-1 of row c: the cached block (f->Ai), or computed; 1 when singular. */
+static int row_inverse(const ncp_form *f, int c, double *Ai)
+{
+    if (f->Ai == NULL)
+        return invert_row(f, c, Ai);
+    const int nd = f->nd;
+    memcpy(Ai, f->Ai + (size_t)c * nd * nd, (size_t)nd * nd * sizeof(double));
+    return !(Ai[0] == Ai[0]);
 }
 
 int ncp_qp_row_solve(const ncp_form *f, int c, double ln, const double *d0, const double *gv,
@@ -288,6 +310,7 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
     f->gamma = gamma;
     f->qp_rows = NULL;
     f->pairs = NULL;
+    f->Ai = NULL;
     for (int i = 0; i < f->ny; i++) {
         f->lower[i] = -INFINITY;
         f->upper[i] = INFINITY;

@@ -37,6 +37,8 @@ typedef struct ncp_form {
     const int *rows;           /* k model rows */
     const double *mu;          /* k */
     const double *A, *Ch;      /* k blocks nd x nd: K + C/h and C/h (column-major) */
+    double *Ai;                /* NULL, or k blocks nd x nd for A^-1 (ncp_form_invert): the
+                                  friction QP's rows then skip an nd x nd LU per evaluation */
     double h, gamma;
     int scale_normal;          /* nonzero: a_nn = (K + C/h)_nn in the normal rows, else 1 */
     int friction_qp;           /* nonzero: the friction rows below are replaced (Proposition 1) */
@@ -55,6 +57,10 @@ typedef struct ncp_form {
  * are left. */
 void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, const int *rows,
                     double *mu, double *A, double *Ch, double h, double gamma);
+
+/* A^-1 of every row into f->Ai (k nd^2 doubles, set by the caller); rows whose A is singular
+ * keep no inverse (the QP rows refuse them as before). */
+void ncp_form_invert(ncp_form *f);
 
 /* Doubles of scratch the evaluation needs. */
 size_t ncp_form_scratch(int nq, int nv, int k, int nd);
