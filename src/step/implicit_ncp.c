@@ -591,7 +591,12 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
         r->iterations += mr->iterations;
         r->evaluations += mr->evaluations;
         if (st == CDYN_OK) {
-            const double res = ncp_full_residual(w, w->y);
+            /* without pinned rows the problem solved is the step's own, and the solver's OK
+               certified it: no second evaluation */
+            int pinned = 0;
+            for (int c = 0; c < w->f.k && pins; c++)
+                pinned |= w->pin[c];
+            const double res = pinned ? ncp_full_residual(w, w->y) : mr->residual;
             if (res <= tol)
                 return CDYN_OK;
             mr->residual = res;
