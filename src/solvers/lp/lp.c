@@ -8,20 +8,6 @@
 #include "linalg/dense.h"
 #include "solvers/lp/simplex.h"
 
-void cdyn_lp_defaults(cdyn_lp_options *opts)
-{
-    if (opts == NULL)
-        return;
-    opts->max_iterations = 0;
-    opts->rule = CDYN_LP_RULE_LEXICOGRAPHIC;
-    opts->feas_tol = 1e-9;
-    opts->opt_tol = 1e-9;
-    opts->pivot_tol = 1e-9;
-    opts->refactor_every = 32;
-    opts->max_bases = 256;
-    opts->allocator = NULL;
-}
-
 static cdyn_status check_lp(const cdyn_lp *lp, int need_c, const cdyn_lp_options *opts,
                             cdyn_report *r)
 {
