@@ -12,20 +12,6 @@
 #include "solvers/lp/simplex.h"
 #include "solvers/ucp/ucp_build.h"
 
-void cdyn_ucp_defaults(cdyn_ucp_options *opts)
-{
-    if (opts == NULL)
-        return;
-    opts->comp_tol = 1e-10;
-    opts->max_pairs = 200;
-    opts->max_restarts = 20;
-    opts->escape = CDYN_UCP_ESCAPE_PAPER;
-    opts->seed = 1;
-    opts->max_adjacent = 512;
-    cdyn_lp_defaults(&opts->lp);
-    opts->allocator = NULL;
-}
-
 typedef struct ucp_ws {
     const cdyn_ucp_options *o;
     cdyn_ucp_sys *sys;
