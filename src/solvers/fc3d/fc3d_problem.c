@@ -40,14 +40,6 @@ cdyn_status fc3d_fail(cdyn_fc3d_report *rep, cdyn_status status, const char *fmt
     return status;
 }
 
-int fc3d_vec_bad(int len, const double *x)
-{
-    for (int k = 0; k < len; k++)
-        if (!isfinite(x[k]))
-            return 1;
-    return 0;
-}
-
 static cdyn_status check_blocks(int n, const cdyn_fc3d_blocks *b, cdyn_fc3d_report *rep)
 {
     if (b->rowptr == NULL || b->colind == NULL || b->values == NULL)
