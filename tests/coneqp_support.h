@@ -1,5 +1,5 @@
 /* Test-side helpers for the friction-cone QP: CSC copies of dense matrices, a contact-chain
- * Delassus matrix, and a KKT checker written independently of src/solvers/coneqp_*.c (plain
+ * Delassus matrix, and a KKT checker written independently of src/solvers/coneqp/coneqp_*.c (plain
  * loops, its own cone formulas) so that its verdict can serve as the reference. */
 #ifndef CDYN_TEST_CONEQP_SUPPORT_H
 #define CDYN_TEST_CONEQP_SUPPORT_H

@@ -21,7 +21,7 @@
 #include "cdyn/boxmerit.h"
 #include "cdyn/mcp.h"
 #include "mcp_testproblems.h"
-#include "solvers/box_merit_internal.h"
+#include "solvers/boxmerit/box_merit_internal.h"
 #include "support.h"
 
 static const char *merit_name(int merit) { return merit == CDYN_BOX_MERIT_FB ? "fb" : "slack"; }

@@ -1,4 +1,4 @@
-/* White-box tests of the friction-cone QP's Newton-matrix backends (src/solvers/coneqp_kkt.c)
+/* White-box tests of the friction-cone QP's Newton-matrix backends (src/solvers/coneqp/coneqp_kkt.c)
  * and of the shifted-factorization fallback (cdyn_cq_factor / cdyn_cq_newton_solve):
  * the matrix each backend factors must be H with the rows and columns of fixed variables
  * replaced by a multiple of the identity, plus every contact's block; the reference here is
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "coneqp_support.h"
-#include "solvers/coneqp_internal.h"
+#include "solvers/coneqp/coneqp_internal.h"
 
 /* Dense reference of the Newton matrix for the current layout and blocks of w. */
 static void reference_k(const cdyn_coneqp_solver *w, const double *H, double *K)

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "cdyn/mcp.h"
-#include "solvers/mcp_internal.h"
+#include "solvers/mcp/mcp_internal.h"
 #include "support.h"
 
 static const double LAMBDAS[2] = {1.0, 0.7};

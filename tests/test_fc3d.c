@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cdyn/fc3d.h"
-#include "solvers/fc3d_internal.h"
+#include "solvers/fc3d/fc3d_internal.h"
 #include "support.h"
 
 static double residual_rel(const cdyn_fc3d *p, const double *r)

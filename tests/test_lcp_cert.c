@@ -16,7 +16,7 @@
 
 #include "cdyn/io.h"
 #include "cdyn/lcp.h"
-#include "solvers/lcp_internal.h"
+#include "solvers/lcp/lcp_internal.h"
 
 #define SENTINEL 12345.0
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "solvers/mcp_internal.h"
+#include "solvers/mcp/mcp_internal.h"
 #include "support.h"
 
 /* Factor H = J (da = 0, db = 1, mu = 0) with a fresh solver object; the status of factor, and of

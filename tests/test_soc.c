@@ -1,4 +1,4 @@
-/* White-box tests of the second-order-cone block algebra (src/solvers/soc.c). Every expected
+/* White-box tests of the second-order-cone block algebra (src/solvers/coneqp/soc.c). Every expected
  * value comes from the defining identity (W z = W^{-1} s, lambda o (lambda <> r) = r, ...) or
  * from a plain bisection on cone membership, never from the code under test. */
 #include <float.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "solvers/soc.h"
+#include "solvers/coneqp/soc.h"
 #include "support.h"
 
 #define LD CDYN_SOC_MAX

@@ -22,7 +22,7 @@
 
 #include "cdyn/lp.h"
 #include "cdyn/ucp.h"
-#include "solvers/ucp_build.h"
+#include "solvers/ucp/ucp_build.h"
 #include "support.h"
 #include "ptl_data_sets.h"
 

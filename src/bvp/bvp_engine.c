@@ -3,7 +3,7 @@
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/sparse_lu.h"
-#include "solvers/mcp_internal.h"
+#include "solvers/mcp/mcp_internal.h"
 
 #include <limits.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/csc.h"
-#include "solvers/mcp_internal.h"
+#include "solvers/mcp/mcp_internal.h"
 #include "step/step_internal.h"
 
 #include <colamd.h>

@@ -4,10 +4,10 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "solvers/coneqp_internal.h"
-#include "solvers/fc3d_solvers.h"
-#include "solvers/lcp_internal.h"
-#include "solvers/mcp_internal.h"
+#include "solvers/coneqp/coneqp_internal.h"
+#include "solvers/fc3d/fc3d_solvers.h"
+#include "solvers/lcp/lcp_internal.h"
+#include "solvers/mcp/mcp_internal.h"
 
 #include <math.h>
 #include <string.h>
