@@ -8,7 +8,7 @@
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
-#include "step/instant_internal.h"
+#include "step/instant_problem.h"
 
 /* Distinct feasible solutions kept for the comparison (more are counted, not stored). */
 #define INST_NSTORE 8

@@ -16,7 +16,7 @@
 
 #include "core/report.h"
 #include "linalg/dense.h"
-#include "step/instant_internal.h"
+#include "step/instant_problem.h"
 
 typedef struct cone_ctx {
     const inst_problem *p;

@@ -9,7 +9,7 @@
 
 #include "core/report.h"
 #include "linalg/dense.h"
-#include "step/instant_internal.h"
+#include "step/instant_problem.h"
 
 /* Sign of the friction force of sign bit j in combination s: bit clear -> +1 (the +mu lam_n
  * side), set -> -1. */

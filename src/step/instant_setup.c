@@ -6,7 +6,7 @@
 
 #include "core/report.h"
 #include "linalg/dense.h"
-#include "step/instant_internal.h"
+#include "step/instant_problem.h"
 
 static double row_dot(const double *J, int nrows, int row, int nv, const double *v)
 {

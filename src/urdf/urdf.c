@@ -1,4 +1,4 @@
-/* cdyn_builder_add_urdf: options, the stages of the load (urdf_internal.h) and its all-or-nothing
+/* cdyn_builder_add_urdf: options, the stages of the load (urdf_types.h) and its all-or-nothing
  * contract: the builder is rolled back to its mark after any failure. */
 #include <math.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include "core/report.h"
 #include "io/file.h"
 #include "model/builder_mark.h"
-#include "urdf/urdf_internal.h"
+#include "urdf/urdf_types.h"
 
 #include <libxml/tree.h>
 

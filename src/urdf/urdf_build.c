@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/report.h"
-#include "urdf/urdf_internal.h"
+#include "urdf/urdf_types.h"
 #include "urdf/urdf_pose.h"
 
 /* A builder refusal of URDF content is a content error (CDYN_EFORMAT) with the line and the

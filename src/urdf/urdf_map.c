@@ -3,7 +3,7 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "urdf/urdf_internal.h"
+#include "urdf/urdf_types.h"
 
 void cdyn_urdf_map_release(cdyn_urdf_map *m)
 {

@@ -1,11 +1,11 @@
-/* The <robot> element into the loader's description (urdf_internal.h): links with their
+/* The <robot> element into the loader's description (urdf_types.h): links with their
  * <inertial> and <collision> elements, joints with theirs. Values and element placement are
  * checked here; names and the tree's shape in urdf_tree.c, the physics by the builder. */
 #include <string.h>
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "urdf/urdf_internal.h"
+#include "urdf/urdf_types.h"
 #include "urdf/urdf_pose.h"
 
 /* Elements that carry nothing for dynamics, skipped silently where they may appear. */

@@ -6,7 +6,7 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "urdf/urdf_internal.h"
+#include "urdf/urdf_types.h"
 
 static int by_name(const void *a, const void *b)
 {

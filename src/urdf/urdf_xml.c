@@ -12,7 +12,7 @@
 
 #include "core/report.h"
 #include "io/scan.h"
-#include "urdf/urdf_internal.h"
+#include "urdf/urdf_types.h"
 
 /* Text is read as UTF-8 (IGNORE_ENC: declarations of other encodings are not followed, so no
  * converter runs: libxml2's converters report errors without a parser context, i.e. through its

@@ -2,8 +2,8 @@
  * Stages, one file each: urdf_xml.c (libxml2 and attribute values), urdf_read.c (elements into
  * this description), urdf_tree.c (names, parents, the order of the tree), urdf_build.c (builder
  * calls), urdf_map.c (the map's public accessors). */
-#ifndef CDYN_URDF_INTERNAL_H
-#define CDYN_URDF_INTERNAL_H
+#ifndef CDYN_URDF_TYPES_H
+#define CDYN_URDF_TYPES_H
 
 #include <libxml/tree.h>
 

@@ -1,8 +1,8 @@
 /* Internal: the instantaneous contact problem (cdyn/instant.h) reduced to contact space, shared
  * by the pyramid (sign-combination LCPs) and cone (mixed NCP) formulations. Notation:
  * docs/theory.md. */
-#ifndef CDYN_STEP_INSTANT_INTERNAL_H
-#define CDYN_STEP_INSTANT_INTERNAL_H
+#ifndef CDYN_STEP_INSTANT_PROBLEM_H
+#define CDYN_STEP_INSTANT_PROBLEM_H
 
 #include "cdyn/instant.h"
 
