@@ -32,7 +32,7 @@
  * FB-Newton progress of the implicit scheme's solves); for diagnosis, CDYN_STRESS_FDJAC (the
  * implicit scheme's Newton matrix by differences), CDYN_STRESS_HALVINGS (max_halvings for every
  * scene), CDYN_STRESS_NM (the MCP's non-monotone memory), CDYN_STRESS_PENALIZED (the penalized
- * FB merit). */
+ * FB merit), CDYN_STRESS_CONT (the implicit scheme's continuation levels). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <setjmp.h>
@@ -251,6 +251,7 @@ static void stepper_for(const cdyn_model *m, const scene *s, int sc, cdyn_steppe
         o.mcp.progress = trace_progress;
     o.fd_jacobian = getenv("CDYN_STRESS_FDJAC") != NULL;
     o.mcp.nonmonotone_memory = env_int("CDYN_STRESS_NM", o.mcp.nonmonotone_memory);
+    o.continuation = env_int("CDYN_STRESS_CONT", o.continuation);
     if (getenv("CDYN_STRESS_PENALIZED") != NULL)
         o.mcp.merit = CDYN_MCP_FB_PENALIZED;
     cdyn_report rep;
