@@ -125,14 +125,17 @@ static void rhs(const ncp_form *f, const double *x0, const double *Jx, const int
 }
 
 /* Z (ny x ncol, dy per input column) into A and B: rows H(q+) dq, dv, ddelta of the model rows;
- * columns the tangent q, v0, delta0 of the model rows, tau. */
+ * columns the tangent q, v0, delta0 of the model rows, tau. hq, hv: nv x 4 scratch for H's
+ * rows (their q indices and values, looked up once). */
 static void scatter(const cdyn_stepper *s, const ncp_form *f, const double *y, const double *Z,
-                    double *A, double *B)
+                    double *A, double *B, int *hq, double *hv)
 {
     const int nq = f->nq, nv = f->nv, nd = f->nd, k = f->k, od = nq + nv, ny = f->ny;
     const int nx = 2 * nv + 3 * s->nc, nr = k * nd;
     const size_t ld = (size_t)ny;
-    /* output row r of column (Z column zc) */
+    int *hn = hq + 4 * (size_t)nv;
+    for (int i = 0; i < nv; i++)
+        hn[i] = cdyn_model_tangent_map(f->model, y, i, hq + 4 * i, NULL, hv + 4 * i);
     if (A != NULL)
         memset(A, 0, (size_t)nx * nx * sizeof(double));
     if (B != NULL)
@@ -149,12 +152,9 @@ static void scatter(const cdyn_stepper *s, const ncp_form *f, const double *y, c
             out = A + (size_t)(2 * nv + 3 * f->rows[(zc - 2 * nv) / nd] + (zc - 2 * nv) % nd) * nx;
         const double *z = Z + (size_t)zc * ld;
         for (int i = 0; i < nv; i++) {
-            int qi[4];
-            double H[4];
-            const int n = cdyn_model_tangent_map(f->model, y, i, qi, NULL, H);
             double acc = 0;
-            for (int m = 0; m < n; m++)
-                acc += H[m] * z[qi[m]];
+            for (int m = 0; m < hn[i]; m++)
+                acc += hv[4 * i + m] * z[hq[4 * i + m]];
             out[i] = acc;
             out[nv + i] = z[nq + i];
         }
@@ -183,7 +183,9 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     double *Jx = cdyn_mem_array(as, (size_t)ny * nxf + 1, sizeof(double));
     double *R = cdyn_mem_array(as, (size_t)ny * ncol + 1, sizeof(double));
     int *eq = cdyn_mem_array(as, (size_t)ny, sizeof(int));
-    if (F == NULL || Jx == NULL || R == NULL || eq == NULL)
+    int *hq = cdyn_mem_array(as, 5 * (size_t)nv + 1, sizeof(int));
+    double *hv = cdyn_mem_array(as, 4 * (size_t)nv + 1, sizeof(double));
+    if (F == NULL || Jx == NULL || R == NULL || eq == NULL || hq == NULL || hv == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     if (ncp_form_F(&f, L.x0, L.y, F) != 0)
         return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: the model cannot be "
@@ -201,7 +203,7 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     ift_free(&sys);
     if (st != CDYN_OK)
         return st;
-    scatter(s, &f, L.y, R, A, B);
+    scatter(s, &f, L.y, R, A, B, hq, hv);
     cdyn_report_method(r, sparse ? "implicit-ncp-ift-sparse" : "implicit-ncp-ift-dense");
     return CDYN_OK;
 }
