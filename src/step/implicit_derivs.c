@@ -118,9 +118,9 @@ static void rhs(const ncp_form *f, const double *x0, const double *Jx, const int
             R[i + (size_t)(nv + j) * ld] = -Jx[i + (size_t)(nq + j) * ld];
     for (int j = 0; j < ntau; j++)
         R[nq + j + (size_t)(2 * nv + nr + j) * ld] = f->h;
-    for (int j = 0; j < 2 * nv + nr + ntau; j++)
-        for (int i = 0; i < ny; i++)
-            if (!eq[i])
+    for (int i = 0; i < ny; i++)
+        if (!eq[i])
+            for (int j = 0; j < 2 * nv + nr + ntau; j++)
                 R[i + j * ld] = 0.0;
 }
 

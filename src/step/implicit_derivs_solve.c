@@ -1,5 +1,5 @@
 /* The derivative's linear systems (implicit_derivs_solve.h): the step's Jacobian on the active
- * set, factored once by dense LU (LAPACK) or KLU, as the step's own backend. */
+ * set, split into islands, each factored once by dense LU (LAPACK) or KLU. */
 #include "step/implicit_derivs_solve.h"
 
 #include "core/memory.h"
@@ -23,20 +23,17 @@ cdyn_status ift_jacobians(ift_system *sys, ncp_form *f, const double *x0, const 
     ncp_sink jy = {NCP_SINK_DENSE, NULL, n, NULL, NULL, NULL, 0, NULL, NULL, 0};
     memset(Jx, 0, (size_t)n * f->nx * sizeof(double));
     if (colptr == NULL) {
-        sys->J = cdyn_mem_array(as, (size_t)n * n, sizeof(double));
-        sys->ipiv = cdyn_mem_array(as, (size_t)n, sizeof(int));
-        if (sys->J == NULL || sys->ipiv == NULL)
+        sys->J = cdyn_mem_array(as, (size_t)n * n + 1, sizeof(double));
+        if (sys->J == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
         memset(sys->J, 0, (size_t)n * n * sizeof(double));
         jy.dense = sys->J;
     } else {
         sys->nnz = colptr[n];
-        sys->values = cdyn_mem_array(as, (size_t)sys->nnz + n, sizeof(double));
-        sys->ti = cdyn_mem_array(as, (size_t)sys->nnz + n, sizeof(int));
-        sys->tj = cdyn_mem_array(as, (size_t)sys->nnz + n, sizeof(int));
-        if (sys->values == NULL || sys->ti == NULL || sys->tj == NULL)
+        sys->values = cdyn_mem_array(as, (size_t)sys->nnz + 1, sizeof(double));
+        if (sys->values == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-        memset(sys->values, 0, ((size_t)sys->nnz + n) * sizeof(double));
+        memset(sys->values, 0, (size_t)sys->nnz * sizeof(double));
         jy.mode = NCP_SINK_CSC;
         jy.values = sys->values;
         jy.colptr = colptr;
@@ -48,78 +45,250 @@ cdyn_status ift_jacobians(ift_system *sys, ncp_form *f, const double *x0, const 
     return CDYN_OK;
 }
 
+/* ---- islands: union-find over J~'s entries ---- */
+
+static int root(int *parent, int i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static void join(int *parent, int i, int j)
+{
+    i = root(parent, i);
+    j = root(parent, j);
+    if (i != j)
+        parent[i > j ? i : j] = i < j ? i : j;
+}
+
+/* The entries of J~'s column j: fn(ctx, i, j, value). */
+static void visit_col(const ift_system *sys, const int *eq, int j,
+                      void (*fn)(void *, int, int, double), void *ctx)
+{
+    const int n = sys->n;
+    if (sys->J != NULL) {
+        for (int i = 0; i < n; i++)
+            if (eq[i] && sys->J[i + (size_t)j * n] != 0.0)
+                fn(ctx, i, j, sys->J[i + (size_t)j * n]);
+    } else {
+        for (int p = sys->colptr[j]; p < sys->colptr[j + 1]; p++)
+            if (eq[sys->rowind[p]])
+                fn(ctx, sys->rowind[p], j, sys->values[p]);
+    }
+    if (!eq[j])
+        fn(ctx, j, j, 1.0);
+}
+
+static void join_entry(void *ctx, int i, int j, double v)
+{
+    (void)v;
+    join(ctx, i, j);
+}
+
+/* The island being assembled: dense block or triplets. */
+typedef struct fill {
+    const ift_system *sys;
+    int island;
+    double *dense;
+    int *ti, *tj;
+    double *tx;
+    int nt;
+} fill;
+
+static void fill_entry(void *ctx, int i, int j, double v)
+{
+    fill *F = ctx;
+    if (F->sys->comp[j] != F->island)
+        return;
+    const int li = F->sys->local[i], lj = F->sys->local[j];
+    if (F->dense != NULL) {
+        F->dense[li + (size_t)lj * F->sys->island[F->island].size] += v;
+    } else {
+        F->ti[F->nt] = li;
+        F->tj[F->nt] = lj;
+        F->tx[F->nt++] = v;
+    }
+}
+
+static cdyn_status singular(cdyn_report *r, double rc)
+{
+    return cdyn_fail(r, CDYN_ESINGULAR, "cdyn_step_derivatives: the step's Jacobian on its "
+                     "active set is singular at the solution (rcond %.3g): no derivative", rc);
+}
+
+static cdyn_status factor_dense(ift_system *sys, const int *eq, int c, cdyn_report *r)
+{
+    ift_island *is = &sys->island[c];
+    const int m = is->size;
+    is->lu = cdyn_mem_array(sys->as, (size_t)m * m + 4 * (size_t)m + 1, sizeof(double));
+    is->ipiv = cdyn_mem_array(sys->as, 2 * (size_t)m + 1, sizeof(int));
+    if (is->lu == NULL || is->ipiv == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    memset(is->lu, 0, (size_t)m * m * sizeof(double));
+    fill F = {sys, c, is->lu, NULL, NULL, NULL, 0};
+    for (int t = is->start; t < is->start + m; t++)
+        visit_col(sys, eq, sys->member[t], fill_entry, &F);
+    const double anorm = cdyn_dense_norm1(m, m, is->lu, m);
+    cdyn_status st = cdyn_dense_lu(m, is->lu, m, is->ipiv);
+    const double rc = st == CDYN_OK ? cdyn_dense_lu_rcond(m, is->lu, m, anorm,
+                                                          is->lu + (size_t)m * m, is->ipiv + m)
+                                    : 0.0;
+    if (st == CDYN_ESINGULAR || (st == CDYN_OK && !(rc > DBL_EPSILON)))
+        return singular(r, rc);
+    if (st != CDYN_OK)
+        return cdyn_fail(r, st, "cdyn_step_derivatives: LU of the step's Jacobian failed");
+    return CDYN_OK;
+}
+
+static cdyn_status factor_sparse(ift_system *sys, const int *eq, int c, cdyn_report *r)
+{
+    ift_island *is = &sys->island[c];
+    const size_t cap = (size_t)sys->nnz + sys->n + 1;
+    fill F = {sys, c, NULL, cdyn_mem_array(sys->as, cap, sizeof(int)),
+              cdyn_mem_array(sys->as, cap, sizeof(int)),
+              cdyn_mem_array(sys->as, cap, sizeof(double)), 0};
+    cdyn_status st = CDYN_ENOMEM;
+    if (F.ti == NULL || F.tj == NULL || F.tx == NULL) {
+        cdyn_fail(r, st, "cdyn_step_derivatives: out of memory");
+        goto done;
+    }
+    for (int t = is->start; t < is->start + is->size; t++) {
+        const int j = sys->member[t];
+        visit_col(sys, eq, j, fill_entry, &F);
+        if (eq[j])
+            fill_entry(&F, j, j, 0.0); /* the diagonal, present for KLU even where it is 0 */
+    }
+    if ((st = cdyn_csc_assembly_init(&is->H, is->size, is->size, F.nt, F.ti, F.tj, sys->as,
+                                     r)) != CDYN_OK)
+        goto done;
+    cdyn_csc_assembly_set_values(&is->H, F.tx);
+    if ((st = cdyn_sparse_lu_create(&is->H.A, sys->as, &is->klu, r)) != CDYN_OK)
+        goto done;
+    if ((st = cdyn_sparse_lu_factor(is->klu, &is->H.A, r)) == CDYN_ESINGULAR)
+        singular(r, cdyn_sparse_lu_rcond(is->klu));
+done:
+    cdyn_mem_free(sys->as, F.ti);
+    cdyn_mem_free(sys->as, F.tj);
+    cdyn_mem_free(sys->as, F.tx);
+    return st;
+}
+
 cdyn_status ift_factor(ift_system *sys, const int *eq, cdyn_report *r)
 {
     const int n = sys->n;
-    if (sys->colptr == NULL) {
-        double *J = sys->J;
-        for (int i = 0; i < n; i++)
-            if (!eq[i]) {
-                for (int j = 0; j < n; j++)
-                    J[i + (size_t)j * n] = 0.0;
-                J[i + (size_t)i * n] = 1.0;
-            }
-        const double anorm = cdyn_dense_norm1(n, n, J, n);
-        double *work = cdyn_mem_array(sys->as, 4 * (size_t)n + 1, sizeof(double));
-        int *iwork = cdyn_mem_array(sys->as, (size_t)n + 1, sizeof(int));
-        if (work == NULL || iwork == NULL)
-            return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-        cdyn_status st = cdyn_dense_lu(n, J, n, sys->ipiv);
-        const double rc = st == CDYN_OK ? cdyn_dense_lu_rcond(n, J, n, anorm, work, iwork) : 0;
-        cdyn_mem_free(sys->as, work);
-        cdyn_mem_free(sys->as, iwork);
-        if (st == CDYN_ESINGULAR || (st == CDYN_OK && !(rc > DBL_EPSILON)))
-            return cdyn_fail(r, CDYN_ESINGULAR, "cdyn_step_derivatives: the step's Jacobian on "
-                             "its active set is singular at the solution (rcond %.3g): no "
-                             "derivative", rc);
-        if (st != CDYN_OK)
-            return cdyn_fail(r, st, "cdyn_step_derivatives: LU of the step's Jacobian failed");
-        return CDYN_OK;
-    }
-    /* triplets: the pattern's entries (zero in the bound rows), then the diagonal (1 there) */
-    int t = 0;
+    sys->comp = cdyn_mem_array(sys->as, 3 * (size_t)n + 1, sizeof(int));
+    if (sys->comp == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    sys->member = sys->comp + n;
+    sys->local = sys->member + n;
+    int *parent = sys->member; /* scratch until the islands are numbered */
+    for (int i = 0; i < n; i++)
+        parent[i] = i;
     for (int j = 0; j < n; j++)
-        for (int p = sys->colptr[j]; p < sys->colptr[j + 1]; p++, t++) {
-            sys->ti[t] = sys->rowind[p];
-            sys->tj[t] = j;
-            if (!eq[sys->rowind[p]])
-                sys->values[t] = 0.0;
-        }
-    for (int i = 0; i < n; i++, t++) {
-        sys->ti[t] = sys->tj[t] = i;
-        sys->values[t] = eq[i] ? 0.0 : 1.0;
+        visit_col(sys, eq, j, join_entry, parent);
+    /* islands numbered by their smallest unknown; members in increasing order */
+    int nis = 0;
+    for (int i = 0; i < n; i++)
+        sys->local[i] = root(parent, i) == i ? nis++ : -1;
+    for (int i = 0; i < n; i++)
+        sys->comp[i] = sys->local[root(parent, i)]; /* roots are visited first: i >= root */
+    sys->nisland = nis;
+    sys->island = cdyn_mem_array(sys->as, (size_t)nis + 1, sizeof(ift_island));
+    if (sys->island == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    memset(sys->island, 0, ((size_t)nis + 1) * sizeof(ift_island));
+    for (int i = 0; i < n; i++)
+        sys->island[sys->comp[i]].size++;
+    for (int c = 1; c < nis; c++)
+        sys->island[c].start = sys->island[c - 1].start + sys->island[c - 1].size;
+    for (int c = 0; c < nis; c++)
+        sys->island[c].size = 0;
+    for (int i = 0; i < n; i++) {
+        ift_island *is = &sys->island[sys->comp[i]];
+        sys->local[i] = is->size;
+        sys->member[is->start + is->size++] = i;
     }
-    cdyn_status st = cdyn_csc_assembly_init(&sys->H, n, n, t, sys->ti, sys->tj, sys->as, r);
-    if (st != CDYN_OK)
-        return st;
-    cdyn_csc_assembly_set_values(&sys->H, sys->values);
-    if ((st = cdyn_sparse_lu_create(&sys->H.A, sys->as, &sys->lu, r)) != CDYN_OK)
-        return st;
-    if ((st = cdyn_sparse_lu_factor(sys->lu, &sys->H.A, r)) == CDYN_ESINGULAR)
-        return cdyn_fail(r, st, "cdyn_step_derivatives: the step's Jacobian on its active set "
-                         "is singular at the solution: no derivative");
-    return st;
+    for (int c = 0; c < nis; c++) {
+        const int dense = sys->J != NULL || sys->island[c].size <= IFT_DENSE_MAX;
+        const cdyn_status st = dense ? factor_dense(sys, eq, c, r) : factor_sparse(sys, eq, c, r);
+        if (st != CDYN_OK)
+            return st;
+    }
+    return CDYN_OK;
 }
 
 cdyn_status ift_solve(ift_system *sys, int nrhs, double *R, cdyn_report *r)
 {
+    const size_t ld = (size_t)sys->n;
     if (nrhs <= 0)
         return CDYN_OK;
-    if (sys->colptr == NULL) {
-        cdyn_dense_lu_solve(0, sys->n, sys->J, sys->n, sys->ipiv, nrhs, R, sys->n);
-        return CDYN_OK;
+    int mmax = 0;
+    for (int c = 0; c < sys->nisland; c++)
+        mmax = sys->island[c].size > mmax ? sys->island[c].size : mmax;
+    sys->work = cdyn_mem_array(sys->as, (size_t)mmax * nrhs + 1, sizeof(double));
+    sys->cols = cdyn_mem_array(sys->as, (size_t)sys->nisland * (nrhs + 2) + 2, sizeof(int));
+    if (sys->work == NULL || sys->cols == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    /* the columns with an entry on each island's rows (the others stay 0 there), listed by
+     * island: cols[first[c] .. first[c + 1]) */
+    const int nis = sys->nisland;
+    int *first = sys->cols + (size_t)nis * nrhs, *seen = first + nis + 1;
+    for (int c = 0; c <= nis; c++)
+        first[c] = 0;
+    for (int j = 0; j < nrhs; j++) {
+        const double *col = R + (size_t)j * ld;
+        for (int c = 0; c < nis; c++)
+            seen[c] = 0;
+        for (size_t i = 0; i < ld; i++)
+            if (col[i] != 0.0 && !seen[sys->comp[i]]) {
+                seen[sys->comp[i]] = 1;
+                sys->cols[(size_t)sys->comp[i] * nrhs + first[sys->comp[i]]++] = j;
+            }
     }
-    return cdyn_sparse_lu_solve(sys->lu, 0, nrhs, R, R, r);
+    for (int c = 0; c < nis; c++) {
+        const ift_island *is = &sys->island[c];
+        const int m = is->size, *mem = sys->member + is->start, nc = first[c];
+        const int *cols = sys->cols + (size_t)c * nrhs;
+        for (int u = 0; u < nc; u++) {
+            const double *col = R + (size_t)cols[u] * ld;
+            double *w = sys->work + (size_t)u * m;
+            for (int t = 0; t < m; t++)
+                w[t] = col[mem[t]];
+        }
+        if (nc == 0)
+            continue;
+        if (is->klu == NULL) {
+            cdyn_dense_lu_solve(0, m, is->lu, m, is->ipiv, nc, sys->work, m);
+        } else {
+            const cdyn_status st = cdyn_sparse_lu_solve(is->klu, 0, nc, sys->work, sys->work, r);
+            if (st != CDYN_OK)
+                return st;
+        }
+        for (int u = 0; u < nc; u++) {
+            double *col = R + (size_t)cols[u] * ld;
+            const double *w = sys->work + (size_t)u * m;
+            for (int t = 0; t < m; t++)
+                col[mem[t]] = w[t];
+        }
+    }
+    return CDYN_OK;
 }
 
 void ift_free(ift_system *sys)
 {
-    cdyn_sparse_lu_free(sys->lu);
-    cdyn_csc_assembly_free(&sys->H);
+    for (int c = 0; sys->island != NULL && c < sys->nisland; c++) {
+        ift_island *is = &sys->island[c];
+        cdyn_sparse_lu_free(is->klu);
+        cdyn_csc_assembly_free(&is->H);
+        cdyn_mem_free(sys->as, is->lu);
+        cdyn_mem_free(sys->as, is->ipiv);
+    }
+    cdyn_mem_free(sys->as, sys->island);
+    cdyn_mem_free(sys->as, sys->comp);
     cdyn_mem_free(sys->as, sys->J);
-    cdyn_mem_free(sys->as, sys->ipiv);
     cdyn_mem_free(sys->as, sys->values);
-    cdyn_mem_free(sys->as, sys->ti);
-    cdyn_mem_free(sys->as, sys->tj);
+    cdyn_mem_free(sys->as, sys->work);
+    cdyn_mem_free(sys->as, sys->cols);
     memset(sys, 0, sizeof *sys);
 }
