@@ -7,6 +7,7 @@
 #include "linalg/dense.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 cdyn_status ift_jacobians(ift_system *sys, ncp_form *f, const double *x0, const double *y,
@@ -218,61 +219,92 @@ cdyn_status ift_factor(ift_system *sys, const int *eq, cdyn_report *r)
     return CDYN_OK;
 }
 
-cdyn_status ift_solve(ift_system *sys, int nrhs, double *R, cdyn_report *r)
+cdyn_status ift_plan(ift_system *sys, const ift_columns *rhs, cdyn_report *r)
 {
-    const size_t ld = (size_t)sys->n;
-    if (nrhs <= 0)
-        return CDYN_OK;
-    int mmax = 0;
-    for (int c = 0; c < sys->nisland; c++)
-        mmax = sys->island[c].size > mmax ? sys->island[c].size : mmax;
-    sys->work = cdyn_mem_array(sys->as, (size_t)mmax * nrhs + 1, sizeof(double));
-    sys->cols = cdyn_mem_array(sys->as, (size_t)sys->nisland * (nrhs + 2) + 2, sizeof(int));
-    if (sys->work == NULL || sys->cols == NULL)
+    const int nis = sys->nisland, ncol = rhs->n;
+    for (int p = 0; p < rhs->colptr[ncol]; p++)
+        if (!isfinite(rhs->values[p]))
+            return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: the step's derivative "
+                             "in its start is not finite");
+    /* the columns reaching each island: cols[first[c] .. first[c + 1]) (a column whose entries
+     * lie on several islands is listed on each) */
+    int *first = sys->first = cdyn_mem_array(sys->as, 2 * (size_t)nis + 2, sizeof(int));
+    if (first == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-    /* the columns with an entry on each island's rows (the others stay 0 there), listed by
-     * island: cols[first[c] .. first[c + 1]) */
-    const int nis = sys->nisland;
-    int *first = sys->cols + (size_t)nis * nrhs, *seen = first + nis + 1;
+    int *stamp = first + nis + 1;
     for (int c = 0; c <= nis; c++)
         first[c] = 0;
-    for (int j = 0; j < nrhs; j++) {
-        const double *col = R + (size_t)j * ld;
-        for (int c = 0; c < nis; c++)
-            seen[c] = 0;
-        for (size_t i = 0; i < ld; i++)
-            if (col[i] != 0.0 && !seen[sys->comp[i]]) {
-                seen[sys->comp[i]] = 1;
-                sys->cols[(size_t)sys->comp[i] * nrhs + first[sys->comp[i]]++] = j;
+    for (int c = 0; c < nis; c++)
+        stamp[c] = -1;
+    for (int j = 0; j < ncol; j++)
+        for (int p = rhs->colptr[j]; p < rhs->colptr[j + 1]; p++) {
+            const int c = sys->comp[rhs->rowind[p]];
+            if (stamp[c] != j) {
+                stamp[c] = j;
+                first[c + 1]++;
             }
-    }
-    for (int c = 0; c < nis; c++) {
-        const ift_island *is = &sys->island[c];
-        const int m = is->size, *mem = sys->member + is->start, nc = first[c];
-        const int *cols = sys->cols + (size_t)c * nrhs;
-        for (int u = 0; u < nc; u++) {
-            const double *col = R + (size_t)cols[u] * ld;
-            double *w = sys->work + (size_t)u * m;
-            for (int t = 0; t < m; t++)
-                w[t] = col[mem[t]];
         }
+    size_t wmax = 1;
+    for (int c = 0; c < nis; c++) {
+        const size_t w = (size_t)sys->island[c].size * first[c + 1];
+        wmax = w > wmax ? w : wmax;
+        first[c + 1] += first[c];
+    }
+    sys->cols = cdyn_mem_array(sys->as, (size_t)first[nis] + 1, sizeof(int));
+    sys->work = cdyn_mem_array(sys->as, wmax, sizeof(double));
+    if (sys->cols == NULL || sys->work == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    for (int c = 0; c < nis; c++)
+        stamp[c] = -1;
+    for (int j = 0; j < ncol; j++)
+        for (int p = rhs->colptr[j]; p < rhs->colptr[j + 1]; p++) {
+            const int c = sys->comp[rhs->rowind[p]];
+            if (stamp[c] != j) {
+                stamp[c] = j;
+                sys->cols[first[c]++] = j;
+            }
+        }
+    for (int c = nis; c > 0; c--) /* first[c] is now the end of island c: shift back */
+        first[c] = first[c - 1];
+    first[0] = 0;
+    return CDYN_OK;
+}
+
+cdyn_status ift_solve(ift_system *sys, const ift_columns *rhs, const ift_columns *out,
+                      double *const *outcol, cdyn_report *r)
+{
+    const int nis = sys->nisland, *first = sys->first;
+    cdyn_status st = CDYN_OK;
+    for (int c = 0; c < nis && st == CDYN_OK; c++) {
+        const ift_island *is = &sys->island[c];
+        const int m = is->size, nc = first[c + 1] - first[c], *cols = sys->cols + first[c];
         if (nc == 0)
             continue;
-        if (is->klu == NULL) {
-            cdyn_dense_lu_solve(0, m, is->lu, m, is->ipiv, nc, sys->work, m);
-        } else {
-            const cdyn_status st = cdyn_sparse_lu_solve(is->klu, 0, nc, sys->work, sys->work, r);
-            if (st != CDYN_OK)
-                return st;
-        }
-        for (int u = 0; u < nc; u++) {
-            double *col = R + (size_t)cols[u] * ld;
-            const double *w = sys->work + (size_t)u * m;
-            for (int t = 0; t < m; t++)
-                col[mem[t]] = w[t];
+        double *w = sys->work;
+        memset(w, 0, (size_t)m * nc * sizeof(double));
+        for (int u = 0; u < nc; u++)
+            for (int p = rhs->colptr[cols[u]]; p < rhs->colptr[cols[u] + 1]; p++)
+                if (sys->comp[rhs->rowind[p]] == c)
+                    w[sys->local[rhs->rowind[p]] + (size_t)u * m] += rhs->values[p];
+        if (is->klu == NULL)
+            cdyn_dense_lu_solve(0, m, is->lu, m, is->ipiv, nc, w, m);
+        else
+            st = cdyn_sparse_lu_solve(is->klu, 0, nc, w, w, r);
+        /* out(:, j) += P(:, island) w(:, u) */
+        for (int u = 0; u < nc && st == CDYN_OK; u++) {
+            double *o = outcol[cols[u]];
+            if (o == NULL)
+                continue;
+            for (int t = 0; t < m; t++) {
+                const double wt = w[t + (size_t)u * m];
+                const int k = sys->member[is->start + t];
+                if (wt != 0.0)
+                    for (int p = out->colptr[k]; p < out->colptr[k + 1]; p++)
+                        o[out->rowind[p]] += out->values[p] * wt;
+            }
         }
     }
-    return CDYN_OK;
+    return st;
 }
 
 void ift_free(ift_system *sys)
@@ -290,5 +322,6 @@ void ift_free(ift_system *sys)
     cdyn_mem_free(sys->as, sys->values);
     cdyn_mem_free(sys->as, sys->work);
     cdyn_mem_free(sys->as, sys->cols);
+    cdyn_mem_free(sys->as, sys->first);
     memset(sys, 0, sizeof *sys);
 }

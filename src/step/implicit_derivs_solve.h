@@ -33,7 +33,8 @@ typedef struct ift_system {
     int nisland;
     ift_island *island;
     double *work;               /* gathered right-hand sides */
-    int *cols;                  /* the columns reaching an island */
+    int *cols;                  /* the columns reaching each island (ift_plan) */
+    int *first;                 /* nisland + 1: island c's in cols[first[c] .. first[c + 1]) */
 } ift_system;
 
 /* dF/dy at (x0, y) into sys (dense when colptr is NULL, else on that pattern) and dF/dx0 into
@@ -47,8 +48,23 @@ cdyn_status ift_jacobians(ift_system *sys, ncp_form *f, const double *x0, const 
  * CDYN_ESINGULAR with a message, CDYN_ENOMEM. */
 cdyn_status ift_factor(ift_system *sys, const int *eq, cdyn_report *r);
 
-/* R (n x nrhs, column-major) := J~^-1 R. */
-cdyn_status ift_solve(ift_system *sys, int nrhs, double *R, cdyn_report *r);
+/* Sparse columns: column j holds values[p] at rowind[p], p in colptr[j] .. colptr[j + 1]. */
+typedef struct ift_columns {
+    int n;
+    const int *colptr, *rowind;
+    const double *values;
+} ift_columns;
+
+/* The columns of rhs (rows: the n unknowns) that reach each island, and the scratch of
+ * ift_solve. CDYN_ENUMERIC (a value not finite), CDYN_ENOMEM. */
+cdyn_status ift_plan(ift_system *sys, const ift_columns *rhs, cdyn_report *r);
+
+/* After ift_plan with the same rhs: for each column j, z = J~^-1 rhs_j, then
+ * outcol[j] += P z (outcol[j] NULL: skipped), P given by its columns out (one per unknown,
+ * rows: the output's). Each island solves only the columns with an entry on its rows. Allocates
+ * nothing; fails only where KLU's solve would. */
+cdyn_status ift_solve(ift_system *sys, const ift_columns *rhs, const ift_columns *out,
+                      double *const *outcol, cdyn_report *r);
 
 void ift_free(ift_system *sys);
 
