@@ -219,6 +219,25 @@ cdyn_status ift_factor(ift_system *sys, const int *eq, cdyn_report *r)
     return CDYN_OK;
 }
 
+/* Each (column j, island c) with an entry of column j on island c, once: pos[c]++ and, when
+ * cols is not NULL, cols[pos[c]] = j first. stamp: nisland ints of scratch. */
+static void island_columns(const ift_system *sys, const ift_columns *rhs, int *stamp, int *pos,
+                           int *cols)
+{
+    for (int c = 0; c < sys->nisland; c++)
+        stamp[c] = -1;
+    for (int j = 0; j < rhs->n; j++)
+        for (int p = rhs->colptr[j]; p < rhs->colptr[j + 1]; p++) {
+            const int c = sys->comp[rhs->rowind[p]];
+            if (stamp[c] != j) {
+                stamp[c] = j;
+                if (cols != NULL)
+                    cols[pos[c]] = j;
+                pos[c]++;
+            }
+        }
+}
+
 cdyn_status ift_plan(ift_system *sys, const ift_columns *rhs, cdyn_report *r)
 {
     const int nis = sys->nisland, ncol = rhs->n;
@@ -234,16 +253,7 @@ cdyn_status ift_plan(ift_system *sys, const ift_columns *rhs, cdyn_report *r)
     int *stamp = first + nis + 1;
     for (int c = 0; c <= nis; c++)
         first[c] = 0;
-    for (int c = 0; c < nis; c++)
-        stamp[c] = -1;
-    for (int j = 0; j < ncol; j++)
-        for (int p = rhs->colptr[j]; p < rhs->colptr[j + 1]; p++) {
-            const int c = sys->comp[rhs->rowind[p]];
-            if (stamp[c] != j) {
-                stamp[c] = j;
-                first[c + 1]++;
-            }
-        }
+    island_columns(sys, rhs, stamp, first + 1, NULL);
     size_t wmax = 1;
     for (int c = 0; c < nis; c++) {
         const size_t w = (size_t)sys->island[c].size * first[c + 1];
@@ -254,16 +264,7 @@ cdyn_status ift_plan(ift_system *sys, const ift_columns *rhs, cdyn_report *r)
     sys->work = cdyn_mem_array(sys->as, wmax, sizeof(double));
     if (sys->cols == NULL || sys->work == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-    for (int c = 0; c < nis; c++)
-        stamp[c] = -1;
-    for (int j = 0; j < ncol; j++)
-        for (int p = rhs->colptr[j]; p < rhs->colptr[j + 1]; p++) {
-            const int c = sys->comp[rhs->rowind[p]];
-            if (stamp[c] != j) {
-                stamp[c] = j;
-                sys->cols[first[c]++] = j;
-            }
-        }
+    island_columns(sys, rhs, stamp, first, sys->cols);
     for (int c = nis; c > 0; c--) /* first[c] is now the end of island c: shift back */
         first[c] = first[c - 1];
     first[0] = 0;
