@@ -17,6 +17,7 @@
 
 #include "cdyn/deriv.h"
 #include "model_support.h"
+#include "step/step_internal.h"
 #include "step_scenes.h"
 
 /* ---- quaternion helpers (Hamilton product, (w, x, y, z)) ---- */
@@ -654,6 +655,15 @@ static void test_refusals(void **state)
                      CDYN_OK);
     assert_int_equal(dr.nx, nx);
     assert_int_equal(dr.nu, nv);
+    /* a step of several substeps (after halvings; white-box: what cdyn_step records) */
+    sc.s->last_substeps = 2;
+    for (int i = 0; i < nx * nx; i++)
+        A[i] = 7.0;
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
+                     CDYN_ENOTSUP);
+    assert_non_null(strstr(dr.solver.message, "substeps"));
+    for (int i = 0; i < nx * nx; i++)
+        assert_true(A[i] == 7.0);
     scene_close(&sc);
 
     /* other schemes: not supported yet */
