@@ -19,6 +19,7 @@
 #include "cdyn/boxmerit.h"
 #include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/deriv.h"
 #include "cdyn/fc3d.h"
 #include "cdyn/instant.h"
 #include "cdyn/io.h"
@@ -807,6 +808,8 @@ typedef struct step_case {
     cdyn_state *x, *snap;
     cdyn_stepper *s;
     int kept; /* 1 when a failed call left its output as it was */
+    int derivs;             /* then cdyn_step_derivatives after the steps, into out */
+    double out[512], copy[512];
 } step_case;
 
 static void step_release(void *ctx)
@@ -850,7 +853,17 @@ static cdyn_status step_run(void *ctx, const cdyn_allocator *a)
             return st;
         }
     }
-    return CDYN_OK;
+    if (c->derivs) {
+        const int nx = cdyn_step_deriv_nx(s), nv = cdyn_model_nv(c->m);
+        assert_true(nx * (nx + nv) <= 512);
+        for (int k = 0; k < 512; ++k)
+            c->out[k] = c->copy[k] = -1000.0 - k;
+        st = cdyn_step_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, c->out, c->out + nx * nx,
+                                   NULL);
+        if (st != CDYN_OK)
+            c->kept = memcmp(c->out, c->copy, sizeof c->out) == 0;
+    }
+    return st;
 }
 
 static int step_unchanged(void *ctx)
@@ -874,6 +887,11 @@ static void test_stepper(void **state)
         assert_int_equal(cdyn_state_create(c.m, NULL, &c.snap, NULL), CDYN_OK);
         test_alloc_case tc = {names[k], step_run, step_unchanged, step_release, &c};
         every_failure(&tc);
+        if (k == 0) { /* and the step's derivatives after it */
+            c.derivs = 1;
+            test_alloc_case td = {"step derivatives", step_run, step_unchanged, step_release, &c};
+            every_failure(&td);
+        }
         cdyn_state_free(c.snap);
         cdyn_model_free(c.m);
     }

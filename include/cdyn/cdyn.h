@@ -8,6 +8,7 @@
 #include "cdyn/boxmerit.h"
 #include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/deriv.h"
 #include "cdyn/design.h"
 #include "cdyn/fc3d.h"
 #include "cdyn/instant.h"

@@ -25,7 +25,8 @@ extern "C" {
     X(CDYN_ENOSOLUTION, -12, "no solution (the message says whether this is proven)")     \
     X(CDYN_EINACCURATE, -13,                                                           \
       "inaccurate: the answer failed its certificate (outputs hold the best point found)") \
-    X(CDYN_EPENETRATION, -14, "a contact penetrated deeper than the step allows")
+    X(CDYN_EPENETRATION, -14, "a contact penetrated deeper than the step allows")     \
+    X(CDYN_ENOTSUP, -15, "not supported (yet) for this scheme or configuration")
 
 typedef enum cdyn_status {
 #define CDYN_STATUS_ENUM_(name, value, text) name = (value),

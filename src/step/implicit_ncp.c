@@ -3,6 +3,8 @@
  * with the dense LU or the sparse KLU path, warm-started from the last step. */
 #include "step/implicit_ncp_form.h"
 
+#include "step/implicit_derivs.h"
+
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/csc.h"
@@ -59,6 +61,11 @@ typedef struct ncp_ws {
     int nyf;
     int fd;                 /* options.fd_jacobian */
     cdyn_step_report *prof; /* the running step's report: times and counts */
+    /* The last successful step, for its derivatives (implicit_derivs.c): the form (its arrays
+     * are the workspace's, valid until the next step), copies of y, x0 and tau. */
+    ncp_form flast;
+    double *ylast, *x0last, *taulast; /* ny max, nx max, nv */
+    int last_ok, last_tau;
 } ncp_ws;
 
 /* Seconds, for the step report's profile (C11's timespec_get: the library stays portable). */
@@ -110,7 +117,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->nd = nd;
     const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;
     const size_t ndbl = (size_t)nc * (5 + 3 * (size_t)nd * nd) + 11 * ny + nx +
-                        ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8;
+                        ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8 + ny + nx + nv;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
     if (w->rows == NULL) {
@@ -142,6 +149,9 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->fdwork = dp, dp += 5 * ny;
     w->f.lower = dp, dp += ny;
     w->f.upper = dp, dp += ny;
+    w->ylast = dp, dp += ny;
+    w->x0last = dp, dp += nx;
+    w->taulast = dp, dp += nv;
     w->f.scratch = dp;
     memset(w->beta, 0, (size_t)nc * sizeof(double));
     w->solver_k = -1;
@@ -735,6 +745,7 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
     cdyn_report *r = &rep->solver;
     const int nq = s->nq, nv = s->nv, nd = w->nd;
     w->prof = rep;
+    w->last_ok = 0;
     cdyn_status st = ncp_setup(s, w, tau, h, x0, r);
     if (st != CDYN_OK)
         return st;
@@ -801,7 +812,31 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
             slip[d - 1] = (w->y[od + c * nd + d] - w->x0[od + c * nd + d]) / h + w->uv[3 * i + d];
         x1->mode[i] = hypot(slip[0], slip[1]) > 1e-6 * vscale ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
     }
+    /* kept for cdyn_step_derivatives: a few copies, nothing computed */
+    w->flast = w->f;
+    memcpy(w->ylast, w->y, (size_t)w->f.ny * sizeof(double));
+    memcpy(w->x0last, w->x0, (size_t)w->f.nx * sizeof(double));
+    w->last_tau = tau != NULL;
+    if (tau != NULL)
+        memcpy(w->taulast, tau, (size_t)nv * sizeof(double));
+    w->flast.tau = tau != NULL ? w->taulast : NULL;
+    w->last_ok = 1;
     return CDYN_OK;
+}
+
+int ncp_last_step(const cdyn_stepper *s, ncp_last *out)
+{
+    const ncp_ws *w = s->ws;
+    if (w == NULL || !w->last_ok)
+        return 1;
+    out->f = w->flast;
+    out->y = w->ylast;
+    out->x0 = w->x0last;
+    out->backend = s->opts.backend;
+    const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
+    out->colptr = sparse ? w->colptr : NULL;
+    out->rowind = sparse ? w->rowind : NULL;
+    return 0;
 }
 
 const step_scheme cdyn_scheme_implicit_ncp = {

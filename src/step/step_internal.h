@@ -19,6 +19,8 @@ struct cdyn_stepper {
     cdyn_arena arena;  /* what the backends allocate per solve */
     cdyn_state *a, *b; /* scratch states of the halving loop */
     void *ws;          /* the scheme's own workspace */
+    int last_substeps; /* substeps of the last cdyn_step when it succeeded, 0 otherwise (none yet
+                          or it failed): what cdyn_step_derivatives may differentiate */
 };
 
 struct step_scheme {

@@ -298,6 +298,7 @@ cdyn_status cdyn_step(cdyn_stepper *s, const double *tau, cdyn_state *state,
     if (s == NULL)
         return cdyn_fail(&rep->solver, CDYN_EINVAL, "cdyn_step: stepper is NULL");
     rep->h = s->opts.h;
+    s->last_substeps = 0;
     cdyn_status st = check_state(s, tau, state, &rep->solver);
     if (st != CDYN_OK)
         return st;
@@ -313,5 +314,6 @@ cdyn_status cdyn_step(cdyn_stepper *s, const double *tau, cdyn_state *state,
     if (st != CDYN_OK)
         return st;
     cdyn_state_copy(state, res, NULL);
+    s->last_substeps = rep->substeps;
     return CDYN_OK;
 }

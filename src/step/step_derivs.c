@@ -1,0 +1,69 @@
+/* cdyn_step_derivatives: the public entry (cdyn/deriv.h). Validates the call and the stepper's
+ * last step, then hands over to the scheme's derivative (only the implicit scheme has one yet). */
+#include "step/implicit_derivs.h"
+#include "step/step_internal.h"
+
+#include "core/report.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+int cdyn_step_deriv_nx(const cdyn_stepper *s)
+{
+    return s != NULL ? 2 * s->nv + 3 * s->nc : -1;
+}
+
+static double wall(void)
+{
+    struct timespec t;
+    if (timespec_get(&t, TIME_UTC) != TIME_UTC)
+        return 0.0;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void report_clear(cdyn_step_deriv_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    cdyn_report_clear(&rep->solver, "step-derivatives");
+    rep->normal_margin = rep->cone_margin = rep->slip_margin = INFINITY;
+    rep->normal_row = rep->cone_row = rep->slip_row = -1;
+}
+
+cdyn_status cdyn_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, int nu,
+                                  double *A, double *B, cdyn_step_deriv_report *report)
+{
+    cdyn_step_deriv_report local;
+    cdyn_step_deriv_report *rep = report != NULL ? report : &local;
+    report_clear(rep);
+    cdyn_report *r = &rep->solver;
+    const double t0 = wall();
+    if (s == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: stepper is NULL");
+    rep->nx = cdyn_step_deriv_nx(s);
+    rep->nu = s->nv;
+    if (A == NULL && B == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: A and B are both NULL");
+    if (nx != rep->nx || nu != rep->nu)
+        return cdyn_fail(r, CDYN_EINVAL,
+                         "cdyn_step_derivatives: sizes nx = %d, nu = %d; the model's are "
+                         "2 n_v + 3 n_c = %d and n_v = %d", nx, nu, rep->nx, rep->nu);
+    if (side != CDYN_DERIV_RELEASED && side != CDYN_DERIV_HELD)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: side = %d is not a "
+                         "cdyn_deriv_side", (int)side);
+    if (s->opts.scheme != CDYN_SCHEME_IMPLICIT_NCP)
+        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: not available for the %s "
+                         "scheme yet (only %s)", cdyn_scheme_str(s->opts.scheme),
+                         cdyn_scheme_str(CDYN_SCHEME_IMPLICIT_NCP));
+    if (s->last_substeps == 0)
+        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: the stepper has no successful "
+                         "step to differentiate (none yet, or the last one failed)");
+    if (s->last_substeps > 1)
+        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the last step took %d "
+                         "substeps after halvings; the derivative of such a step (the product "
+                         "of its substeps' Jacobians) is not available yet", s->last_substeps);
+    const cdyn_status st = ncp_step_derivatives(s, side, A, B, rep);
+    rep->time = wall() - t0;
+    r->status = st;
+    return st;
+}
