@@ -23,6 +23,16 @@
 #define NB2 24 /* of the 2-D scene */
 #define BOX_HALF 0.4
 
+static cdyn_builder *new_builder(int dim, int broad)
+{
+    cdyn_builder_options o;
+    cdyn_builder_defaults(&o, dim);
+    o.broad_phase = broad;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    return b;
+}
+
 /* The 3-D scene: NB3 free bodies with a random sphere, box or capsule each (body 0 carries a
  * second sphere: a same-body pair for the group to skip), a floor and a wall; all against all
  * among the bodies' geometries with a finite margin, the planes against them with INFINITY. */
@@ -30,11 +40,7 @@ static cdyn_model *scene3(uint64_t seed, int broad, double margin)
 {
     test_rng rng;
     test_rng_seed(&rng, seed);
-    cdyn_builder_options o;
-    cdyn_builder_defaults(&o, 3);
-    o.broad_phase = broad;
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    cdyn_builder *b = new_builder(3, broad);
     int planes[2], geoms[NB3 + 1], ng = 0;
     cdyn_geom_desc g = tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0);
     assert_int_equal(cdyn_builder_add_geom(b, &g, &planes[0], NULL), CDYN_OK);
@@ -93,11 +99,7 @@ static cdyn_model *scene2(uint64_t seed, int broad, double margin)
 {
     test_rng rng;
     test_rng_seed(&rng, seed);
-    cdyn_builder_options o;
-    cdyn_builder_defaults(&o, 2);
-    o.broad_phase = broad;
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    cdyn_builder *b = new_builder(2, broad);
     int line, geoms[NB2];
     cdyn_geom_desc g = tm_geom(CDYN_GROUND, CDYN_GEOM_PLANE, 0, 0, 0);
     assert_int_equal(cdyn_builder_add_geom(b, &g, &line, NULL), CDYN_OK);
@@ -311,10 +313,7 @@ static void test_random_2d(void **state)
 static void test_margin_edge(void **state)
 {
     (void)state;
-    cdyn_builder_options o;
-    cdyn_builder_defaults(&o, 3);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+    cdyn_builder *b = new_builder(3, 1);
     int g[2];
     for (int i = 0; i < 2; ++i) {
         cdyn_body_desc bd = tm_free_body(1, 0.01, 0.01, 0.01);

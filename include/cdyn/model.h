@@ -459,8 +459,9 @@ CDYN_API cdyn_status cdyn_eval_pairs(const cdyn_model *model, cdyn_data *data, c
  * axis), the narrow phase on the candidates, a reset of the rows of pairs that stopped being
  * candidates; never allocates (the data holds the buffers, O(n_geom + n_pair)). */
 
-/* Number of pairs the narrow phase ran on in the last evaluation of the contacts (-1 before
- * one): the always-evaluated pairs plus the broad phase's candidates, or the pairs asked for. */
+/* Number of pairs the narrow phase ran on in the last cdyn_eval: the always-evaluated pairs plus
+ * the broad phase's candidates, or the pairs asked for; -1 when it did not compute the contacts
+ * (or for NULL). */
 CDYN_API int cdyn_data_pairs_evaluated(const cdyn_data *data);
 
 /* Results of the last cdyn_eval. Pointers stay valid until cdyn_data_free; they are NULL when
