@@ -44,8 +44,11 @@
  *   a FIXED number of contact rows (e.g. 1 for sphere-plane, 8 for box-plane: one per corner;
  *   n_s^2 (2D: n_s) elements with a distributed patch, see cdyn_builder_add_contact_pair);
  *   rows of all pairs are numbered consecutively in the order of the pairs, so n_c =
- *   cdyn_model_ncontact(m) is constant. Every row always holds a valid point, gap and frame;
+ *   cdyn_model_ncontact(m) is constant. Pairs are declared one by one or by groups
+ *   (cdyn_builder_add_pair_group). Every evaluated row holds a valid point, gap and frame;
  *   its `active` flag says whether the gap is within the pair's margin (default: always).
+ *   Pairs farther apart than a finite margin may be skipped by the broad phase (see "Broad
+ *   phase" below): their rows are inactive, as an evaluation would find them.
  *   Per row: points p_a on a and p_b on b, the unit normal n from a to b, tangents t, o with
  *   (n, t, o) right-handed (n x t = o), and the signed gap Psi_n = n . (p_b - p_a), positive
  *   when apart. In planar models o = (0, 0, -1) and t = (n_y, -n_x, 0); the o rows are zero.
@@ -94,9 +97,14 @@ typedef struct cdyn_builder_options {
     double gravity[3];               /* world gravity acceleration; planar: gravity[2] = 0 */
     const cdyn_allocator *allocator; /* NULL: malloc/free; used by the builder and the model and
                                         must outlive both */
+    int broad_phase;                 /* nonzero (default): cdyn_eval runs the narrow phase of a
+                                        pair with a finite margin only when the boxes of its
+                                        geometries, grown by the margin, overlap (see "Broad
+                                        phase" below); 0: every pair at every evaluation */
 } cdyn_builder_options;
 
-/* dim and the matching default gravity: (0, -9.81, 0) for dim 2, (0, 0, -9.81) otherwise. */
+/* dim and the matching default gravity: (0, -9.81, 0) for dim 2, (0, 0, -9.81) otherwise;
+ * broad_phase = 1. */
 CDYN_API void cdyn_builder_defaults(cdyn_builder_options *opts, int dim);
 
 CDYN_API cdyn_status cdyn_builder_create(const cdyn_builder_options *opts, cdyn_builder **out,
@@ -257,6 +265,55 @@ CDYN_API cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *builder,
                                                    const cdyn_contact_pair_desc *desc, int *id,
                                                    cdyn_report *report);
 
+/* ---- pair groups ---- */
+
+typedef struct cdyn_pair_group_options {
+    int exclude_jointed; /* nonzero (default): skip the pairs of two bodies joined by a joint
+                            (one is the other's parent, FIXED joints looked through; the ground
+                            is nobody's parent here, so a body jointed to the ground still meets
+                            the ground's geometry) */
+} cdyn_pair_group_options;
+
+CDYN_API void cdyn_pair_group_defaults(cdyn_pair_group_options *opts);
+
+/* What cdyn_builder_add_pair_group added and skipped. */
+typedef struct cdyn_pair_group_info {
+    int first_pair;          /* id of the first pair added (the builder's pair count before) */
+    int npair;               /* pairs added: first_pair .. first_pair + npair - 1 */
+    int nrows;               /* contact rows they own */
+    int skipped_same_body;   /* same rigid body (welded by FIXED joints, or both immobile) */
+    int skipped_jointed;     /* bodies joined by a joint (exclude_jointed) */
+    int skipped_unsupported; /* geometry types without a contact function */
+} cdyn_pair_group_info;
+
+/* Declare the contact pairs of a group at once, each with the parameters of `pair` (its geom_a
+ * and geom_b are ignored; every other field as for cdyn_builder_add_contact_pair):
+ *   group_b != NULL: every geometry of group_a (na ids) against every geometry of group_b (nb),
+ *     in the order (group_a[0], group_b[0]), (group_a[0], group_b[1]), ..., (group_a[1],
+ *     group_b[0]), ...; the normal points from the group_a geometry to the group_b one;
+ *   group_b == NULL (nb ignored): all against all within group_a, in the order (g[0], g[1]),
+ *     (g[0], g[2]), ..., (g[1], g[2]), ... with the normal from the earlier to the later one.
+ * The pairs get consecutive ids in that order, after the pairs declared before, and their rows
+ * follow in the same order (rows are numbered by pair, as for explicit pairs): the row of a pair
+ * never depends on the state, so warm starts and the recorder see stable rows. Skipped, and
+ * counted in *info: pairs on the same rigid body, pairs of jointed bodies (opts), and pairs of
+ * geometry types without a contact function (e.g. sphere-box is supported, box-box is not: see
+ * cdyn_builder_add_contact_pair) — a group of mixed shapes keeps the pairs that exist. A patch
+ * (patch_n > 1) must suit every pair that is kept, or the group is refused.
+ * Memory: each pair costs about 1-2 KB in the model and a data object (its rows, Jacobian
+ * pattern and derivative pattern), so all against all among n geometries is O(n^2): fine for
+ * hundreds to a few thousand bodies (300 spheres: 44850 pairs). With a finite margin the broad
+ * phase keeps the cost of cdyn_eval close to linear in the bodies and the touching pairs.
+ * All or nothing: CDYN_EINVAL (builder unchanged) for NULL builder, group_a or pair, an empty
+ * group (na < 1, or nb < 1 with group_b), an unknown geometry id, an id repeated within a group
+ * or present in both, a bad parameter in `pair` (NaN, negative friction, margin <= 0, ...), or a
+ * patch a kept pair cannot take; CDYN_ENOMEM. opts NULL: defaults; info may be NULL. */
+CDYN_API cdyn_status cdyn_builder_add_pair_group(cdyn_builder *builder, const int *group_a, int na,
+                                                 const int *group_b, int nb,
+                                                 const cdyn_contact_pair_desc *pair,
+                                                 const cdyn_pair_group_options *opts,
+                                                 cdyn_pair_group_info *info, cdyn_report *report);
+
 /* Validate the whole description and create the immutable model (*out; NULL on failure). The
  * builder is not changed and may be reused or freed. CDYN_EINVAL when the model has no degree
  * of freedom; CDYN_ENOMEM. */
@@ -385,6 +442,27 @@ CDYN_API cdyn_status cdyn_eval(const cdyn_model *model, cdyn_data *data, const d
 CDYN_API cdyn_status cdyn_eval_pairs(const cdyn_model *model, cdyn_data *data, const double *q,
                                      const double *v, unsigned flags, const int *pairs,
                                      cdyn_report *report);
+
+/* Broad phase (cdyn_builder_options.broad_phase; docs/theory.md "Broad phase").
+ * A pair whose margin is finite and whose geometries are both bounded (not a plane) is
+ * "swept": cdyn_eval (and cdyn_eval_pairs with pairs = NULL) computes the axis-aligned boxes of
+ * the swept geometries at q, finds the pairs whose boxes lie within the pair's margin of each
+ * other by sweep and prune along one axis, and runs the narrow phase only on those and on the
+ * other pairs (planes, margin INFINITY: always). A swept pair that is skipped is farther apart
+ * than its margin, so its rows are inactive exactly as an evaluation would find them: the
+ * active rows, and their gaps, points, frames and Jacobians, are bit for bit those of the
+ * all-pairs evaluation. The rows of a skipped pair read: active 0, gap = the smallest double
+ * above the margin (a lower bound of the true gap), Jacobian entries and Jacobian-dot terms 0,
+ * points and frame those of its last evaluation (0 before one). cdyn_eval_pairs with a subset
+ * evaluates the pairs asked for (the caller is the broad phase). Cost per evaluation: boxes and
+ * a nearly sorted insertion sort O(n_geom + swaps), the sweep O(n_geom + overlaps along the
+ * axis), the narrow phase on the candidates, a reset of the rows of pairs that stopped being
+ * candidates; never allocates (the data holds the buffers, O(n_geom + n_pair)). */
+
+/* Number of pairs the narrow phase ran on in the last cdyn_eval: the always-evaluated pairs plus
+ * the broad phase's candidates, or the pairs asked for; -1 when it did not compute the contacts
+ * (or for NULL). */
+CDYN_API int cdyn_data_pairs_evaluated(const cdyn_data *data);
 
 /* Results of the last cdyn_eval. Pointers stay valid until cdyn_data_free; they are NULL when
  * the output was not requested by the last successful cdyn_eval (or not kept: dense = 0). */

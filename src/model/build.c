@@ -92,6 +92,7 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
     m->ngeom = b->ngeom;
     m->npair = b->npair;
     m->nc = nc;
+    m->broad = b->broad_phase;
     memcpy(m->gravity, b->gravity, sizeof(m->gravity));
     m->bodies = (mbody *)(block + o_bodies);
     m->geoms = (mgeom *)(block + o_geoms);
@@ -230,6 +231,11 @@ cdyn_status cdyn_builder_build(const cdyn_builder *b, cdyn_model **out, cdyn_rep
         cdyn_mem_free(b->allocator, block);
         return st;
     }
+    st = cdyn_model_build_broad(m, report);
+    if (st != CDYN_OK) {
+        cdyn_model_free(m);
+        return st;
+    }
     /* contact defaults evaluate the model: after everything else is in place */
     st = cdyn_model_contact_defaults(m, report);
     if (st != CDYN_OK) {
@@ -245,6 +251,7 @@ void cdyn_model_free(cdyn_model *m)
     if (m == NULL)
         return;
     cdyn_mem_free(m->allocator, m->der_block);
+    cdyn_mem_free(m->allocator, m->bp_block);
     /* The model struct is the first object of its block. */
     cdyn_mem_free(m->allocator, m);
 }

@@ -33,6 +33,7 @@ void cdyn_builder_defaults(cdyn_builder_options *opts, int dim)
     opts->dim = dim == 2 ? 2 : 3;
     opts->gravity[opts->dim == 2 ? 1 : 2] = -9.81;
     opts->allocator = NULL;
+    opts->broad_phase = 1;
 }
 
 static void identity_pose(cdyn_pose *p)
@@ -99,6 +100,7 @@ cdyn_status cdyn_builder_create(const cdyn_builder_options *opts, cdyn_builder *
     memset(b, 0, sizeof(*b));
     b->allocator = opts->allocator;
     b->dim = opts->dim;
+    b->broad_phase = opts->broad_phase != 0;
     v3_copy(b->gravity, opts->gravity);
     *out = b;
     return CDYN_OK;
@@ -472,11 +474,6 @@ static cdyn_status check_patch(const cdyn_builder *b, const cdyn_contact_pair_de
 {
     const double w = d->patch_half_width;
     *patch = PATCH_NONE;
-    if (d->patch_n < 1 || d->patch_n > CDYN_PATCH_MAX)
-        return cdyn_fail(report, CDYN_EINVAL, "patch_n = %d, must be in 1..%d", d->patch_n,
-                         CDYN_PATCH_MAX);
-    if (!isfinite(w) || w < 0.0)
-        return cdyn_fail(report, CDYN_EINVAL, "patch_half_width = %g, must be finite and >= 0", w);
     if (d->patch_n == 1)
         return CDYN_OK;
     const int kind = cdyn_model_patch_kind(b->dim, ga->type, gb->type);
@@ -512,27 +509,9 @@ static cdyn_status check_patch(const cdyn_builder *b, const cdyn_contact_pair_de
     return CDYN_OK;
 }
 
-cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pair_desc *d, int *id,
-                                          cdyn_report *report)
+/* The pair's parameters that do not depend on its geometries. */
+cdyn_status cdyn_builder_check_pair_params(const cdyn_contact_pair_desc *d, cdyn_report *report)
 {
-    cdyn_report_clear(report, "builder");
-    if (b == NULL || d == NULL)
-        return cdyn_fail(report, CDYN_EINVAL, "builder or desc is NULL");
-    if (d->geom_a < 0 || d->geom_a >= b->ngeom || d->geom_b < 0 || d->geom_b >= b->ngeom)
-        return cdyn_fail(report, CDYN_EINVAL, "unknown geometry id in pair (%d, %d), 0..%d",
-                         d->geom_a, d->geom_b, b->ngeom - 1);
-    const mgeom *ga = &b->geoms[d->geom_a], *gb = &b->geoms[d->geom_b];
-    if (d->geom_a == d->geom_b || body_root(b, ga->body) == body_root(b, gb->body))
-        return cdyn_fail(report, CDYN_EINVAL,
-                         "geometries %d and %d are on the same rigid body (bodies %d and %d)",
-                         d->geom_a, d->geom_b, ga->body, gb->body);
-    cdyn_status st;
-    int swap = 0;
-    const int kind = cdyn_model_pair_kind(b->dim, ga->type, gb->type, &swap);
-    if (kind < 0)
-        return cdyn_fail(report, CDYN_EINVAL, "no contact function for %s-%s in %dD; supported: %s",
-                         cdyn_model_geom_name(ga->type), cdyn_model_geom_name(gb->type), b->dim,
-                         cdyn_model_pair_list(b->dim));
     if (!isfinite(d->mu) || d->mu < 0.0)
         return cdyn_fail(report, CDYN_EINVAL, "mu = %g, must be finite and >= 0", d->mu);
     if (!all_finite(d->stiffness, 9) || !all_finite(d->damping, 9))
@@ -559,18 +538,48 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
                          "margin = %g, must be > 0 (INFINITY: always "
                          "active)",
                          d->margin);
+    if (d->patch_n < 1 || d->patch_n > CDYN_PATCH_MAX)
+        return cdyn_fail(report, CDYN_EINVAL, "patch_n = %d, must be in 1..%d", d->patch_n,
+                         CDYN_PATCH_MAX);
+    if (!isfinite(d->patch_half_width) || d->patch_half_width < 0.0)
+        return cdyn_fail(report, CDYN_EINVAL, "patch_half_width = %g, must be finite and >= 0",
+                         d->patch_half_width);
+    return CDYN_OK;
+}
+
+int cdyn_builder_same_body(const cdyn_builder *b, int geom_a, int geom_b)
+{
+    return geom_a == geom_b ||
+           body_root(b, b->geoms[geom_a].body) == body_root(b, b->geoms[geom_b].body);
+}
+
+cdyn_status cdyn_builder_make_pair(const cdyn_builder *b, const cdyn_contact_pair_desc *d,
+                                   int geom_a, int geom_b, mpair *p, cdyn_report *report)
+{
+    if (geom_a < 0 || geom_a >= b->ngeom || geom_b < 0 || geom_b >= b->ngeom)
+        return cdyn_fail(report, CDYN_EINVAL, "unknown geometry id in pair (%d, %d), 0..%d",
+                         geom_a, geom_b, b->ngeom - 1);
+    const mgeom *ga = &b->geoms[geom_a], *gb = &b->geoms[geom_b];
+    if (cdyn_builder_same_body(b, geom_a, geom_b))
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "geometries %d and %d are on the same rigid body (bodies %d and %d)",
+                         geom_a, geom_b, ga->body, gb->body);
+    int swap = 0;
+    const int kind = cdyn_model_pair_kind(b->dim, ga->type, gb->type, &swap);
+    if (kind < 0)
+        return cdyn_fail(report, CDYN_EINVAL, "no contact function for %s-%s in %dD; supported: %s",
+                         cdyn_model_geom_name(ga->type), cdyn_model_geom_name(gb->type), b->dim,
+                         cdyn_model_pair_list(b->dim));
+    cdyn_status st = cdyn_builder_check_pair_params(d, report);
+    if (st != CDYN_OK)
+        return st;
     int patch = PATCH_NONE;
     st = check_patch(b, d, ga, gb, &patch, report);
     if (st != CDYN_OK)
         return st;
-    st = grow(b->allocator, (void **)&b->pairs, &b->cap_pair, b->npair + 1, sizeof(mpair), b->npair,
-              report);
-    if (st != CDYN_OK)
-        return st;
-    mpair *p = &b->pairs[b->npair];
     memset(p, 0, sizeof(*p));
-    p->ga = d->geom_a;
-    p->gb = d->geom_b;
+    p->ga = geom_a;
+    p->gb = geom_b;
     p->kind = kind;
     p->swap = swap;
     p->nrows = patch != PATCH_NONE ? cdyn_model_patch_elements(b->dim, d->patch_n)
@@ -585,6 +594,29 @@ cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pa
     memcpy(p->baumgarte, d->baumgarte, sizeof(p->baumgarte));
     p->margin = d->margin;
     memcpy(p->solref, d->solref, sizeof(p->solref));
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_builder_grow_pairs(cdyn_builder *b, int need, cdyn_report *report)
+{
+    return grow(b->allocator, (void **)&b->pairs, &b->cap_pair, need, sizeof(mpair), b->npair,
+                report);
+}
+
+cdyn_status cdyn_builder_add_contact_pair(cdyn_builder *b, const cdyn_contact_pair_desc *d, int *id,
+                                          cdyn_report *report)
+{
+    cdyn_report_clear(report, "builder");
+    if (b == NULL || d == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "builder or desc is NULL");
+    mpair p;
+    cdyn_status st = cdyn_builder_make_pair(b, d, d->geom_a, d->geom_b, &p, report);
+    if (st != CDYN_OK)
+        return st;
+    st = cdyn_builder_grow_pairs(b, b->npair + 1, report);
+    if (st != CDYN_OK)
+        return st;
+    b->pairs[b->npair] = p;
     if (id != NULL)
         *id = b->npair;
     b->npair++;

@@ -164,6 +164,8 @@ cdyn_status cdyn_model_contact_defaults(cdyn_model *m, cdyn_report *report)
     double *y = work + nL, *q = y + nv;
     cdyn_model_default_q(m, q);
     st = cdyn_eval(m, d, q, NULL, CDYN_EVAL_MASS | CDYN_EVAL_CONTACTS, &local);
+    if (st == CDYN_OK && m->broad)
+        cdyn_model_contacts(m, d, 0, NULL); /* every pair: the broad phase skips distant ones */
     if (st == CDYN_OK)
         st = factor_trees(m, d, &t, nL);
     if (st != CDYN_OK) {

@@ -166,71 +166,89 @@ void cdyn_pair_row(const cdyn_model *m, const mpair *pr, const gstate *ga, const
     }
 }
 
+void cdyn_model_contact_pair(const cdyn_model *m, cdyn_data *d, int pi, int with_dot)
+{
+    const mpair *pr = &m->pairs[pi];
+    gstate ga, gb;
+    cdyn_geom_state(m, d, pr->ga, NULL, &ga);
+    cdyn_geom_state(m, d, pr->gb, NULL, &gb);
+    const int body_a = m->geoms[pr->ga].body, body_b = m->geoms[pr->gb].body;
+    const int round = pr->patch == PATCH_ROUND;
+    /* A round patch shares the nominal point and frame; its normal rows are taken at the
+     * nominal points (cn below; Sec. 9), every other row at its own points. */
+    for (int r = 0; r < pr->nrows; ++r) {
+        const int row = pr->row + r;
+        cpoint c, nom;
+        double fr[9], dfr[9];
+        cdyn_pair_row(m, pr, &ga, &gb, r, &c, &nom, fr, dfr);
+        const cpoint *cn = &nom; /* points of the normal row */
+        double diff[3];
+        v3_sub(diff, c.pb, c.pa);
+        d->gap[row] = v3_dot(c.n, diff);
+        d->active[row] = d->gap[row] <= pr->margin;
+        v3_copy(d->pa + 3 * row, c.pa);
+        v3_copy(d->pb + 3 * row, c.pb);
+        memcpy(d->frame + 9 * row, fr, sizeof(fr));
+        /* Jacobian entries: dof j moves the point p of a body it carries by S_j at p. */
+        for (int k = 0; k < pr->ncols; ++k) {
+            const int j = m->pair_cols[pr->col0 + k];
+            const unsigned flags = m->pair_colflags[pr->col0 + k];
+            const double *S = d->S + 6 * (size_t)j;
+            double delta[3], dn[3];
+            point_delta(S, flags, &c, delta);
+            if (round)
+                point_delta(S, flags, cn, dn);
+            else
+                v3_copy(dn, delta);
+            const int pos = m->jac_map[pr->map0 + r * pr->ncols + k];
+            d->jac_values[0][pos] = v3_dot(fr, dn);
+            for (int dir = 1; dir < 3; ++dir)
+                d->jac_values[dir][pos] = v3_dot(fr + 3 * dir, delta);
+        }
+        if (with_dot) {
+            for (int dir = 0; dir < 3; ++dir) {
+                const cpoint *p = dir == 0 ? cn : &c;
+                double vb[3], va[3], dv[3], ab[3], aa[3], da[3];
+                point_vel(d, body_b, p->pb, vb);
+                point_vel(d, body_a, p->pa, va);
+                v3_sub(dv, vb, va);
+                point_acc(d, body_b, p->pb, p->dpb, ab);
+                point_acc(d, body_a, p->pa, p->dpa, aa);
+                v3_sub(da, ab, aa);
+                d->jdot[dir][row] = v3_dot(dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
+            }
+        }
+    }
+}
+
+void cdyn_model_contacts_dense(const cdyn_model *m, cdyn_data *d)
+{
+    if (d->jac_dense[0] == NULL)
+        return;
+    const size_t nc = (size_t)m->nc;
+    for (int dir = 0; dir < 3; ++dir) {
+        double *J = d->jac_dense[dir];
+        memset(J, 0, sizeof(double) * nc * (size_t)m->nv);
+        for (int j = 0; j < m->nv; ++j)
+            for (int p = m->jac_colptr[j]; p < m->jac_colptr[j + 1]; ++p)
+                J[(size_t)m->jac_rowind[p] + (size_t)j * nc] = d->jac_values[dir][p];
+    }
+}
+
+/* Without the broad phase (option off, or a caller's own subset): the pairs asked for. With it,
+ * a swept pair evaluated here is recorded, so that the next broad phase resets its rows when
+ * it is no longer a candidate. */
 void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot, const int *pairs)
 {
+    int n = 0;
     for (int pi = 0; pi < m->npair; ++pi) {
         if (pairs != NULL && !pairs[pi])
             continue;
-        const mpair *pr = &m->pairs[pi];
-        gstate ga, gb;
-        cdyn_geom_state(m, d, pr->ga, NULL, &ga);
-        cdyn_geom_state(m, d, pr->gb, NULL, &gb);
-        const int body_a = m->geoms[pr->ga].body, body_b = m->geoms[pr->gb].body;
-        const int round = pr->patch == PATCH_ROUND;
-        /* A round patch shares the nominal point and frame; its normal rows are taken at the
-         * nominal points (cn below; Sec. 9), every other row at its own points. */
-        for (int r = 0; r < pr->nrows; ++r) {
-            const int row = pr->row + r;
-            cpoint c, nom;
-            double fr[9], dfr[9];
-            cdyn_pair_row(m, pr, &ga, &gb, r, &c, &nom, fr, dfr);
-            const cpoint *cn = &nom; /* points of the normal row */
-            double diff[3];
-            v3_sub(diff, c.pb, c.pa);
-            d->gap[row] = v3_dot(c.n, diff);
-            d->active[row] = d->gap[row] <= pr->margin;
-            v3_copy(d->pa + 3 * row, c.pa);
-            v3_copy(d->pb + 3 * row, c.pb);
-            memcpy(d->frame + 9 * row, fr, sizeof(fr));
-            /* Jacobian entries: dof j moves the point p of a body it carries by S_j at p. */
-            for (int k = 0; k < pr->ncols; ++k) {
-                const int j = m->pair_cols[pr->col0 + k];
-                const unsigned flags = m->pair_colflags[pr->col0 + k];
-                const double *S = d->S + 6 * (size_t)j;
-                double delta[3], dn[3];
-                point_delta(S, flags, &c, delta);
-                if (round)
-                    point_delta(S, flags, cn, dn);
-                else
-                    v3_copy(dn, delta);
-                const int pos = m->jac_map[pr->map0 + r * pr->ncols + k];
-                d->jac_values[0][pos] = v3_dot(fr, dn);
-                for (int dir = 1; dir < 3; ++dir)
-                    d->jac_values[dir][pos] = v3_dot(fr + 3 * dir, delta);
-            }
-            if (with_dot) {
-                for (int dir = 0; dir < 3; ++dir) {
-                    const cpoint *p = dir == 0 ? cn : &c;
-                    double vb[3], va[3], dv[3], ab[3], aa[3], da[3];
-                    point_vel(d, body_b, p->pb, vb);
-                    point_vel(d, body_a, p->pa, va);
-                    v3_sub(dv, vb, va);
-                    point_acc(d, body_b, p->pb, p->dpb, ab);
-                    point_acc(d, body_a, p->pa, p->dpa, aa);
-                    v3_sub(da, ab, aa);
-                    d->jdot[dir][row] = v3_dot(dfr + 3 * dir, dv) + v3_dot(fr + 3 * dir, da);
-                }
-            }
-        }
+        cdyn_model_contact_pair(m, d, pi, with_dot);
+        n++;
+        if (m->broad && m->pairs[pi].swept)
+            cdyn_model_mark_dirty(m, d, pi);
     }
-    if (d->jac_dense[0] != NULL) {
-        const size_t nc = (size_t)m->nc;
-        for (int dir = 0; dir < 3; ++dir) {
-            double *J = d->jac_dense[dir];
-            memset(J, 0, sizeof(double) * nc * (size_t)m->nv);
-            for (int j = 0; j < m->nv; ++j)
-                for (int p = m->jac_colptr[j]; p < m->jac_colptr[j + 1]; ++p)
-                    J[(size_t)m->jac_rowind[p] + (size_t)j * nc] = d->jac_values[dir][p];
-        }
-    }
+    d->bp_last = n;
+    cdyn_model_contacts_dense(m, d);
 }

@@ -67,6 +67,14 @@ cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts,
     }
     const size_t o_dscr = cdyn_carve_take(&cv, cdyn_model_deriv_scratch(m), sizeof(double));
     const size_t o_dstk = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, 2, nb), sizeof(int));
+    /* broad phase: per slot a box, a key and the order; per pair two lists and a state */
+    const size_t ns = m->broad ? (size_t)m->bp_nslot : 0, np = m->broad ? (size_t)m->npair : 0;
+    const size_t o_bbox = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, 6, ns), sizeof(double));
+    const size_t o_bkey = cdyn_carve_take(&cv, ns, sizeof(double));
+    const size_t o_bord = cdyn_carve_take(&cv, ns, sizeof(int));
+    const size_t o_bcand = cdyn_carve_take(&cv, np, sizeof(int));
+    const size_t o_bdirty = cdyn_carve_take(&cv, np, sizeof(int));
+    const size_t o_bstate = cdyn_carve_take(&cv, np, 1);
     if (cv.overflow)
         return cdyn_fail(report, CDYN_ETOOBIG, "data too large");
     char *block = cdyn_mem_alloc(opts->allocator, cv.off);
@@ -102,6 +110,19 @@ cdyn_status cdyn_data_create(const cdyn_model *m, const cdyn_data_options *opts,
     d->der_v_dense = dense ? (double *)(block + o_dvd) : NULL;
     d->dscr = (double *)(block + o_dscr);
     d->dstack = (int *)(block + o_dstk);
+    d->bp_box = (double *)(block + o_bbox);
+    d->bp_key = (double *)(block + o_bkey);
+    d->bp_order = (int *)(block + o_bord);
+    d->bp_cand = (int *)(block + o_bcand);
+    d->bp_dirty = (int *)(block + o_bdirty);
+    d->bp_state = (unsigned char *)(block + o_bstate);
+    d->bp_axis = -1;
+    for (size_t s = 0; s < ns; ++s)
+        d->bp_order[s] = (int)s;
+    /* swept pairs start as never evaluated: the rows of a pair beyond its margin */
+    for (size_t p = 0; p < np; ++p)
+        if (m->pairs[p].swept)
+            cdyn_model_pair_far(m, d, (int)p);
     *out = d;
     return CDYN_OK;
 }
@@ -132,6 +153,11 @@ cdyn_status cdyn_data_mass_csc(const cdyn_data *d, cdyn_csc *M)
     M->rowind = d->model->mass_rowind;
     M->values = d->mass_values;
     return CDYN_OK;
+}
+
+int cdyn_data_pairs_evaluated(const cdyn_data *d)
+{
+    return d != NULL && (d->valid & CDYN_EVAL_CONTACTS) ? d->bp_last : -1;
 }
 
 const double *cdyn_data_gap(const cdyn_data *d)

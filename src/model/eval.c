@@ -58,8 +58,13 @@ cdyn_status cdyn_eval_pairs(const cdyn_model *m, cdyn_data *d, const double *q, 
         cdyn_model_crba(m, d);
     if (flags & CDYN_EVAL_BIAS)
         cdyn_model_rnea(m, d);
-    if (flags & CDYN_EVAL_CONTACTS)
-        cdyn_model_contacts(m, d, (flags & CDYN_EVAL_CONTACT_DOT) != 0, pairs);
+    if (flags & CDYN_EVAL_CONTACTS) {
+        const int with_dot = (flags & CDYN_EVAL_CONTACT_DOT) != 0;
+        if (m->broad && pairs == NULL)
+            cdyn_model_contacts_broad(m, d, with_dot);
+        else /* the broad phase off, or the caller's own subset: evaluated as asked */
+            cdyn_model_contacts(m, d, with_dot, pairs);
+    }
     d->valid = flags | CDYN_VALID_KIN;
     d->der_valid = 0;
     return CDYN_OK;

@@ -48,6 +48,7 @@ typedef struct mpair {
     double patch_w;     /* half-width of a round patch */
     double solref[2];   /* as declared */
     unsigned defaults;  /* CDYN_PAIR_DEFAULT_* bits (contact_defaults.c) */
+    int swept;          /* the broad phase decides whether it is evaluated (broad_build.c) */
 } mpair;
 
 /* Fill the unset K, C and Baumgarte gains of the pairs of a model being built from their solref
@@ -89,6 +90,19 @@ struct cdyn_model {
     int *der_colptr, *der_rowind, *der_map;
     int der_nnz;
     void *der_block;
+    /* Broad phase (broad_build.c, broad_phase.c; docs/theory.md "Broad phase"). Pairs with a
+     * finite margin between two bounded geometries are "swept": evaluated only when their
+     * boxes, grown by the margin, overlap. The others (a plane, or margin INFINITY) are always
+     * evaluated: bp_always lists them. Swept geometries get a slot; bp_reach[slot] is half the
+     * largest margin of its pairs, bp_adj_* its pairs (CSR by slot, sorted by the other slot).
+     * One allocation, bp_block. broad = 0: the builder option is off, no tables. */
+    int broad;
+    int bp_nalways, bp_nslot;
+    int *bp_always;  /* bp_nalways pair ids */
+    int *bp_geom;    /* bp_nslot: geometry of each slot */
+    double *bp_reach; /* bp_nslot */
+    int *bp_adj_ptr, *bp_adj_slot, *bp_adj_pair; /* bp_nslot + 1; 2 x swept pairs */
+    void *bp_block;
 };
 
 /* Builder: growable arrays of what the model will hold. */
@@ -104,6 +118,7 @@ struct cdyn_builder {
     int nvert, cap_vert;
     mpair *pairs;
     int npair, cap_pair;
+    int broad_phase; /* cdyn_builder_options.broad_phase */
 };
 
 /* Per-body results of forward kinematics. */
@@ -146,7 +161,18 @@ struct cdyn_data {
     double *jac_dq_v_dense[3]; /* nc x nv each, or NULL */
     double *dscr;            /* body and pair scratch of the derivatives */
     int *dstack;             /* nbody: subtree traversal */
+    /* broad phase (broad_phase.c), when model->broad */
+    double *bp_box;          /* 6 per slot: lo[3], hi[3] at the last broad phase */
+    double *bp_key;          /* per slot: grown lower bound along bp_axis */
+    int *bp_order;           /* slots sorted by bp_key (kept between evals) */
+    int bp_axis;             /* sweep axis, -1 before the first sort */
+    int *bp_cand, *bp_dirty; /* npair each: candidates now; swept pairs whose rows hold values */
+    int bp_ndirty;
+    unsigned char *bp_state; /* npair: BP_DIRTY, BP_CAND bits */
+    int bp_last;             /* candidates of the last broad phase (statistics) */
 };
+
+enum { BP_DIRTY = 1, BP_CAND = 2 };
 
 /* ---- internal functions of src/model/ ---- */
 
@@ -159,6 +185,27 @@ void cdyn_model_rnea(const cdyn_model *m, cdyn_data *d);
 /* contact_rows.c: points, frames, Jacobians and (with_dot) Jacobian-dot terms of every pair, or
  * of the pairs with pairs[p] != 0 (the others' rows keep their values). */
 void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot, const int *pairs);
+/* One pair's rows, and the dense copies of the Jacobians (when the data keeps them). */
+void cdyn_model_contact_pair(const cdyn_model *m, cdyn_data *d, int pair, int with_dot);
+void cdyn_model_contacts_dense(const cdyn_model *m, cdyn_data *d);
+
+/* broad_build.c: the broad-phase tables of a model being built (m->bp_block). CDYN_ENOMEM. */
+cdyn_status cdyn_model_build_broad(cdyn_model *m, cdyn_report *report);
+/* broad_phase.c: every pair's rows with the broad phase (always-pairs, then the candidates);
+ * swept pairs that are not candidates get the rows of a pair beyond its margin. */
+void cdyn_model_contacts_broad(const cdyn_model *m, cdyn_data *d, int with_dot);
+/* Rows of swept pair p as "not evaluated": active 0, gap just above the margin, zero Jacobian
+ * entries and Jacobian-dot terms. */
+void cdyn_model_pair_far(const cdyn_model *m, cdyn_data *d, int pair);
+/* Record that swept pair p's rows hold evaluated values (to be reset when it leaves). */
+void cdyn_model_mark_dirty(const cdyn_model *m, cdyn_data *d, int pair);
+
+/* builder.c: what cdyn_builder_add_contact_pair checks and builds, for the pair groups. */
+cdyn_status cdyn_builder_check_pair_params(const cdyn_contact_pair_desc *d, cdyn_report *report);
+int cdyn_builder_same_body(const cdyn_builder *b, int geom_a, int geom_b);
+cdyn_status cdyn_builder_make_pair(const cdyn_builder *b, const cdyn_contact_pair_desc *d,
+                                   int geom_a, int geom_b, mpair *p, cdyn_report *report);
+cdyn_status cdyn_builder_grow_pairs(cdyn_builder *b, int need, cdyn_report *report);
 
 /* build_derivs.c: children lists are laid out by build.c; this adds the derivative pattern and
  * der_map (m->der_block). CDYN_ENOMEM / CDYN_ETOOBIG. */
