@@ -90,7 +90,7 @@ static cdyn_status find(const cdyn_urdf_map *map, const ur_name *index, int n, c
 cdyn_status cdyn_urdf_find_link(const cdyn_urdf_map *map, const char *name, cdyn_urdf_link *out,
                                 cdyn_report *report)
 {
-    int i;
+    int i = -1; /* set by find on success (GCC -O3 cannot see it) */
     cdyn_status st = find(map, map ? map->link_by_name : NULL, map ? map->nlink : 0, name, out,
                           "link", &i, report);
     if (st == CDYN_OK)
@@ -101,7 +101,7 @@ cdyn_status cdyn_urdf_find_link(const cdyn_urdf_map *map, const char *name, cdyn
 cdyn_status cdyn_urdf_find_joint(const cdyn_urdf_map *map, const char *name,
                                  cdyn_urdf_joint *out, cdyn_report *report)
 {
-    int i;
+    int i = -1; /* set by find on success (GCC -O3 cannot see it) */
     cdyn_status st = find(map, map ? map->joint_by_name : NULL, map ? map->njoint : 0, name, out,
                           "joint", &i, report);
     if (st == CDYN_OK)
@@ -113,7 +113,7 @@ cdyn_status cdyn_urdf_find_collision(const cdyn_urdf_map *map, const char *link,
                                      const char *name, cdyn_urdf_collision *out,
                                      cdyn_report *report)
 {
-    int i;
+    int i = -1; /* set by find on success (GCC -O3 cannot see it) */
     cdyn_status st = find(map, map ? map->link_by_name : NULL, map ? map->nlink : 0, link, out,
                           "link", &i, report);
     if (st == CDYN_OK && name == NULL)
