@@ -219,15 +219,6 @@ void cdyn_model_pair_far(const cdyn_model *m, cdyn_data *d, int pi)
     }
 }
 
-void cdyn_model_mark_dirty(const cdyn_model *m, cdyn_data *d, int pi)
-{
-    (void)m;
-    if (!(d->bp_state[pi] & BP_DIRTY)) {
-        d->bp_state[pi] |= BP_DIRTY;
-        d->bp_dirty[d->bp_ndirty++] = pi;
-    }
-}
-
 void cdyn_model_contacts_broad(const cdyn_model *m, cdyn_data *d, int with_dot)
 {
     const int nax = m->dim == 2 ? 2 : 3;

@@ -247,7 +247,7 @@ void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot, const 
         cdyn_model_contact_pair(m, d, pi, with_dot);
         n++;
         if (m->broad && m->pairs[pi].swept)
-            cdyn_model_mark_dirty(m, d, pi);
+            cdyn_model_mark_dirty(d, pi);
     }
     d->bp_last = n;
     cdyn_model_contacts_dense(m, d);

@@ -197,8 +197,15 @@ void cdyn_model_contacts_broad(const cdyn_model *m, cdyn_data *d, int with_dot);
 /* Rows of swept pair p as "not evaluated": active 0, gap just above the margin, zero Jacobian
  * entries and Jacobian-dot terms. */
 void cdyn_model_pair_far(const cdyn_model *m, cdyn_data *d, int pair);
-/* Record that swept pair p's rows hold evaluated values (to be reset when it leaves). */
-void cdyn_model_mark_dirty(const cdyn_model *m, cdyn_data *d, int pair);
+/* Record that swept pair p's rows hold evaluated values (to be reset when it leaves). Inline:
+ * contact_rows.c calls it, and broad_phase.c calls contact_rows.c. */
+static inline void cdyn_model_mark_dirty(cdyn_data *d, int pair)
+{
+    if (!(d->bp_state[pair] & BP_DIRTY)) {
+        d->bp_state[pair] |= BP_DIRTY;
+        d->bp_dirty[d->bp_ndirty++] = pair;
+    }
+}
 
 /* builder.c: what cdyn_builder_add_contact_pair checks and builds, for the pair groups. */
 cdyn_status cdyn_builder_check_pair_params(const cdyn_contact_pair_desc *d, cdyn_report *report);

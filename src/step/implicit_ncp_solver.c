@@ -1,0 +1,278 @@
+/* The implicit scheme's MCP solver (implicit_ncp_ws.h): the callbacks that evaluate the step's
+ * residual and Newton matrix for FB-Newton, the matrix's sparse pattern (listed from the form's
+ * calls, which do not depend on values) and its fill-reducing order, shared by every active set. */
+#include "step/implicit_ncp_ws.h"
+
+#include "core/memory.h"
+#include "core/report.h"
+#include "linalg/csc.h"
+#include "solvers/mcp/mcp_internal.h"
+
+#include <colamd.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+double ncp_now(void)
+{
+    struct timespec t;
+    if (timespec_get(&t, TIME_UTC) != TIME_UTC)
+        return 0.0;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* F, and the best point evaluated so far (by the natural residual of the problem being solved,
+ * pins included): a failed solve leaves its iterate unchanged, but the retry of ncp_advance starts
+ * from this point. */
+static int cb_F(void *ctx, const double *y, double *F)
+{
+    ncp_ws *w = ctx;
+    const double t0 = ncp_now();
+    const int fail = ncp_form_F(&w->f, w->x0, y, F) != 0;
+    w->prof->time_residual += ncp_now() - t0;
+    w->prof->residuals++;
+    if (fail)
+        return 1;
+    const double res = cdyn_mcp_residual(&w->mcp, y, F);
+    if (res < w->best_res) {
+        const size_t n = (size_t)w->f.ny;
+        w->best_res = res;
+        memcpy(w->ybest, y, n * sizeof(double));
+        memcpy(w->Fbest, F, n * sizeof(double));
+    }
+    return 0;
+}
+
+static int cb_J(void *ctx, const double *y, double *J)
+{
+    ncp_ws *w = ctx;
+    const double t0 = ncp_now();
+    const int ny = w->f.ny;
+    ncp_sink sink = {NCP_SINK_DENSE, J, ny, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    memset(J, 0, (size_t)ny * ny * sizeof(double));
+    const int rc = w->fd ? ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork)
+                         : ncp_form_jac(&w->f, w->x0, y, &sink, NULL);
+    w->prof->time_jacobian += ncp_now() - t0;
+    w->prof->jacobians++;
+    return rc;
+}
+
+static int cb_J_sparse(void *ctx, const double *y, double *values)
+{
+    ncp_ws *w = ctx;
+    ncp_sink sink = {NCP_SINK_CSC, NULL, 0, values, w->colptr, w->rowind, 0, NULL, NULL, 0};
+    const double t0 = ncp_now();
+    memset(values, 0, (size_t)w->colptr[w->f.ny] * sizeof(double));
+    int rc;
+    if (w->fd) {
+        rc = ncp_form_jac_fd(&w->f, w->x0, y, &sink, w->fdwork);
+    } else {
+        /* the entries in the order they come, then added at the positions found once with the
+         * pattern: no search per entry */
+        ncp_sink seq = {NCP_SINK_SEQ, NULL, 0, w->seqval, NULL, NULL, 0, NULL, NULL, 0};
+        rc = ncp_form_jac(&w->f, w->x0, y, &seq, NULL) != 0 || seq.n != w->nseq;
+        for (size_t t = 0; t < w->nseq && rc == 0; t++)
+            values[w->seqpos[t]] += w->seqval[t];
+    }
+    w->prof->time_jacobian += ncp_now() - t0;
+    w->prof->jacobians++;
+    return rc;
+}
+
+/* The pattern of the step's Jacobian for the current rows, as CSC in w->colptr / w->rowind: the
+ * positions ncp_form_jac writes (listed at y), sorted and merged. 0, or 1 (memory, model). */
+static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0,
+                       const double *y)
+{
+    const cdyn_allocator *a = s->opts.allocator;
+    const int n = f->ny;
+    ncp_sink list = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
+        return 1;
+    list.ti = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
+    list.tj = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
+    int *next = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
+    int *mark = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
+    cdyn_mem_free(a, w->colptr);
+    cdyn_mem_free(a, w->rowind);
+    cdyn_mem_free(a, w->seqpos);
+    cdyn_mem_free(a, w->seqval);
+    w->colptr = cdyn_mem_array(a, (size_t)n + 1, sizeof(int));
+    w->rowind = cdyn_mem_array(a, list.n + 1, sizeof(int));
+    w->seqpos = cdyn_mem_array(a, list.n + 1, sizeof(int));
+    w->seqval = cdyn_mem_array(a, list.n + 1, sizeof(double));
+    w->nseq = list.n;
+    if (list.ti == NULL || list.tj == NULL || next == NULL || mark == NULL || w->colptr == NULL ||
+        w->rowind == NULL || w->seqpos == NULL || w->seqval == NULL)
+        return 1;
+    list.n = 0;
+    if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
+        return 1;
+    /* bucket by column, then by row within each column (a counting pass over rows keeps the
+     * columns sorted), dropping repeats */
+    memset(next, 0, ((size_t)n + 1) * sizeof(int));
+    for (size_t t = 0; t < list.n; t++)
+        next[list.ti[t] + 1]++;
+    for (int i = 0; i < n; i++)
+        next[i + 1] += next[i];
+    int *byrow = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
+    if (byrow == NULL)
+        return 1;
+    for (size_t t = 0; t < list.n; t++)
+        byrow[next[list.ti[t]]++] = (int)t;
+    memset(w->colptr, 0, ((size_t)n + 1) * sizeof(int));
+    for (int i = 0; i < n; i++)
+        mark[i] = -1;
+    /* rows in increasing order: count distinct (row, column) per column */
+    for (size_t u = 0; u < list.n; u++) {
+        const int t = byrow[u], i = list.ti[t], j = list.tj[t];
+        if (mark[j] != i) {
+            mark[j] = i;
+            w->colptr[j + 1]++;
+        }
+    }
+    for (int j = 0; j < n; j++)
+        w->colptr[j + 1] += w->colptr[j];
+    memcpy(next, w->colptr, (size_t)n * sizeof(int));
+    for (int j = 0; j < n; j++)
+        mark[j] = -1;
+    for (size_t u = 0; u < list.n; u++) {
+        const int t = byrow[u], i = list.ti[t], j = list.tj[t];
+        if (mark[j] != i) {
+            mark[j] = i;
+            w->rowind[next[j]++] = i;
+        }
+    }
+    for (size_t t = 0; t < list.n; t++)
+        w->seqpos[t] = cdyn_csc_find(w->colptr, w->rowind, list.ti[t], list.tj[t]);
+    return 0;
+}
+
+/* The full layout's order (w->rank) for step size h: the Jacobian's pattern with every model
+ * row taking part (each with its friction law at this h), listed at x0 with zero deformations
+ * and forces (positions do not depend on values), ordered by COLAMD.
+ * Arrays from the arena; the pattern is left in w->colptr / w->rowind (replaced by the current
+ * rows' pattern next). 0, or 1 (memory, model, AMD). */
+static int ncp_full_order(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, double h)
+{
+    const int nc = s->nc, nd = w->nd, n = w->nyf;
+    const cdyn_allocator *as = &s->arena.as;
+    int *rows = cdyn_mem_array(as, (size_t)nc + 1, sizeof(int));
+    int *qp = cdyn_mem_array(as, (size_t)nc + 1, sizeof(int));
+    int *perm = cdyn_mem_array(as, (size_t)n + 1, sizeof(int));
+    double *mu = cdyn_mem_array(as, (size_t)nc + 1, sizeof(double));
+    double *A = cdyn_mem_array(as, (size_t)nc * nd * nd + 1, sizeof(double));
+    double *Ch = cdyn_mem_array(as, (size_t)nc * nd * nd + 1, sizeof(double));
+    double *xf = cdyn_mem_array(as, (size_t)n, sizeof(double));
+    double *lo = cdyn_mem_array(as, (size_t)n, sizeof(double));
+    double *up = cdyn_mem_array(as, (size_t)n, sizeof(double));
+    if (rows == NULL || qp == NULL || perm == NULL || mu == NULL || A == NULL || Ch == NULL ||
+        xf == NULL || lo == NULL || up == NULL)
+        return 1;
+    for (int i = 0; i < nc; i++)
+        rows[i] = i;
+    ncp_form f = w->f; /* tau, scale_normal and the scratch (sized for every row) */
+    f.lower = lo;
+    f.upper = up;
+    ncp_form_setup(&f, s->model, s->data, nc, rows, mu, A, Ch, h, s->opts.gamma);
+    f.friction_qp = s->opts.friction_qp != 0;
+    if (f.friction_qp)
+        ncp_form_qp_rows(&f, qp);
+    f.qp_rows = qp;
+    f.pairs = NULL;
+    memset(xf, 0, (size_t)n * sizeof(double));
+    memcpy(xf, x0->q, (size_t)s->nq * sizeof(double));
+    memcpy(xf + s->nq, x0->v, (size_t)s->nv * sizeof(double));
+    /* x0 is xf's first nx entries: q, v and zero deformations */
+    if (ncp_pattern(s, w, &f, xf, xf) != 0)
+        return 1;
+    /* COLAMD (as KLU's own analysis used per active set; AMD orders led the 30-sphere scene
+       of test_step_fd into a failed step: pivots on its nearly singular systems) */
+    const int nnz = w->colptr[n];
+    const size_t alen = colamd_recommended(nnz, n, n);
+    int *ai = alen > 0 && alen < (size_t)INT32_MAX ? cdyn_mem_array(as, alen, sizeof(int)) : NULL;
+    if (ai == NULL)
+        return 1;
+    memcpy(ai, w->rowind, (size_t)nnz * sizeof(int));
+    memcpy(perm, w->colptr, ((size_t)n + 1) * sizeof(int));
+    double knobs[COLAMD_KNOBS];
+    int stats[COLAMD_STATS];
+    colamd_set_defaults(knobs);
+    if (!colamd(n, n, (int)alen, ai, perm, knobs, stats))
+        return 1;
+    for (int i = 0; i < n; i++)
+        w->rank[perm[i]] = i;
+    return 0;
+}
+
+/* The current rows' order: their unknowns sorted by their rank in the full layout's order. */
+static void ncp_restrict_order(const cdyn_stepper *s, ncp_ws *w)
+{
+    const int nd = w->nd, k = w->f.k, nc = s->nc, nqv = s->nq + s->nv;
+    const int od = nqv, ol = w->f.nx, ob = ol + k * nd, olf = nqv + nc * nd, obf = olf + nc * nd;
+    /* w->order holds, at each rank of the full order, the current unknown there (or -1), and
+     * is then compacted */
+    for (int i = 0; i < w->nyf; i++)
+        w->order[i] = -1;
+    for (int i = 0; i < w->f.ny; i++) {
+        int full;
+        if (i < od)
+            full = i;
+        else if (i < ol)
+            full = od + w->rows[(i - od) / nd] * nd + (i - od) % nd;
+        else if (i < ob)
+            full = olf + w->rows[(i - ol) / nd] * nd + (i - ol) % nd;
+        else
+            full = obf + w->rows[i - ob];
+        w->order[w->rank[full]] = i;
+    }
+    int m = 0;
+    for (int r = 0; r < w->nyf; r++)
+        if (w->order[r] >= 0)
+            w->order[m++] = w->order[r];
+}
+
+/* A solver for the current rows and laws (re-created when they change; on the sparse backend
+ * with the restriction of the full layout's order, found once per step size). */
+cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_report *r)
+{
+    const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
+    w->mcp.n = w->f.ny;
+    w->mcp.lower = w->f.lower;
+    w->mcp.upper = w->f.upper;
+    w->mcp.F = cb_F;
+    w->mcp.jac = sparse ? NULL : cb_J;
+    w->mcp.jac_sparse = sparse ? cb_J_sparse : NULL;
+    w->mcp.ctx = w;
+    if (w->solver != NULL && w->solver_k == w->f.k &&
+        memcmp(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int)) == 0) {
+        w->mcp.colptr = sparse ? w->colptr : NULL;
+        w->mcp.rowind = sparse ? w->rowind : NULL;
+        return CDYN_OK;
+    }
+    cdyn_mcp_solver_free(w->solver);
+    w->solver = NULL;
+    if (sparse && w->full_h != w->f.h) {
+        if (ncp_full_order(s, w, x0, w->f.h) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (ordering)");
+        w->full_h = w->f.h;
+        w->prof->orderings++;
+    }
+    if (sparse && ncp_pattern(s, w, &w->f, w->x0, w->y) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (pattern)");
+    if (sparse) {
+        ncp_restrict_order(s, w);
+        w->prof->analyses++;
+    }
+    w->mcp.colptr = sparse ? w->colptr : NULL;
+    w->mcp.rowind = sparse ? w->rowind : NULL;
+    /* The solver outlives the step: it takes its memory from the stepper's allocator. */
+    cdyn_mcp_options o = s->opts.mcp;
+    o.allocator = s->opts.allocator;
+    cdyn_status st = cdyn_mcp_solver_create_ordered(&w->mcp, &o, sparse ? w->order : NULL,
+                                                    &w->solver, r);
+    w->solver_k = st == CDYN_OK ? w->f.k : -1;
+    memcpy(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int));
+    return st;
+}
