@@ -11,7 +11,8 @@ case $mode in
 default)
   dir="$tmp/examples_default_folder"
   rm -rf "$dir" && mkdir -p "$dir" || exit 1
-  for e in billiard bouncing_ball two_finger_ellipse three_finger_sphere lcp_table urdf_arm; do
+  for e in billiard billiard_shot bouncing_ball two_finger_ellipse three_finger_sphere lcp_table \
+    urdf_arm; do
     rm -rf "$dir/out"
     if ! (cd "$dir" && "$bin/$e" >"$dir/$e.log" 2>&1); then
       echo "FAIL: $e exited non-zero in an empty folder:"
@@ -26,7 +27,7 @@ default)
 unwritable)
   : >"$tmp/examples_not_a_folder"
   bad="$tmp/examples_not_a_folder/out"
-  for e in billiard billiard_bvp bouncing_ball ball_maze ball_impacts delta_robot \
+  for e in billiard billiard_bvp billiard_shot bouncing_ball ball_maze ball_impacts delta_robot \
     disk_slide_roll part_feeder two_finger_ellipse three_finger_sphere urdf_arm; do
     "$bin/$e" --out "$bad" >"$tmp/$e.unwritable.out" 2>"$tmp/$e.unwritable.err"
     rc=$?

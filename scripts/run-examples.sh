@@ -5,8 +5,8 @@
 #   lcp_table (every tests/data LCP solved, table + CSV), the cdyn-lcp tool on the same fixtures,
 #   ucp_data_sets and ucp_random_table (Pang-Trinkle-Lo Data Sets 1-4 and Table 1),
 #   two_finger_ellipse (Yashima-Yamaguchi mode maps) and three_finger_sphere (Buffo-Maciel),
-#   billiard (Song-Kumar-Pang Fig. 3, every time-stepping scheme), urdf_arm (a robot from a
-#   URDF file against closed forms),
+#   billiard (Song-Kumar-Pang Fig. 3, every time-stepping scheme), billiard_shot (a shot planned
+#   with the per-step derivatives), urdf_arm (a robot from a URDF file against closed forms),
 #   with PNG plots by gnuplot when it is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,6 +106,13 @@ fi
 plot billiard_bvp.gp "$out/billiard_bvp.png"
 
 echo
+echo "== billiard_shot: a billiard shot planned with the per-step derivatives (checks: target reached, adjoint = central differences of rollouts, rolling velocity = (5 v0 + 2 R w0) / 7)"
+if ! "$build/examples/billiard_shot" --out "$out" | tee "$out/billiard_shot.md"; then
+  failed+=(billiard_shot)
+fi
+plot billiard_shot.gp "$out/billiard_shot.png"
+
+echo
 echo "== ball_impacts: Song-Kumar-Pang Fig. 5 (paper: a BVP through frictional impacts; about 20 s)"
 if ! "$build/examples/ball_impacts" --out "$out" | tee "$out/ball_impacts.md"; then
   failed+=(ball_impacts)
@@ -184,6 +191,7 @@ echo "  billiard*.csv/.md/.png                 billiard ball with every scheme (
 echo "  disk*.csv, disk_slide_roll.md/.png     sliding-to-rolling disk, IVP and BVP (Song-Kumar-Pang Fig. 2)"
 echo "  bouncing_ball*.csv/.md/.png            Baumgarte contact state machine (Bortoff Figs. 2-3)"
 echo "  billiard_bvp.csv/.md/.png              billiard BVPs: consistency check and Fig. 4 target"
+echo "  billiard_shot*.csv/.md/.png            billiard shot planned with the per-step derivatives"
 echo "  ball_impacts.csv/.md/.png              BVP through frictional impacts (Song-Kumar-Pang Fig. 5)"
 echo "  ball_maze.csv/.md/.png                 ball maze solved by feedback (Bortoff Figs. 10-11)"
 echo "  delta_robot.csv/.md/.png               delta robot soft touch (Bortoff Fig. 13)"
