@@ -14,6 +14,8 @@
  *   - the rolling velocity against the closed form for a sphere on a plane: the contact force
  *     has no moment about the contact point, so m r x v + I w is conserved there and rolling
  *     starts at v_roll = (5 v0 + 2 R (w_y, -w_x)) / 7 (5/7 v0 without spin);
+ *   - the launch against the whole-trajectory BVP (cdyn_bvp_solve: a second solver of the same
+ *     discrete equations, from the same start);
  *   - (shown) the rigid closed-form shot for the same target (h -> 0, K -> infinity).
  *
  *   billiard_shot [--out DIR]
@@ -43,6 +45,8 @@
                            conserves m r x v + I w about the contact point exactly (its impulses
                            act at the sphere's surface point below the centre, gravity and the
                            normal force are vertical): what remains is the solves' error */
+#define TOL_BVP 1e-8    /* m/s (spins times R): launch against the BVP's, the same discrete
+                           equations solved to 1e-12 */
 #define EPS_FD 1e-6     /* m/s: central-difference step of the velocities (spins: / R) */
 #define REPEATS 5
 
@@ -101,6 +105,57 @@ static FILE *open_csv(const char *dir, const char *name, const char *header)
 static const char *verdict(int ok)
 {
     return ok ? "pass" : "FAIL";
+}
+
+/* The same shot as one boundary-value problem (cdyn_bvp_solve: all N steps' equations and the
+ * end conditions in one sparse Newton system, a second solver of the same discrete equations)
+ * from the launch guess p; its launch into pb. 0 on failure. */
+static int bvp_shot(const cdyn_model *m, const double *p, double *pb, double *seconds)
+{
+    /* x = (q 7, v 6, delta 3): fixed at the start but v_x, v_y, w_x, w_y; x, y, v_x, v_y at
+       the end */
+    const int free0[SHOT_NP] = {7, 8, 10, 11};
+    int fixed0[16], fixedN[16] = {0};
+    double value0[16] = {0}, valueN[16] = {0};
+    for (int i = 0; i < 16; i++)
+        fixed0[i] = i != 7 && i != 8 && i != 10 && i != 11;
+    value0[2] = BALL_R;
+    value0[3] = 1.0;
+    fixedN[0] = fixedN[1] = fixedN[7] = fixedN[8] = 1;
+    valueN[0] = TARGET[0];
+    valueN[1] = TARGET[1];
+    valueN[7] = TARGET[2];
+    valueN[8] = TARGET[3];
+    cdyn_bvp_conditions bc = {fixed0, fixedN, value0, valueN, 0, NULL, NULL, NULL, NULL};
+    cdyn_bvp_options o;
+    cdyn_bvp_defaults(&o);
+    o.N = N_STEPS;
+    o.step.h = H;
+    o.step.mcp.tol = 1e-12;
+    o.step.mcp.max_iter = 200;
+    cdyn_state *traj[N_STEPS + 1] = {0};
+    int ok = 1;
+    for (int l = 0; l <= N_STEPS && ok; l++)
+        ok = cdyn_state_create(m, NULL, &traj[l], NULL) == CDYN_OK;
+    if (ok) {
+        cdyn_bvp_state_unpack(m, value0, traj[0]);
+        for (int j = 0; j < SHOT_NP; j++)
+            traj[0]->v[free0[j] - 7] = p[j];
+        cdyn_bvp_report rep;
+        const double t0 = now();
+        const cdyn_status st = cdyn_bvp_solve(m, &o, &bc, traj, &rep);
+        *seconds = now() - t0;
+        if (st != CDYN_OK) {
+            fprintf(stderr, "billiard_shot: BVP: %s: %s\n", cdyn_status_str(st),
+                    rep.solver.message);
+            ok = 0;
+        }
+        for (int j = 0; j < SHOT_NP; j++)
+            pb[j] = traj[0]->v[free0[j] - 7];
+    }
+    for (int l = 0; l <= N_STEPS; l++)
+        cdyn_state_free(traj[l]);
+    return ok;
 }
 
 /* Times of the two gradients at p (best of REPEATS): the adjoint (one rollout with its
@@ -243,6 +298,16 @@ int main(int argc, char **argv)
            "(%.8f, %.8f) | %.1e | %.0e | %s |\n", ve[0], ve[1], vr[0], vr[1], roll_err, TOL_ROLL,
            verdict(roll_err <= TOL_ROLL));
     bad |= roll_err > TOL_ROLL || st != CDYN_OK || hypot(pos_err, T * vel_err) > TOL_TARGET;
+    double pb[SHOT_NP], t_bvp = 0;
+    const int bvp_ok = bvp_shot(m, p0, pb, &t_bvp);
+    double bvp_diff = 0;
+    for (int j = 0; j < SHOT_NP; j++)
+        bvp_diff = fmax(bvp_diff, fabs(pb[j] - p[j]) * (j < 2 ? 1 : BALL_R));
+    printf("| launch against the whole-trajectory BVP (cdyn_bvp_solve from the same start, "
+           "%.3f s) | (%.8f, %.8f, %.6f, %.6f) | (%.8f, %.8f, %.6f, %.6f) | %.1e m/s | %.0e m/s | "
+           "%s |\n", t_bvp, p[0], p[1], p[2], p[3], pb[0], pb[1], pb[2], pb[3], bvp_diff,
+           TOL_BVP, verdict(bvp_ok && bvp_diff <= TOL_BVP));
+    bad |= !bvp_ok || bvp_diff > TOL_BVP;
     double pr[SHOT_NP], tstar;
     rigid_shot(pr, &tstar);
     printf("| launch against the rigid closed-form shot (shown) | (%.4f, %.4f, %.3f, %.3f) | "
