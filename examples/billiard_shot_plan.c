@@ -21,10 +21,10 @@ struct shot_planner {
     char message[CDYN_REPORT_TEXT + 64];
 };
 
-static double now(void)
+static double now(void) /* CPU seconds of this process */
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 

@@ -47,7 +47,7 @@ const char *shot_planner_message(const shot_planner *P); /* the last failure's r
 
 /* One rollout from the launch p: r (SHOT_NR). With J (SHOT_NR x SHOT_NP, row-major) also the
  * per-step derivatives chained backward; with mg their margins. csv: when not NULL, one line
- * per state "tag,t,x,y,v_x,v_y,slip speed,mode". The seconds spent in cdyn_step and in
+ * per state "tag,t,x,y,v_x,v_y,slip speed,mode". The CPU seconds spent in cdyn_step and in
  * cdyn_step_derivatives add to *t_step and *t_deriv when not NULL. */
 cdyn_status shot_rollout(shot_planner *P, const double *p, double *r, double *J, shot_margins *mg,
                          FILE *csv, int tag, double *t_step, double *t_deriv);
