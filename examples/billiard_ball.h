@@ -1,6 +1,7 @@
-/* Song, Kumar & Pang's billiard ball, shared by examples/billiard.c, billiard_bvp.c and
- * ball_impacts.c: a solid ball (r = 0.05 m, m = 0.2 kg, I = 2/5 m r^2) on the table z = 0 with
- * mu = 0.2 under g = 9.8, compliant contact K = k I (no damping: the paper gives none). */
+/* Song, Kumar & Pang's billiard ball, shared by examples/billiard.c, billiard_bvp.c,
+ * billiard_shot.c (and tests/test_billiard_shot.c) and ball_impacts.c: a solid ball
+ * (r = 0.05 m, m = 0.2 kg, I = 2/5 m r^2) on the table z = 0 with mu = 0.2 under g = 9.8,
+ * compliant contact K = k I (no damping: the paper gives none). */
 #ifndef CDYN_EXAMPLES_BILLIARD_BALL_H
 #define CDYN_EXAMPLES_BILLIARD_BALL_H
 
