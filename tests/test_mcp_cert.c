@@ -1,5 +1,6 @@
 /* Issue 18, MCP side: FB-Newton returns OK only when the answer projected onto [l, u], with F
- * evaluated afresh there, has natural residual <= tol. Before, it stopped on the natural
+ * evaluated afresh there, has natural residual <= tol (plus each row's rounding floor, 16 eps
+ * (|F_i| + sum_j |J_ij x_j|): last test). Before, it stopped on the natural
  * residual at its iterate, which may lie outside the box. Each OK answer here is checked
  * independently: inside the box, and F recomputed by the test at the returned point. */
 #include <math.h>
@@ -121,6 +122,49 @@ static void test_mathiesen_with_pole(void **state)
 }
 
 /* The reusable solver has the same certificate. */
+/* A row whose rounding floor lies above tol: F(x) = K (x^2 - a), K = 1e8, a = 0.090000001, x
+ * free. No double comes closer to the root than |F| = 1.39e-9 (checked here over the 17
+ * doubles around sqrt(a)), so tol = 1e-10 alone cannot be met: before the floor the solver
+ * ended with CDYN_ENOCONV (a stiff contact row of the implicit step, 7.5e6 N/m at 0.3 m, is
+ * such a row). The floor 16 eps (|F| + |J x|) = 6.4e-8 admits x within a few ulps of the
+ * root, and no further: the answer must be sqrt(a) to 4 ulps. */
+static int square_F(void *ctx, const double *x, double *F)
+{
+    (void)ctx;
+    F[0] = 1e8 * (x[0] * x[0] - 0.090000001);
+    return 0;
+}
+
+static int square_J(void *ctx, const double *x, double *J)
+{
+    (void)ctx;
+    J[0] = 2e8 * x[0];
+    return 0;
+}
+
+static void test_rounding_floor_above_tol(void **state)
+{
+    (void)state;
+    const double lo = -INFINITY, hi = INFINITY, root = sqrt(0.090000001);
+    double best = INFINITY, v = root;
+    for (int k = 0; k < 8; ++k)
+        v = nextafter(v, 0.0);
+    for (int k = 0; k <= 16; ++k, v = nextafter(v, 1.0)) {
+        double F;
+        square_F(NULL, &v, &F);
+        best = fmin(best, fabs(F));
+    }
+    assert_true(best > 1e-10); /* tol alone is out of reach */
+    const cdyn_mcp p = {.n = 1, .lower = &lo, .upper = &hi, .F = square_F, .jac = square_J};
+    cdyn_mcp_options o;
+    cdyn_mcp_defaults(&o);
+    double x[1] = {1.0};
+    cdyn_report r;
+    assert_int_equal(cdyn_mcp_solve(&p, &o, x, &r), CDYN_OK);
+    assert_true(fabs(x[0] - root) <= 4 * (nextafter(root, 1.0) - root));
+    assert_certified(&p, x, 16 * 2.220446049250313e-16 * 2e8 * x[0] * x[0]);
+}
+
 static void test_solver_object_certifies(void **state)
 {
     (void)state;
@@ -146,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_affine_started_below_the_box),
         cmocka_unit_test(test_mathiesen_with_pole),
         cmocka_unit_test(test_solver_object_certifies),
+        cmocka_unit_test(test_rounding_floor_above_tol),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,7 +75,8 @@ typedef enum cdyn_mcp_merit {
 } cdyn_mcp_merit;
 
 typedef struct cdyn_mcp_options {
-    double tol;             /* stop when ||x - mid(l, u, x - F(x))||_inf <= tol (1e-10) */
+    double tol;             /* stop when every row's |x - mid(l, u, x - F(x))|_i <= tol + its
+                               rounding floor 16 eps (|F_i| + sum_j |J_ij x_j|) (1e-10) */
     int max_iter;           /* Newton iterations (100) */
     cdyn_mcp_merit merit;   /* CDYN_MCP_FB */
     double penalty_lambda;  /* lambda in (0, 1] of the penalized FB; 1 is plain FB (0.95) */
@@ -98,7 +99,10 @@ typedef struct cdyn_mcp_options {
      * merit function that is not a solution) or reaches max_iter, first take up to 8
      * semismooth Newton steps on the natural map x - mid(l, u, x - F(x)) from there, without a
      * line search (active-set Newton: locally quadratic where the merit function's line search
-     * refuses the step that solves; kept only when they reach tol), then restart it with proximal
+     * refuses the step that solves; kept only when they reach tol), then up to 12 Josephy-Newton
+     * iterations (the linearized MCP solved exactly by Lemke on its Schur complement onto the
+     * bounded variables: the linear problem picks the active bounds; bounds free, fixed or
+     * [l, inf) only, at most 256 bounded; workspace carved at creation), then restart it with proximal
      * perturbations: solve MCP(F + eps (x - xbar), l, u) around the stall point xbar, move xbar
      * to its solution and try unit Newton steps from there, shrinking eps as these problems get
      * solved (Billups' proximal perturbation strategy; docs/theory.md). The restarts get
@@ -115,7 +119,8 @@ CDYN_API void cdyn_mcp_defaults(cdyn_mcp_options *opts);
  * Returns
  *   CDYN_OK        certified: x lies in [l, u] (the iterate projected onto the box), F was
  *                  evaluated afresh at x by the callback (no failure, finite), and the natural
- *                  residual ||x - mid(l, u, x - F(x))||_inf there is <= opts->tol;
+ *                  residual ||x - mid(l, u, x - F(x))||_inf there is <= opts->tol
+ *                  (row by row, plus the row's rounding floor: see tol);
  *   CDYN_EINACCURATE  the projected answer's natural residual stays > tol after up to three
  *                  Newton runs from the projected point: x holds that point (in the box) and
  *                  report->residual its residual; not a certified solution;

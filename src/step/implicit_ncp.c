@@ -215,13 +215,27 @@ static void ncp_bounds(ncp_ws *w, double *y, int pins)
     }
 }
 
-/* The natural residual of the step's problem itself (no pins) at y. */
-static double ncp_full_residual(ncp_ws *w, double *y)
+/* The natural residual of the step's problem itself (no pins) at y, over the friction rows of
+ * the pinned contacts: the others are the pinned problem's, which the solver certified (their
+ * F and bounds do not depend on the pins). */
+static double ncp_pinned_residual(ncp_ws *w, double *y)
 {
     ncp_bounds(w, y, 0);
     if (ncp_form_F(&w->f, w->x0, y, w->Fv) != 0)
         return INFINITY;
-    const double res = cdyn_mcp_residual(&w->mcp, y, w->Fv);
+    const int nd = w->nd, ol = w->f.nx, ob = ol + w->f.k * nd;
+    double res = 0.0;
+    for (int c = 0; c < w->f.k; c++) {
+        if (!w->pin[c])
+            continue;
+        for (int d = 1; d <= nd; d++) { /* lambda_t, lambda_o and beta: the pinned ones */
+            const int i = d < nd ? ol + c * nd + d : ob + c;
+            const double v = y[i] - w->Fv[i], lo = w->f.lower[i], up = w->f.upper[i];
+            const double ri = v <= lo ? fabs(y[i] - lo) : v >= up ? fabs(y[i] - up)
+                                                                  : fabs(w->Fv[i]);
+            res = ri > res || ri != ri ? ri : res;
+        }
+    }
     return res == res ? res : INFINITY;
 }
 
@@ -289,7 +303,7 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
             int pinned = 0;
             for (int c = 0; c < w->f.k && pins; c++)
                 pinned |= w->pin[c];
-            const double res = pinned ? ncp_full_residual(w, w->y) : mr->residual;
+            const double res = pinned ? ncp_pinned_residual(w, w->y) : 0.0;
             if (res <= tol)
                 return CDYN_OK;
             mr->residual = res;

@@ -15,6 +15,7 @@
  * When this stalls (no acceptable step, or a stationary point of psi that is not a solution) and
  * options.globalize is set, the proximal-perturbation restarts at the end of this file take
  * over (Billups 1995; Billups–Ferris 1997; docs/theory.md). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -62,7 +63,7 @@ static int eval_F(mcp_work *w, const double *x, double *F)
 }
 
 /* max_j |J_ij| of each row into rowmax (n). */
-static void row_scales(const mcp_work *w, double *rowmax)
+void cdyn_mcp_row_scales(const mcp_work *w, double *rowmax)
 {
     const int n = w->n;
     for (int i = 0; i < n; ++i)
@@ -147,7 +148,7 @@ static int line_search(mcp_work *w, double gd, double ref, int max_bt, double *p
     return 0;
 }
 
-static void swap(double **a, double **b)
+void cdyn_mcp_swap(double **a, double **b)
 {
     double *t = *a;
     *a = *b;
@@ -169,19 +170,62 @@ static cdyn_status finish(mcp_work *w, cdyn_report *r, int it, double nat)
 /* F itself (without the proximal term) at x into out; nonzero when F fails there. Evaluated,
  * not recovered as (F + eps (x - xbar)) - eps (x - xbar): with a large eps that difference
  * loses F entirely (found by fuzzing: z = 0 reported with residual 0 where it was 27). */
-static int raw_F(mcp_work *w, const double *x, double *out)
+int cdyn_mcp_raw_F(mcp_work *w, const double *x, double *out)
 {
     ++w->nfev;
     return w->p->F(w->p->ctx, x, out) != 0 || !cdyn_dense_all_finite(w->n, out);
 }
 
-static double natural_residual(mcp_work *w)
+/* The rounding level of each row: F_i is a sum of terms whose sizes |J_ij x_j| and |F_i|
+ * indicate, and cannot be computed closer to 0 than a few ulps of the largest. A stiff contact
+ * row of 7.5e6 N/m at positions of 0.3 m has a floor of 5e-10 N, above the default tol: there
+ * Newton alternated between residuals of 1e-10 and 2e-10 until it gave up (docs/theory.md,
+ * "When a step counts as solved"). The floor is taken at the point tested, with the latest
+ * Jacobian of the call (a scale, not part of the residual). */
+#define MCP_FLOOR_ULPS 16.0
+
+void cdyn_mcp_floor_update(mcp_work *w)
 {
-    if (w->eps == 0.0)
-        return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, w->F);
-    if (raw_F(w, w->x, w->tmp))
-        return INFINITY;
-    return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, w->tmp);
+    w->floor_ok = 1;
+}
+
+double cdyn_mcp_excess(mcp_work *w, const double *x, const double *F)
+{
+    const int n = w->n;
+    if (!w->floor_ok)
+        return cdyn_mcp_natural_residual(n, w->l, w->u, x, F);
+    double *fl = w->floor;
+    for (int i = 0; i < n; ++i)
+        fl[i] = fabs(F[i]);
+    for (int j = 0; j < n; ++j) {
+        const double xj = fabs(x[j]);
+        if (xj == 0.0)
+            continue;
+        const int k0 = w->J.sparse ? w->J.colptr[j] : 0;
+        const int k1 = w->J.sparse ? w->J.colptr[j + 1] : n;
+        for (int k = k0; k < k1; ++k) {
+            const int i = w->J.sparse ? w->J.rowind[k] : k;
+            fl[i] += fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]) * xj;
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        fl[i] = isfinite(fl[i]) ? MCP_FLOOR_ULPS * DBL_EPSILON * fl[i] : 0.0;
+    return cdyn_mcp_natural_excess(n, w->l, w->u, x, F, fl);
+}
+
+/* The natural residual of the MCP itself at w->x (returned) and its excess over the rows'
+   rounding floors (*exc, the stopping test's); during the restarts w->F includes the proximal
+   term, and F itself is evaluated into tmp. */
+static double natural_residual(mcp_work *w, double *exc)
+{
+    const double *F = w->F;
+    if (w->eps != 0.0) {
+        if (cdyn_mcp_raw_F(w, w->x, w->tmp))
+            return *exc = INFINITY;
+        F = w->tmp;
+    }
+    *exc = cdyn_mcp_excess(w, w->x, F);
+    return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, F);
 }
 
 /* How a Newton run ended. */
@@ -212,7 +256,8 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
     const double eps = w->eps;
     cdyn_mcp_fb_eval(n, w->l, w->u, w->x, w->F, w->lambda, w->Phi, NULL, NULL);
     double psi = half_sq(n, w->Phi);
-    double nat = natural_residual(w);
+    double exc;
+    double nat = natural_residual(w, &exc);
     double subres = eps > 0.0 ? cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F) : nat;
     w->hist[0] = psi;
     for (int k = 1; k < o->nonmonotone_memory; ++k)
@@ -223,7 +268,7 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
         finish(w, r, w->iters, nat);
         c->nat = nat;
         c->end = RUN_ERROR;
-        if (nat <= o->tol) {
+        if (exc <= o->tol) {
             c->end = RUN_SOLVED;
             w->F_raw = eps == 0.0; /* w->F is then the callback's value at w->x */
             return CDYN_OK;
@@ -243,7 +288,7 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
         const double *F0 = w->F;
         if (eps > 0.0 && o->jacobian_fd) {
             /* Differences of the user's F need F itself at x, without the proximal term. */
-            if (raw_F(w, w->x, w->tmp)) {
+            if (cdyn_mcp_raw_F(w, w->x, w->tmp)) {
                 finish(w, r, w->iters, nat);
                 return cdyn_fail(r, CDYN_ENUMERIC, "F failed or returned NaN/Inf at iteration %d",
                                  w->iters);
@@ -255,6 +300,8 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
         else
             jst = cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, w->x, F0, &w->J, &w->nfev,
                                     &w->njev, &w->jabsmax);
+        if (jst == CDYN_OK)
+            cdyn_mcp_floor_update(w);
         if (jst != CDYN_OK) {
             finish(w, r, w->iters, nat);
             if (w->iters == 0)
@@ -341,16 +388,16 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
                              "%.3g; F failed at %d of %d trial points)",
                              it, psi, sqrt(gg), nat, failed_evals, trials);
         }
-        swap(&w->x, &w->xt);
-        swap(&w->F, &w->Ft);
-        swap(&w->Phi, &w->Phit);
+        cdyn_mcp_swap(&w->x, &w->xt);
+        cdyn_mcp_swap(&w->F, &w->Ft);
+        cdyn_mcp_swap(&w->Phi, &w->Phit);
         psi = psit;
         w->hist[(it + 1) % o->nonmonotone_memory] = psi;
         ++w->iters;
-        nat = natural_residual(w);
+        nat = natural_residual(w, &exc);
         subres = eps > 0.0 ? cdyn_mcp_natural_residual(n, w->l, w->u, w->x, w->F) : nat;
         if (o->progress != NULL && o->progress(o->progress_ctx, w->iters, nat) != 0 &&
-            nat > o->tol) {
+            exc > o->tol) {
             finish(w, r, w->iters, nat);
             c->nat = nat;
             return cdyn_fail(r, CDYN_ENOCONV,
@@ -362,7 +409,7 @@ static cdyn_status run(mcp_work *w, run_ctl *c, cdyn_report *r)
            lost in rounding: the iterate sits at a stationary point in floating point, and
            would stay there until the iteration limit. */
         flat = psit >= ref ? flat + 1 : 0;
-        if (flat >= MCP_FLAT_STEPS && nat > o->tol && !(eps > 0.0 && subres <= c->subtol)) {
+        if (flat >= MCP_FLAT_STEPS && exc > o->tol && !(eps > 0.0 && subres <= c->subtol)) {
             finish(w, r, w->iters, nat);
             c->nat = nat;
             c->end = RUN_STALLED;
@@ -402,11 +449,12 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
             cdyn_mcp_jac_eval(w->p, o->jacobian_fd, &w->fd, x, F, &w->J, &w->nfev, &w->njev,
                               &w->jabsmax) != CDYN_OK)
             return 0;
+        cdyn_mcp_floor_update(w);
         /* Rows of J scaled to a largest entry of 1: the rows' units differ (a stiffness of
            1e7 next to entries of 1), and the factorization's singularity test reads the
            condition number, which the scaling makes about the problem, not its units. */
         double *rowmax = w->g;
-        row_scales(w, rowmax);
+        cdyn_mcp_row_scales(w, rowmax);
         for (int i = 0; i < n; ++i) {
             const double z = x[i] - F[i];
             const int lower = w->l[i] == w->u[i] || z <= w->l[i], upper = z >= w->u[i];
@@ -426,17 +474,17 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
             const double v = x[i] + w->d[i];
             xn[i] = v < w->l[i] ? w->l[i] : v > w->u[i] ? w->u[i] : v;
         }
-        if (raw_F(w, xn, Fn))
+        if (cdyn_mcp_raw_F(w, xn, Fn))
             return 0;
         ++w->iters;
-        swap(&w->xt, &w->Phit);
-        swap(&w->Ft, &w->tmp);
+        cdyn_mcp_swap(&w->xt, &w->Phit);
+        cdyn_mcp_swap(&w->Ft, &w->tmp);
         x = w->xt;
         F = w->Ft;
         const double nat = cdyn_mcp_natural_residual(n, w->l, w->u, x, F);
-        if (nat <= o->tol) {
-            swap(&w->x, &w->xt);
-            swap(&w->F, &w->Ft);
+        if (cdyn_mcp_excess(w, x, F) <= o->tol) {
+            cdyn_mcp_swap(&w->x, &w->xt);
+            cdyn_mcp_swap(&w->F, &w->Ft);
             w->F_raw = 1;
             finish(w, r, w->iters, nat);
             cdyn_report_method(r, w->lambda == 1.0 ? "fb-newton+polish"
@@ -454,16 +502,21 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
 static int polish(mcp_work *w, cdyn_report *r)
 {
     const int stall_it = w->iters;
-    const int st = polish_steps(w, r);
+    int st = polish_steps(w, r);
     if (st != 0)
         return st;
     w->iters = stall_it; /* the steps of a polish that failed are not the iteration's (their
                             evaluations are counted) */
+    st = cdyn_mcp_josephy(w, r);
+    if (st != 0)
+        return st;
     if (w->jac_fixed)
         return 0;
     if (cdyn_mcp_jac_eval(w->p, w->o->jacobian_fd, &w->fd, w->x, w->F, &w->J, &w->nfev,
                           &w->njev, &w->jabsmax) != CDYN_OK)
         w->jabsmax = INFINITY;
+    else
+        cdyn_mcp_floor_update(w);
     return 0;
 }
 
@@ -571,7 +624,7 @@ static cdyn_status globalize(mcp_work *w, cdyn_report *r, int why, double nat_st
             continue;
         }
         /* Its solution is the next center (with F itself there), and the start of a trial. */
-        if (raw_F(w, w->x, w->Fbar)) {
+        if (cdyn_mcp_raw_F(w, w->x, w->Fbar)) {
             w->eps = 0.0;
             finish(w, r, w->iters, natc);
             return cdyn_fail(r, CDYN_ENUMERIC,
@@ -616,6 +669,7 @@ static cdyn_status newton(mcp_work *w, cdyn_report *r)
     const cdyn_mcp_options *o = w->o;
     w->eps = 0.0;
     w->iters = 0;
+    w->floor_ok = 0;
     if (eval_F(w, w->x, w->F)) {
         finish(w, r, 0, NAN);
         return cdyn_fail(r, CDYN_EINVAL, "F failed or returned NaN/Inf at the starting point");
@@ -661,7 +715,7 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
            in the box and the last run had no proximal term: evaluating again gives the same. */
         if (!moved && w->F_raw)
             memcpy(w->Ft, w->F, sizeof(double) * (size_t)n);
-        else if (raw_F(w, w->xt, w->Ft)) {
+        else if (cdyn_mcp_raw_F(w, w->xt, w->Ft)) {
             finish(w, r, w->iters, NAN);
             return cdyn_fail(r, CDYN_ENUMERIC,
                              "F failed or returned NaN/Inf at the answer projected onto its "
@@ -669,10 +723,11 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
                              r != NULL ? r->residual : NAN);
         }
         const double nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->xt, w->Ft);
-        swap(&w->x, &w->xt);
-        swap(&w->F, &w->Ft);
+        const double exc = cdyn_mcp_excess(w, w->xt, w->Ft);
+        cdyn_mcp_swap(&w->x, &w->xt);
+        cdyn_mcp_swap(&w->F, &w->Ft);
         finish(w, r, w->iters, nat);
-        if (nat <= o->tol)
+        if (exc <= o->tol)
             return CDYN_OK;
         const int left = o->max_iter - w->iters;
         if (round >= CERT_ROUNDS || left <= 0 || !isfinite(nat))

@@ -29,6 +29,10 @@ void cdyn_mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u);
 /* ||x - mid(l, u, x - F)||_inf with explicit bound arrays; NaN propagates. */
 double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const double *x,
                                  const double *F);
+/* max_i max(0, r_i - floor_i) over the rows' natural residuals r_i (floor NULL: the natural
+ * residual itself); NaN propagates. */
+double cdyn_mcp_natural_excess(int n, const double *l, const double *u, const double *x,
+                               const double *F, const double *floor);
 
 /* ---- Fischer–Burmeister box reformulation (fb_function.c) ----------------------------- */
 
@@ -184,7 +188,37 @@ typedef struct mcp_work {
     double eps;
     double *xbar, *Fbar;
     int F_raw; /* the last solved run had eps = 0: w->F is F(w->x) from the callback */
+    double *floor; /* n: scratch of cdyn_mcp_excess */
+    int floor_ok;  /* J holds a Jacobian of this call (the floors' scales) */
+    /* The Josephy-Newton stage (options.globalize): room for jnb bounded variables. */
+    int jnb;
+    double *jdoubles;
+    int *jints;
 } mcp_work;
+
+/* Shared by fb_newton.c and mcp_josephy.c: F itself (no proximal term) at x into out, nonzero
+ * when F fails or is not finite there; max_j |J_ij| of each row of w->J into rowmax (n); swap
+ * two iterate pointers. */
+int cdyn_mcp_raw_F(mcp_work *w, const double *x, double *out);
+void cdyn_mcp_row_scales(const mcp_work *w, double *rowmax);
+void cdyn_mcp_swap(double **a, double **b);
+/* After a Jacobian evaluation: w->J now gives the rows' scales. The excess of the natural
+ * residual at (x, F) over the rows' rounding floors 16 eps (|F_i| + sum_j |J_ij x_j|), the
+ * stopping test's quantity (the plain natural residual before the call's first Jacobian;
+ * w->floor is its scratch). */
+void cdyn_mcp_floor_update(mcp_work *w);
+double cdyn_mcp_excess(mcp_work *w, const double *x, const double *F);
+
+/* Josephy–Newton iterations from the stall point w->x (J evaluated anywhere: it is evaluated
+ * again): 1 solved (w->x, w->F hold the solution, r's method and message say so), 0 not (w->x,
+ * w->F unchanged; J and the scratch vectors overwritten), -1 out of memory. Only for bounds that
+ * are free, fixed or [l, inf) (else 0 at once). (mcp_josephy.c) */
+int cdyn_mcp_josephy(mcp_work *w, cdyn_report *r);
+/* The bounded (lower or fixed) variables of p the stage reserves room for: w->jnb, set before
+ * carving (0 when beyond the stage's size limit); the stage's part of the carve. */
+int cdyn_mcp_josephy_bounded(const cdyn_mcp *p);
+struct cdyn_carve;
+void cdyn_mcp_josephy_carve(mcp_work *w, struct cdyn_carve *cv, void *block);
 
 /* Run the iteration from w->x (F, Phi not yet evaluated), with the restarts when it stalls and
  * options.globalize is set. On CDYN_OK w->x holds the solution. Fills iterations, evaluations,

@@ -129,6 +129,12 @@ void cdyn_mcp_fill_bounds(const cdyn_mcp *p, double *l, double *u)
 double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const double *x,
                                  const double *F)
 {
+    return cdyn_mcp_natural_excess(n, l, u, x, F, NULL);
+}
+
+double cdyn_mcp_natural_excess(int n, const double *l, const double *u, const double *x,
+                               const double *F, const double *floor)
+{
     double r = 0.0;
     for (int i = 0; i < n; ++i) {
         /* The projection drops a NaN operand (like fmin/fmax, written out to stay inline),
@@ -139,11 +145,13 @@ double cdyn_mcp_natural_residual(int n, const double *l, const double *u, const 
            x - (x - F), which is 0 in floating point when |F| < ulp(x): the polish of
            fb_newton.c once "solved" F = 1e4 atan(x) at x = -1.5e37 that way). */
         const double v = x[i] - F[i];
-        const double ri = v <= l[i]   ? fabs(x[i] - l[i])
+        double ri = v <= l[i]   ? fabs(x[i] - l[i])
                           : v >= u[i] ? fabs(x[i] - u[i])
                                       : fabs(F[i]);
         if (isnan(ri))
             return NAN;
+        if (floor != NULL)
+            ri = ri > floor[i] ? ri - floor[i] : 0.0;
         if (ri > r)
             r = ri;
     }

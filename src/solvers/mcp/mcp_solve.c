@@ -25,10 +25,12 @@ void cdyn_mcp_carve_work(mcp_work *w, cdyn_carve *cv, void *block, int **color, 
     w->d = cdyn_carve_doubles(cv, block, nn);
     w->g = cdyn_carve_doubles(cv, block, nn);
     w->tmp = cdyn_carve_doubles(cv, block, nn);
+    w->floor = cdyn_carve_doubles(cv, block, nn);
     w->hist = cdyn_carve_doubles(cv, block, (size_t)w->o->nonmonotone_memory);
     if (w->o->globalize) {
         w->xbar = cdyn_carve_doubles(cv, block, nn);
         w->Fbar = cdyn_carve_doubles(cv, block, nn);
+        cdyn_mcp_josephy_carve(w, cv, block);
     }
     if (!w->jac_fixed)
         w->J.values = cdyn_carve_doubles(cv, block, w->J.nvals);
@@ -56,6 +58,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
     w.lambda = (o->merit == CDYN_MCP_FB_PENALIZED) ? o->penalty_lambda : 1.0;
     cdyn_mcp_jac_init(p, &w.J);
     w.jac_fixed = Jfixed != NULL;
+    w.jnb = w.jac_fixed ? 0 : cdyn_mcp_josephy_bounded(p);
 
     int *color = NULL, *mark = NULL;
     cdyn_carve cv = {0, 0};

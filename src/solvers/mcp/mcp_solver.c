@@ -85,6 +85,7 @@ cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *p, const cdyn_mcp_opt
     mcp_work *w = &s->w;
     w->o = &s->opts;
     w->n = p->n;
+    w->jnb = cdyn_mcp_josephy_bounded(p);
     cdyn_mcp_jac_init(p, &w->J);
     cdyn_carve cv = {0, 0};
     cdyn_mcp_carve_work(w, &cv, NULL, &s->color, &s->mark);
