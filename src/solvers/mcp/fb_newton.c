@@ -189,28 +189,43 @@ void cdyn_mcp_floor_update(mcp_work *w)
     w->floor_ok = 1;
 }
 
-double cdyn_mcp_excess(mcp_work *w, const double *x, const double *F)
+/* The floors of the rows into fl (n): 16 eps (|F_i| + sum_j |J_ij x_j|). */
+static void row_floors(const mcp_work *w, const double *x, const double *F, double *fl)
 {
     const int n = w->n;
-    if (!w->floor_ok)
-        return cdyn_mcp_natural_residual(n, w->l, w->u, x, F);
-    double *fl = w->floor;
+    const double *Jv = w->J.values;
     for (int i = 0; i < n; ++i)
         fl[i] = fabs(F[i]);
     for (int j = 0; j < n; ++j) {
         const double xj = fabs(x[j]);
         if (xj == 0.0)
             continue;
-        const int k0 = w->J.sparse ? w->J.colptr[j] : 0;
-        const int k1 = w->J.sparse ? w->J.colptr[j + 1] : n;
-        for (int k = k0; k < k1; ++k) {
-            const int i = w->J.sparse ? w->J.rowind[k] : k;
-            fl[i] += fabs(w->J.sparse ? w->J.values[k] : w->J.values[(size_t)j * n + k]) * xj;
+        if (w->J.sparse) {
+            for (int k = w->J.colptr[j]; k < w->J.colptr[j + 1]; ++k)
+                fl[w->J.rowind[k]] += fabs(Jv[k]) * xj;
+        } else {
+            const double *col = Jv + (size_t)j * n;
+            for (int i = 0; i < n; ++i)
+                fl[i] += fabs(col[i]) * xj;
         }
     }
     for (int i = 0; i < n; ++i)
         fl[i] = isfinite(fl[i]) ? MCP_FLOOR_ULPS * DBL_EPSILON * fl[i] : 0.0;
-    return cdyn_mcp_natural_excess(n, w->l, w->u, x, F, fl);
+}
+
+/* The excess given the plain natural residual nat at (x, F): the floors are read only when
+   nat alone fails the test (they cannot lift a passing point above tol). */
+static double excess_from(mcp_work *w, const double *x, const double *F, double nat)
+{
+    if (!(nat > w->o->tol) || !w->floor_ok)
+        return nat;
+    row_floors(w, x, F, w->floor);
+    return cdyn_mcp_natural_excess(w->n, w->l, w->u, x, F, w->floor);
+}
+
+double cdyn_mcp_excess(mcp_work *w, const double *x, const double *F)
+{
+    return excess_from(w, x, F, cdyn_mcp_natural_residual(w->n, w->l, w->u, x, F));
 }
 
 /* The natural residual of the MCP itself at w->x (returned) and its excess over the rows'
@@ -224,8 +239,9 @@ static double natural_residual(mcp_work *w, double *exc)
             return *exc = INFINITY;
         F = w->tmp;
     }
-    *exc = cdyn_mcp_excess(w, w->x, F);
-    return cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, F);
+    const double nat = cdyn_mcp_natural_residual(w->n, w->l, w->u, w->x, F);
+    *exc = excess_from(w, w->x, F, nat);
+    return nat;
 }
 
 /* How a Newton run ended. */
@@ -482,7 +498,7 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
         x = w->xt;
         F = w->Ft;
         const double nat = cdyn_mcp_natural_residual(n, w->l, w->u, x, F);
-        if (cdyn_mcp_excess(w, x, F) <= o->tol) {
+        if (excess_from(w, x, F, nat) <= o->tol) {
             cdyn_mcp_swap(&w->x, &w->xt);
             cdyn_mcp_swap(&w->F, &w->Ft);
             w->F_raw = 1;
@@ -723,7 +739,7 @@ cdyn_status cdyn_mcp_fb_newton(mcp_work *w, cdyn_report *r)
                              r != NULL ? r->residual : NAN);
         }
         const double nat = cdyn_mcp_natural_residual(n, w->l, w->u, w->xt, w->Ft);
-        const double exc = cdyn_mcp_excess(w, w->xt, w->Ft);
+        const double exc = excess_from(w, w->xt, w->Ft, nat);
         cdyn_mcp_swap(&w->x, &w->xt);
         cdyn_mcp_swap(&w->F, &w->Ft);
         finish(w, r, w->iters, nat);
