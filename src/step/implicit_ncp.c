@@ -54,7 +54,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->nd = nd;
     const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;
     const size_t ndbl = (size_t)nc * (5 + 3 * (size_t)nd * nd) + 11 * ny + nx +
-                        ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8 + ny + nx + nv;
+                        ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8 + 2 * ny + nx + nv;
     /* one block: ints first (padded), then doubles */
     w->rows = cdyn_mem_alloc(a, (nints + 2) * sizeof(int) + ndbl * sizeof(double));
     if (w->rows == NULL) {
@@ -87,6 +87,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->f.lower = dp, dp += ny;
     w->f.upper = dp, dp += ny;
     w->ylast = dp, dp += ny;
+    w->ypath = dp, dp += ny;
     w->x0last = dp, dp += nx;
     w->taulast = dp, dp += nv;
     w->f.scratch = dp;
@@ -391,43 +392,69 @@ static cdyn_status ncp_solve_from_y(cdyn_stepper *s, ncp_ws *w, const cdyn_state
 }
 
 /* Continuation in the step length, when the solve at h failed: the same step solved at
- * t = h/2^m from the start, then at 2t, 4t, ... h, each from the last solution with q and v
- * extrapolated linearly in t (q - q0 and v - v0 grow with t to first order), m = 1, 2, ...
- * options.continuation levels. Every solve is of the step's own problem at its t, and the last one
- * of the problem at h itself: the answer is the step asked for (not two half steps, as
- * options.max_halvings would take), only its start comes from the path. Where the iteration
- * from the last step's solution falls into a region of the merit function it cannot leave (a
- * light sphere squeezed between stiff contacts), the path from a short step, whose solution lies
- * next to x0, stays near the solutions. */
+ * t = h/2^m from the start (m = 1, 2, ... options.continuation), then along t toward h, each
+ * solve from the last solution with q and v extrapolated linearly in t (q - q0 and v - v0 grow
+ * with t to first order). The increment starts at t and doubles after every solved stage (the
+ * path h/2^m, h/2^(m-1), ... h when all solve); a stage that fails is retried from the last
+ * solution with half the increment, down to 1/64 of the t reached (a stiff light sphere whose
+ * state changes by orders of magnitude within the step: seed 35 of the stress failed at the
+ * stage h/8 -> h/4 from a start with residual 50). Every solve is of the step's own problem at
+ * its t, and the last one of the problem at h itself: the answer is the step asked for (not two
+ * half steps, as options.max_halvings would take), only its start comes from the path. */
 /* Failures of a solve that another start may cure. */
 static int retry_solve(cdyn_status st)
 {
     return st == CDYN_ENOCONV || st == CDYN_ENUMERIC;
 }
 
+/* Smallest increment of a path, relative to the t reached. */
+#define NCP_PATH_MIN_STEP (1.0 / 64)
+
+/* From the solution at t_ok (in w->ypath) along t to h; CDYN_OK with the solution at h in w->y. */
+static cdyn_status ncp_path(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
+                            const cdyn_state *x0, double t_ok, cdyn_report *r, cdyn_report *mr)
+{
+    const int nqv = s->nq + s->nv, k = w->f.k;
+    const size_t ny = (size_t)w->f.ny;
+    double dt = t_ok;
+    cdyn_status st = CDYN_OK;
+    while (t_ok < h) {
+        const double t = t_ok + dt < h ? t_ok + dt : h, grow = t / t_ok;
+        memcpy(w->y, w->ypath, ny * sizeof(double));
+        for (int j = 0; j < nqv; j++)
+            w->y[j] = w->x0[j] + grow * (w->y[j] - w->x0[j]);
+        cdyn_report nr;
+        if ((st = cdyn_model_normalize_q(s->model, w->y, &nr)) != CDYN_OK)
+            return cdyn_fail(r, st, "implicit NCP: %s", nr.message);
+        if ((st = ncp_setup(s, w, tau, t, x0, r)) != CDYN_OK)
+            return st;
+        if (w->f.k != k)
+            return cdyn_fail(r, CDYN_ENOCONV, "implicit NCP: rows changed in continuation");
+        st = ncp_solve_from_y(s, w, x0, r, mr);
+        if (st == CDYN_OK) {
+            t_ok = t;
+            memcpy(w->ypath, w->y, ny * sizeof(double));
+            dt = fmin(2.0 * dt, t_ok);
+        } else if (!retry_solve(st) || (dt *= 0.5) < NCP_PATH_MIN_STEP * t_ok) {
+            return st;
+        }
+    }
+    return st;
+}
+
 static cdyn_status ncp_continue(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
                                 const cdyn_state *x0, cdyn_report *r, cdyn_report *mr)
 {
-    const int nqv = s->nq + s->nv, k = w->f.k;
     cdyn_status st = CDYN_ENOCONV;
     for (int m = 1; m <= s->opts.continuation && retry_solve(st); m++) {
-        double t = ldexp(h, -m);
+        const double t = ldexp(h, -m);
         if ((st = ncp_setup(s, w, tau, t, x0, r)) != CDYN_OK)
             return st;
         ncp_start(s, w, t, x0);
         st = ncp_solve_from_y(s, w, x0, r, mr);
-        for (int l = m - 1; l >= 0 && st == CDYN_OK; l--) {
-            for (int j = 0; j < nqv; j++)
-                w->y[j] = w->x0[j] + 2.0 * (w->y[j] - w->x0[j]);
-            cdyn_report nr;
-            if ((st = cdyn_model_normalize_q(s->model, w->y, &nr)) != CDYN_OK)
-                return cdyn_fail(r, st, "implicit NCP: %s", nr.message);
-            t = ldexp(h, -l);
-            if ((st = ncp_setup(s, w, tau, t, x0, r)) != CDYN_OK)
-                return st;
-            if (w->f.k != k)
-                return cdyn_fail(r, CDYN_ENOCONV, "implicit NCP: rows changed in continuation");
-            st = ncp_solve_from_y(s, w, x0, r, mr);
+        if (st == CDYN_OK) {
+            memcpy(w->ypath, w->y, (size_t)w->f.ny * sizeof(double));
+            st = ncp_path(s, w, tau, h, x0, t, r, mr);
         }
         if (st == CDYN_OK)
             w->prof->continued = m;

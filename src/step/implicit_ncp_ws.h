@@ -18,6 +18,7 @@ typedef struct ncp_ws {
     double *beta;       /* nc: the last step's friction multiplier per model row */
     double *y, *x0;     /* ny max, nx max */
     double *ystart;     /* ny max: the start, for a retry */
+    double *ypath;      /* ny max: the continuation's last solution */
     double *uv;         /* 3 nc: Gamma_d v0 of every row (the predictor) */
     double *fdwork;     /* 5 ny max: fd_jacobian's work */
     double *ybest;      /* ny max: the best point a failed solve evaluated (cb_F) */
