@@ -161,7 +161,8 @@ typedef struct cdyn_step_options {
     cdyn_lcp_options lcp;     /* Lemke settings (cdyn_lcp_defaults) */
 
     /* cone step */
-    cdyn_coneqp_options coneqp; /* interior-point settings (cdyn_coneqp_defaults) */
+    cdyn_coneqp_options coneqp; /* interior-point settings (cdyn_coneqp_defaults; its threads,
+                                   default 1, caps CHOLMOD's threads: docs/api.md) */
     /* Coulomb step */
     cdyn_fc3d_options fc3d;     /* frictional contact settings (cdyn_fc3d_defaults) */
 
