@@ -92,6 +92,7 @@ static void test_chol_one_thread(void **state)
         assert_int_equal(cdyn_sparse_chol_solve(ch, 1, x, x, &r), CDYN_OK);
     }
     assert_int_equal(count_threads(), before);
+    cdyn_sparse_chol_free(ch);
     assert_int_equal(cdyn_sparse_chol_create_threads(&b.A, NULL, -1, &ch, &r), CDYN_EINVAL);
     assert_null(ch);
     test_free(x);
