@@ -505,6 +505,48 @@ static void test_allocation_other_schemes(void **unused)
     cdyn_model_free(m);
 }
 
+/* The Coulomb step holds one frictional contact solver object (cdyn_fc3d_solver) from step to
+ * step: after warm-up a step allocates nothing of cdyn's while the contact set stays, here a
+ * stack of 12 spheres resting on the floor (12 contacts: the Newton systems go through KLU).
+ * What still allocates, outside this allocator: KLU's numeric factor, through SuiteSparse's hooks,
+ * at the first factorization of each Newton stage of a step (and when a refactorization is
+ * rejected); its symbolic analysis is not repeated. */
+static void test_allocation_coulomb_step(void **unused)
+{
+    (void)unused;
+    enum { N = 12 };
+    const double r = 0.05;
+    cdyn_model *m = scene_spheres(N, r, 0.2, 0.5, 0.0, 1, 9.81);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_COULOMB_STEP);
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    o.allocator = &fa.allocator;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    for (int i = 0; i < N; i++)
+        x->q[7 * i + 2] = r + 2 * r * i;
+    cdyn_step_report sr;
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+    const int warm = fa.allocations;
+    int newton = 0;
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+        assert_int_equal(sr.nactive, N);
+        newton += strncmp(sr.solver.method, "newton", 6) == 0;
+    }
+    assert_int_equal(fa.allocations, warm);
+    assert_true(newton > 0); /* Newton (and its KLU workspace) did run after warm-up */
+    assert_true(fabs(x->q[7 * (N - 1) + 2] - (r + 2 * r * (N - 1))) < 1e-3); /* still a stack */
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
 /* The sparse implicit step orders the pattern of all the model's rows once and restricts that
  * order for each active set: three spheres dropped in a stack (margins 5 mm), whose rows turn
  * active and inactive as they land and bounce. Measured here: the active set changes, one
@@ -705,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_failed_step_untouched),
         cmocka_unit_test(test_allocation),
         cmocka_unit_test(test_allocation_other_schemes),
+        cmocka_unit_test(test_allocation_coulomb_step),
         cmocka_unit_test(test_sparse_ordering_reused),
         cmocka_unit_test(test_recorder),
         cmocka_unit_test(test_threads),

@@ -116,7 +116,7 @@ typedef enum cdyn_step_backend {
     CDYN_BACKEND_FB_SPARSE = 3, /* cdyn_mcp_solve with the KLU path */
     CDYN_BACKEND_CONEQP = 4,    /* cdyn_coneqp_run */
     CDYN_BACKEND_DIRECT = 5,    /* LAPACK linear solve, no complementarity solver */
-    CDYN_BACKEND_FC3D = 6       /* cdyn_fc3d_solve (Gauss-Seidel warm start, semismooth Newton) */
+    CDYN_BACKEND_FC3D = 6       /* cdyn_fc3d_solver, held by the stepper */
 } cdyn_step_backend;
 
 /* "auto", "lemke", "fb-dense", "fb-sparse", "coneqp", "direct", "fc3d"; never NULL. */
