@@ -9,7 +9,11 @@
  * previous value is back when the region ends. This works when cdyn is compiled by GCC, whose
  * OpenMP runtime (libgomp) is the one Debian's CHOLMOD uses; CDYN_HAVE_OMP_CAP says so (set by
  * src/CMakeLists.txt). Without it the callers avoid the OpenMP regions instead (sparse_chol.c
- * then factors simplicially, which has none).
+ * then factors simplicially, which has none). OpenMP 5.0 allows a host teams region only outside
+ * any parallel region; libgomp (GCC 12) also runs one inside a caller's parallel region, with the
+ * same effect (checked by hand: two threads of a caller's region each factoring under the cap, no
+ * thread started, the caller's later regions unaffected), but that is libgomp's behaviour, not
+ * the standard's.
  *
  * Thread safety: reentrant; the cap is per calling thread. */
 #ifndef CDYN_LINALG_OMP_CAP_H
