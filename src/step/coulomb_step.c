@@ -165,7 +165,9 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
                 imp[3 * c + d] = d < p.nd ? x0->lambda[3 * p.rows[c] + d] * h : 0.0;
         cdyn_fc3d fp = {p.k, NULL, &bl, q3, p.mu};
         cdyn_fc3d_report fr;
+        const int shapes = cdyn_fc3d_solver_shapes(w->fc);
         st = cdyn_fc3d_solver_solve(w->fc, &fp, imp, u, &fr);
+        rep->analyses += cdyn_fc3d_solver_shapes(w->fc) - shapes; /* a new shape was built */
         r->iterations += fr.sweeps + fr.newton_iterations;
         r->residual = fr.residual_rel;
         cdyn_report_method(r, fr.method);
