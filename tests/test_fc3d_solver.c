@@ -213,7 +213,8 @@ static void test_changing_patterns_alloc_fail(void **state)
                           &c};
     const int sites = test_alloc_every_failure(&tc);
     assert_true(sites >= 5);
-    /* Patterns 0, 1, 2, 0, 3: a change of pattern builds the new shape, a repeat does not. */
+    /* Patterns 0, 1, 1, 2, 0, 3, 3 with the two latest shapes kept: 0, 1 and 2 are built, 0
+       again (1 and 2 were the latest), 3; the repeats are not. */
     test_failing_alloc fa;
     test_failing_alloc_init(&fa, -1);
     assert_int_equal(seq_run(&c, &fa.allocator), CDYN_OK);
@@ -222,8 +223,8 @@ static void test_changing_patterns_alloc_fail(void **state)
     assert_int_equal(fa.live, 0);
 }
 
-/* The held shape reused: once warm, solves of the same pattern with new values allocate
- * nothing of cdyn's. */
+/* The kept shapes reused: once warm, solves of the same pattern with new values, and then of two
+ * patterns in turn, allocate nothing of cdyn's. */
 static void test_no_allocation_when_warm(void **state)
 {
     (void)state;
@@ -256,6 +257,21 @@ static void test_no_allocation_when_warm(void **state)
     }
     assert_int_equal(fa.allocations, warm);
     assert_int_equal(cdyn_fc3d_solver_shapes(s), 1);
+    /* A second pattern, then both in turn (a contact coupling and uncoupling): the two latest
+       shapes are kept, so after the second one is built nothing is allocated or rebuilt. */
+    static pattern pt2;
+    pattern_make(&pt2, 2);
+    const cdyn_fc3d p2 = {NC, NULL, &pt2.blocks, q, mu};
+    memset(r, 0, sizeof r);
+    assert_int_equal(cdyn_fc3d_solver_solve(s, &p2, r, NULL, NULL), CDYN_OK);
+    const int warm2 = fa.allocations;
+    assert_true(warm2 > warm);
+    for (int k = 0; k < 10; k++) {
+        memset(r, 0, sizeof r);
+        assert_int_equal(cdyn_fc3d_solver_solve(s, k % 2 ? &p2 : &p, r, NULL, NULL), CDYN_OK);
+    }
+    assert_int_equal(fa.allocations, warm2);
+    assert_int_equal(cdyn_fc3d_solver_shapes(s), 2);
     cdyn_fc3d_solver_free(s);
     assert_int_equal(fa.live, 0);
 }

@@ -203,8 +203,10 @@ CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_o
  * per step. Its shape is n, dense W or blocks, and W's block pattern (for a dense W, its nonzero
  * 3x3 blocks). The workspace of a shape — the block view, the chain's vectors, and Newton's
  * arrays with the Newton matrix's pattern and KLU's symbolic analysis (made at the first Newton
- * stage) — is built once and reused; a problem of another shape rebuilds it once (allocation and
- * analysis) and the new shape is kept. A solve of the held shape allocates nothing of cdyn's;
+ * stage) — is built once and reused. The solver keeps the workspaces of its two most recently
+ * used shapes (a contact set flickering between two shapes stops allocating once both were seen);
+ * a problem of another shape replaces the least recently used one, built once (allocation and
+ * analysis) and then kept. A solve of a kept shape allocates nothing of cdyn's;
  * KLU allocates its numeric factor (through SuiteSparse's hooks) at the first factorization of
  * every Newton stage and when a refactorization is rejected, as the one-shot call does, so that
  * the answers are the one-shot call's bit for bit. */
@@ -219,8 +221,9 @@ CDYN_API cdyn_status cdyn_fc3d_solver_create(const cdyn_fc3d *problem,
                                              cdyn_fc3d_solver **out, cdyn_fc3d_report *report);
 
 /* Solve problem, any shape (see above), from the start r: r, u, statuses and report as for
- * cdyn_fc3d_solve, with the same answers. A failed rebuild (CDYN_ENOMEM) leaves the solver
- * without a shape (the next solve builds one) and r, u as they were. Not for concurrent use. */
+ * cdyn_fc3d_solve, with the same answers. A failed build (CDYN_ENOMEM) leaves r and u as they
+ * were and the solver usable (the next solve of that shape tries again). Not for concurrent use.
+ */
 CDYN_API cdyn_status cdyn_fc3d_solver_solve(cdyn_fc3d_solver *solver, const cdyn_fc3d *problem,
                                             double *r, double *u, cdyn_fc3d_report *report);
 

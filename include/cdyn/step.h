@@ -207,8 +207,9 @@ typedef struct cdyn_step_report {
     /* Implicit NCP, sparse backend: fill-reducing orderings of the pattern of all the model's
      * rows (one per step size, the first step's), and KLU analyses of the active rows'
      * pattern, restricting that order (one per change of the active set or of a row's law).
-     * Coulomb step: analyses counts the shapes its fc3d solver built (one per change of the
-     * number of active rows or of W's block pattern; KLU's analysis follows on the sparse path). */
+     * Coulomb step: analyses counts the shapes its fc3d solver built (a number of active rows or
+     * a block pattern of W not among its two latest; KLU's analysis follows on the sparse path).
+     */
     int orderings, analyses;
     /* Implicit NCP: m when the last solve needed the continuation from h/2^m (0: not). */
     int continued;

@@ -7,10 +7,11 @@
  * a sliding contact keeps u_n = 0 (no lift-off): this is the one-step problem of Siconos and
  * LMGC90, solved by cdyn_fc3d_solve's chain (Gauss–Seidel warm start, semismooth Newton),
  * warm-started with the previous step's impulses, through one solver object held from step to
- * step: its workspace and KLU's symbolic analysis are reused while the contact set and W's block
- * pattern stay, and rebuilt once when they change (the only allocation of a step after warm-up
- * besides KLU's numeric factors; docs/api.md). Planar rows (n, t) get a decoupled third component (its
- * W entry the row's W_tt, its r entry 0: its impulse is exactly 0). */
+ * step: its workspaces and KLU's symbolic analyses (two shapes kept) are reused while the number
+ * of rows and W's block pattern stay or come back, and built once for a new shape (the only
+ * allocation of a step after warm-up besides KLU's numeric factors; docs/api.md). Planar rows
+ * (n, t) get a decoupled third component (its W entry the row's W_tt, its r entry 0: its impulse
+ * is exactly 0). */
 #include "step/contact_space.h"
 
 #include "cdyn/fc3d.h"
