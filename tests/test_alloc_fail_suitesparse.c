@@ -2,7 +2,8 @@
  * process-global SuiteSparse_config.malloc_func / calloc_func / realloc_func / free_func, not
  * through the cdyn allocator. cdyn never touches those hooks; a test process may: here they
  * count SuiteSparse's allocations in a successful call of each public entry point that reaches
- * KLU or CHOLMOD (FB-Newton sparse, the cone QP sparse, a stepper with KLU, the BVP), then fail
+ * KLU or CHOLMOD (FB-Newton sparse, the cone QP sparse, the fc3d solver object through changing
+ * block patterns, a stepper with KLU, the BVP), then fail
  * the k-th for every k. Each run must return a clean status (for an
  * allocation KLU or CHOLMOD report: CDYN_ENOMEM; CHOLMOD's internal fallbacks may also recover
  * and succeed), leave the outputs unchanged on failure and free everything (SuiteSparse's live
@@ -23,6 +24,7 @@
 
 #include "cdyn/bvp.h"
 #include "cdyn/coneqp.h"
+#include "cdyn/fc3d.h"
 #include "cdyn/mcp.h"
 #include "cdyn/step.h"
 #include "coneqp_support.h"
@@ -294,6 +296,72 @@ static int bvp_unchanged(void *ctx)
     return 1;
 }
 
+/* A frictional contact solver object (KLU: more than 8 contacts) through a sequence of block
+ * patterns that changes and comes back (contacts coupling and uncoupling): each new pattern
+ * re-analyses; every solve from 0 so that Newton runs. The outputs: r and u of the last solve
+ * tried. */
+enum { FCN = 10, FCPAT = 3 };
+typedef struct fc_case {
+    int rowptr[FCPAT][FCN + 1], colind[FCPAT][3 * FCN];
+    double values[FCPAT][27 * FCN], q[3 * FCN], mu[FCN];
+    cdyn_fc3d_blocks blocks[FCPAT];
+    outbuf o;
+} fc_case;
+
+static void fc_make(fc_case *c)
+{
+    for (int t = 0; t < FCPAT; t++) {
+        int k = 0;
+        for (int i = 0; i < FCN; i++) {
+            c->rowptr[t][i] = k;
+            for (int j = i - 1; j <= i + 1; j++) {
+                if (j < 0 || j >= FCN || (j != i && ((j < i ? j : i) + t) % 3 == 0))
+                    continue;
+                c->colind[t][k] = j;
+                for (int e = 0; e < 9; e++)
+                    c->values[t][9 * k + e] = j == i ? (e % 4 == 0 ? 2.0 : 0.05) : -0.2;
+                k++;
+            }
+        }
+        c->rowptr[t][FCN] = k;
+        c->blocks[t] = (cdyn_fc3d_blocks){c->rowptr[t], c->colind[t], c->values[t]};
+    }
+    for (int i = 0; i < FCN; i++) {
+        c->q[3 * i] = i % 4 == 0 ? 0.3 : -1.0 + 0.05 * i;
+        c->q[3 * i + 1] = 0.2 * ((i % 5) - 2);
+        c->q[3 * i + 2] = 0.1 * ((i % 3) - 1);
+        c->mu[i] = 0.3 + 0.02 * i;
+    }
+}
+
+static cdyn_status fc_run(void *ctx, const cdyn_allocator *a)
+{
+    fc_case *c = ctx;
+    static const int seq[] = {0, 1, 1, 2, 0};
+    cdyn_fc3d_options o;
+    cdyn_fc3d_defaults(&o);
+    o.allocator = a;
+    o.warm_sweeps = 0;
+    cdyn_fc3d_solver *s = NULL;
+    cdyn_status st = cdyn_fc3d_solver_create(NULL, &o, &s, NULL);
+    for (int k = 0; st == CDYN_OK && k < 5; k++) {
+        const cdyn_fc3d p = {FCN, NULL, &c->blocks[seq[k]], c->q, c->mu};
+        out_reset(&c->o, 6 * FCN, NULL);
+        for (int i = 0; i < 3 * FCN; i++) /* a finite start: 0 */
+            c->o.v[i] = c->o.copy[i] = 0.0;
+        st = cdyn_fc3d_solver_solve(s, &p, c->o.v, c->o.v + 3 * FCN, NULL);
+    }
+    if (st == CDYN_OK)
+        assert_int_equal(cdyn_fc3d_solver_shapes(s), 4);
+    cdyn_fc3d_solver_free(s);
+    return st;
+}
+
+static int fc_unchanged(void *ctx)
+{
+    return out_unchanged(&((fc_case *)ctx)->o);
+}
+
 static void test_suitesparse_failures(void **state)
 {
     (void)state;
@@ -317,6 +385,11 @@ static void test_suitesparse_failures(void **state)
     every_ss_failure(&cq);
     free(cq_H);
     test_csc_free(&cq_lower);
+
+    static fc_case fc;
+    fc_make(&fc);
+    ss_case fcs = {"fc3d solver, changing patterns (KLU)", fc_run, fc_unchanged, &fc};
+    every_ss_failure(&fcs);
 
     /* (The cone step of one sphere solves a dense QP: CHOLMOD is covered by the QP above.) */
     static const char *names[] = {"stepper implicit NCP (KLU)"};

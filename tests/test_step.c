@@ -505,6 +505,129 @@ static void test_allocation_other_schemes(void **unused)
     cdyn_model_free(m);
 }
 
+/* The Coulomb step holds one frictional contact solver object (cdyn_fc3d_solver) from step to
+ * step: after warm-up a step allocates nothing of cdyn's while the contact set stays, here a
+ * stack of 12 spheres resting on the floor (12 contacts: the Newton systems go through KLU).
+ * What still allocates, outside this allocator: KLU's numeric factor, through SuiteSparse's hooks,
+ * at the first factorization of each Newton stage of a step (and when a refactorization is
+ * rejected); its symbolic analysis is not repeated. */
+static void test_allocation_coulomb_step(void **unused)
+{
+    (void)unused;
+    enum { N = 12 };
+    const double r = 0.05;
+    cdyn_model *m = scene_spheres(N, r, 0.2, 0.5, 0.0, 1, 9.81);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_COULOMB_STEP);
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    o.allocator = &fa.allocator;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    for (int i = 0; i < N; i++)
+        x->q[7 * i + 2] = r + 2 * r * i;
+    cdyn_step_report sr;
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+    const int warm = fa.allocations;
+    int newton = 0;
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+        assert_int_equal(sr.nactive, N);
+        newton += strncmp(sr.solver.method, "newton", 6) == 0;
+    }
+    assert_int_equal(fa.allocations, warm);
+    assert_true(newton > 0); /* Newton (and its KLU workspace) did run after warm-up */
+    assert_true(fabs(x->q[7 * (N - 1) + 2] - (r + 2 * r * (N - 1))) < 1e-3); /* still a stack */
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
+/* A contact set that changes: two spheres side by side on the floor, one lifted by an upward
+ * force (twice its weight) for 10 steps out of every 40 and falling back, so the Coulomb step's
+ * problem goes from 2 contacts to 1 and back again. The fc3d solver keeps the workspaces of its
+ * two latest shapes: after warm-up (the first cycle, which built both and where the arena saw the
+ * largest problem) no step builds a shape (report.analyses = 0) or allocates, while the contact
+ * set keeps changing. */
+static void test_allocation_coulomb_changing(void **unused)
+{
+    (void)unused;
+    const double r = 0.05, m = 0.2, g = 9.81;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[2] = -g;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_geom_desc fl;
+    cdyn_geom_desc_defaults(&fl);
+    int floor;
+    assert_int_equal(cdyn_builder_add_geom(b, &fl, &floor, NULL), CDYN_OK);
+    for (int i = 0; i < 2; i++) {
+        cdyn_body_desc d;
+        cdyn_body_desc_defaults(&d);
+        d.mass = m;
+        d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * m * r * r;
+        int body, gs;
+        assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+        cdyn_geom_desc sp;
+        cdyn_geom_desc_defaults(&sp);
+        sp.body = body;
+        sp.type = CDYN_GEOM_SPHERE;
+        sp.size[0] = r;
+        assert_int_equal(cdyn_builder_add_geom(b, &sp, &gs, NULL), CDYN_OK);
+        cdyn_contact_pair_desc p;
+        cdyn_contact_pair_desc_defaults(&p);
+        p.geom_a = floor;
+        p.geom_b = gs;
+        p.mu = 0.5;
+        p.margin = 0.01; /* a row takes part within 1 cm */
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &p, NULL, NULL), CDYN_OK);
+    }
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_COULOMB_STEP);
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    o.allocator = &fa.allocator;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(model, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(model, NULL, &x, NULL), CDYN_OK);
+    x->q[2] = x->q[9] = r;
+    x->q[7] = 4 * r;
+    double tau[12] = {0};
+    int built = 0, changes = 0, last = -1;
+    for (int k = 0; k < 200; k++) {
+        tau[2] = k % 40 < 10 ? 2 * m * g : 0.0;
+        const int before = fa.allocations;
+        cdyn_step_report sr;
+        assert_int_equal(cdyn_step(s, tau, x, &sr), CDYN_OK);
+        assert_true(sr.nactive == 1 || sr.nactive == 2);
+        if (k < 40) {
+            built += sr.analyses;
+            last = sr.nactive;
+            continue;
+        }
+        changes += sr.nactive != last;
+        last = sr.nactive;
+        assert_int_equal(sr.analyses, 0);
+        if (fa.allocations != before)
+            fail_msg("step %d allocated %d blocks", k, fa.allocations - before);
+    }
+    assert_int_equal(built, 2);  /* warm-up: one shape for 2 contacts, one for 1 */
+    assert_true(changes >= 8);   /* the contact set kept changing after it */
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+    cdyn_state_free(x);
+    cdyn_model_free(model);
+}
+
 /* The sparse implicit step orders the pattern of all the model's rows once and restricts that
  * order for each active set: three spheres dropped in a stack (margins 5 mm), whose rows turn
  * active and inactive as they land and bounce. Measured here: the active set changes, one
@@ -705,6 +828,8 @@ int main(void)
         cmocka_unit_test(test_failed_step_untouched),
         cmocka_unit_test(test_allocation),
         cmocka_unit_test(test_allocation_other_schemes),
+        cmocka_unit_test(test_allocation_coulomb_step),
+        cmocka_unit_test(test_allocation_coulomb_changing),
         cmocka_unit_test(test_sparse_ordering_reused),
         cmocka_unit_test(test_recorder),
         cmocka_unit_test(test_threads),

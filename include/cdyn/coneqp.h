@@ -71,6 +71,10 @@ typedef struct cdyn_coneqp_options {
     double step_fraction; /* fraction of the step to the cone boundary, in (0, 1) (0.99) */
     int check_psd;        /* nonzero: verify H is positive semidefinite by factoring
                              H + 1e-10 max|H_ij| I once per solve (1) */
+    int threads;          /* most threads a call may run on, the calling thread included
+                             (1: none is started); 0: no cap. Reaches CHOLMOD's supernodal
+                             factorization (its OpenMP regions); see docs/api.md, "Threads".
+                             >= 0 (1) */
     const cdyn_allocator *allocator; /* NULL: malloc/free */
 } cdyn_coneqp_options;
 

@@ -26,6 +26,9 @@
  * Entry points
  *   cdyn_fc3d_solve     default: Gauss–Seidel warm start, then semismooth Newton (Alart–Curnier,
  *                       then Fischer–Burmeister), Gauss–Seidel again and Newton as fallbacks.
+ *   cdyn_fc3d_solver_create / _solve / _free
+ *                       the same with a solver object that keeps its workspace (and KLU's
+ *                       symbolic analysis) from problem to problem while the shape stays.
  *   cdyn_fc3d_nsgs      nonsmooth block Gauss–Seidel with an exact local 3x3 solver.
  *   cdyn_fc3d_newton    semismooth Newton on the Alart–Curnier or the SOC Fischer–Burmeister
  *                       function, with a line search; KLU (sparse) or LAPACK (dense) systems.
@@ -194,6 +197,42 @@ CDYN_API void cdyn_fc3d_defaults(cdyn_fc3d_options *opts);
  * of the last stage tried when none succeeds. */
 CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts,
                                      double *r, double *u, cdyn_fc3d_report *report);
+
+/* ---- solver object: many problems, one workspace ------------------------------------------
+ * The default entry point on memory kept from call to call, for a simulator solving one problem
+ * per step. Its shape is n, dense W or blocks, and W's block pattern (for a dense W, its nonzero
+ * 3x3 blocks). The workspace of a shape — the block view, the chain's vectors, and Newton's
+ * arrays with the Newton matrix's pattern and KLU's symbolic analysis (made at the first Newton
+ * stage) — is built once and reused. The solver keeps the workspaces of its two most recently
+ * used shapes (a contact set flickering between two shapes stops allocating once both were seen);
+ * a problem of another shape replaces the least recently used one, built once (allocation and
+ * analysis) and then kept. A solve of a kept shape allocates nothing of cdyn's;
+ * KLU allocates its numeric factor (through SuiteSparse's hooks) at the first factorization of
+ * every Newton stage and when a refactorization is rejected, as the one-shot call does, so that
+ * the answers are the one-shot call's bit for bit. */
+typedef struct cdyn_fc3d_solver cdyn_fc3d_solver;
+
+/* Allocate a solver with opts (copied; NULL: defaults; opts->allocator serves every allocation
+ * of the solver). problem may be NULL (the shape is taken at the first solve); otherwise it must
+ * be a valid problem (as cdyn_fc3d_check) and its shape is built here. *out is NULL on failure.
+ * Statuses: CDYN_EINVAL (bad options or problem, out NULL), CDYN_ETOOBIG, CDYN_ENOMEM. */
+CDYN_API cdyn_status cdyn_fc3d_solver_create(const cdyn_fc3d *problem,
+                                             const cdyn_fc3d_options *opts,
+                                             cdyn_fc3d_solver **out, cdyn_fc3d_report *report);
+
+/* Solve problem, any shape (see above), from the start r: r, u, statuses and report as for
+ * cdyn_fc3d_solve, with the same answers. A failed build (CDYN_ENOMEM) leaves r and u as they
+ * were and the solver usable (the next solve of that shape tries again). Not for concurrent use.
+ */
+CDYN_API cdyn_status cdyn_fc3d_solver_solve(cdyn_fc3d_solver *solver, const cdyn_fc3d *problem,
+                                            double *r, double *u, cdyn_fc3d_report *report);
+
+/* Shapes the solver has built so far (1 for a solver whose problems kept one shape; 0 for NULL).
+ */
+CDYN_API int cdyn_fc3d_solver_shapes(const cdyn_fc3d_solver *solver);
+
+/* Free a solver; accepts NULL. */
+CDYN_API void cdyn_fc3d_solver_free(cdyn_fc3d_solver *solver);
 
 /* ---- files ------------------------------------------------------------------------------------
  * Siconos' text format for FrictionContactProblem (whitespace-separated tokens):

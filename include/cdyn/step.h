@@ -116,7 +116,7 @@ typedef enum cdyn_step_backend {
     CDYN_BACKEND_FB_SPARSE = 3, /* cdyn_mcp_solve with the KLU path */
     CDYN_BACKEND_CONEQP = 4,    /* cdyn_coneqp_run */
     CDYN_BACKEND_DIRECT = 5,    /* LAPACK linear solve, no complementarity solver */
-    CDYN_BACKEND_FC3D = 6       /* cdyn_fc3d_solve (Gauss-Seidel warm start, semismooth Newton) */
+    CDYN_BACKEND_FC3D = 6       /* cdyn_fc3d_solver, held by the stepper */
 } cdyn_step_backend;
 
 /* "auto", "lemke", "fb-dense", "fb-sparse", "coneqp", "direct", "fc3d"; never NULL. */
@@ -162,7 +162,8 @@ typedef struct cdyn_step_options {
     cdyn_lcp_options lcp;     /* Lemke settings (cdyn_lcp_defaults) */
 
     /* cone step */
-    cdyn_coneqp_options coneqp; /* interior-point settings (cdyn_coneqp_defaults) */
+    cdyn_coneqp_options coneqp; /* interior-point settings (cdyn_coneqp_defaults; its threads,
+                                   default 1, caps CHOLMOD's threads: docs/api.md) */
     /* Coulomb step */
     cdyn_fc3d_options fc3d;     /* frictional contact settings (cdyn_fc3d_defaults) */
 
@@ -206,7 +207,10 @@ typedef struct cdyn_step_report {
     int jacobians, residuals;
     /* Implicit NCP, sparse backend: fill-reducing orderings of the pattern of all the model's
      * rows (one per step size, the first step's), and KLU analyses of the active rows'
-     * pattern, restricting that order (one per change of the active set or of a row's law). */
+     * pattern, restricting that order (one per change of the active set or of a row's law).
+     * Coulomb step: analyses counts the shapes its fc3d solver built (a number of active rows or
+     * a block pattern of W not among its two latest; KLU's analysis follows on the sparse path).
+     */
     int orderings, analyses;
     /* Implicit NCP: m when the last solve needed the continuation from h/2^m (0: not). */
     int continued;

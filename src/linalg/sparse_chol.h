@@ -16,6 +16,13 @@
  * permuted copy of A; both are freed before the call returns. cdyn itself allocates only in
  * create.
  *
+ * Threads: CHOLMOD's simplicial factorization runs on the calling thread; its supernodal one
+ * (chosen by CHOLMOD for dense fill) has OpenMP regions of CHOLMOD_OMP_NUM_THREADS threads (4 in
+ * SuiteSparse 5.12, a num_threads clause) and calls BLAS. The thread budget given to create caps
+ * those regions (omp_cap.h); where the cap is not available (cdyn not compiled by GCC) a budget
+ * below CHOLMOD_OMP_NUM_THREADS keeps the factorization simplicial. BLAS's own threads (OpenBLAS's
+ * pool, process-wide) are the caller's to set (docs/api.md, "Threads").
+ *
  * Thread safety: one handle per thread; distinct handles are independent. */
 #ifndef CDYN_LINALG_SPARSE_CHOL_H
 #define CDYN_LINALG_SPARSE_CHOL_H
@@ -31,6 +38,13 @@ typedef struct cdyn_sparse_chol cdyn_sparse_chol;
  * CDYN_ENOMEM, CDYN_ETOOBIG. */
 cdyn_status cdyn_sparse_chol_create(const cdyn_csc *A, const cdyn_allocator *allocator,
                                     cdyn_sparse_chol **out, cdyn_report *report);
+
+/* The same with a thread budget: the most threads a factorization or solve may run on, the
+ * calling thread included; 1 (what cdyn_sparse_chol_create uses): no thread is started; 0: no
+ * cap (CHOLMOD's own team size). CDYN_EINVAL for threads < 0. */
+cdyn_status cdyn_sparse_chol_create_threads(const cdyn_csc *A, const cdyn_allocator *allocator,
+                                            int threads, cdyn_sparse_chol **out,
+                                            cdyn_report *report);
 
 /* Numeric factorization with the values of A (same pattern as at create, finite values).
  * CDYN_ESINGULAR when A is not positive definite (the message and
@@ -62,6 +76,9 @@ int cdyn_sparse_chol_failed_column(const cdyn_sparse_chol *chol);
 /* CHOLMOD's rough reciprocal condition estimate of the current factor, (min/max diag L)^2;
  * NAN when there is no factor. */
 double cdyn_sparse_chol_rcond(const cdyn_sparse_chol *chol);
+
+/* 1 when the analysis chose CHOLMOD's supernodal factorization, 0 simplicial (or NULL). */
+int cdyn_sparse_chol_is_supernodal(const cdyn_sparse_chol *chol);
 
 /* Frees everything; accepts NULL. */
 void cdyn_sparse_chol_free(cdyn_sparse_chol *chol);

@@ -232,6 +232,15 @@ cdyn_status cdyn_sparse_lu_solve(cdyn_sparse_lu *lu, int trans, int nrhs, const 
     return CDYN_OK;
 }
 
+void cdyn_sparse_lu_forget(cdyn_sparse_lu *lu)
+{
+    if (lu == NULL)
+        return;
+    klu_free_numeric(&lu->numeric, &lu->common);
+    lu->rcond = NAN;
+    lu->singular_column = -1;
+}
+
 int cdyn_sparse_lu_size(const cdyn_sparse_lu *lu)
 {
     return lu != NULL ? lu->n : 0;

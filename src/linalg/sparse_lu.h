@@ -45,6 +45,10 @@ cdyn_status cdyn_sparse_lu_refactor(cdyn_sparse_lu *lu, const cdyn_csc *A, cdyn_
 cdyn_status cdyn_sparse_lu_solve(cdyn_sparse_lu *lu, int trans, int nrhs, const double *B,
                                  double *X, cdyn_report *report);
 
+/* Drop the numeric factor (KLU frees it): the next refactor chooses its pivots afresh, exactly as
+ * on a new handle, and allocates a new factor. The symbolic analysis stays. Accepts NULL. */
+void cdyn_sparse_lu_forget(cdyn_sparse_lu *lu);
+
 /* Order of the matrix. */
 int cdyn_sparse_lu_size(const cdyn_sparse_lu *lu);
 /* KLU's cheap reciprocal condition estimate of the current factor: min|diag U| / max|diag U|

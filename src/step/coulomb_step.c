@@ -5,9 +5,13 @@
  *     W = J M^-1 J',  r = J v_free + (Psi_n / h, 0, 0)_i,  v_free = v + h M^-1 (tau - bias),
  * then v+ = v_free + M^-1 J' p and q+ = q + h G(q) v+. Unlike the cone step's convex relaxation,
  * a sliding contact keeps u_n = 0 (no lift-off): this is the one-step problem of Siconos and
- * LMGC90, solved by cdyn_fc3d_solve (Gauss–Seidel warm start, semismooth Newton), warm-started
- * with the previous step's impulses. Planar rows (n, t) get a decoupled third component (its
- * W entry the row's W_tt, its r entry 0: its impulse is exactly 0). */
+ * LMGC90, solved by cdyn_fc3d_solve's chain (Gauss–Seidel warm start, semismooth Newton),
+ * warm-started with the previous step's impulses, through one solver object held from step to
+ * step: its workspaces and KLU's symbolic analyses (two shapes kept) are reused while the number
+ * of rows and W's block pattern stay or come back, and built once for a new shape (the only
+ * allocation of a step after warm-up besides KLU's numeric factors; docs/api.md). Planar rows
+ * (n, t) get a decoupled third component (its W entry the row's W_tt, its r entry 0: its impulse
+ * is exactly 0). */
 #include "step/contact_space.h"
 
 #include "cdyn/fc3d.h"
@@ -20,6 +24,7 @@
 
 typedef struct coulomb_ws {
     cs_trees trees;
+    cdyn_fc3d_solver *fc; /* outlives the steps: memory from the stepper's allocator */
 } coulomb_ws;
 
 static cdyn_step_backend coulomb_pick(const cdyn_stepper *s)
@@ -38,12 +43,24 @@ static cdyn_status coulomb_create(cdyn_stepper *s, cdyn_report *r)
         return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
     memset(w, 0, sizeof *w);
     cs_trees_init(&w->trees, s->model, (int *)(w + 1));
+    /* The solver outlives the steps: it must not take memory from the per-step arena. */
+    cdyn_fc3d_options o = s->opts.fc3d;
+    o.allocator = s->opts.allocator;
+    cdyn_fc3d_report fr;
+    cdyn_status st = cdyn_fc3d_solver_create(NULL, &o, &w->fc, &fr);
+    if (st != CDYN_OK) {
+        cdyn_mem_free(s->opts.allocator, w);
+        return cdyn_fail(r, st, "coulomb step: %s", fr.message);
+    }
     s->ws = w;
     return CDYN_OK;
 }
 
 static void coulomb_destroy(cdyn_stepper *s)
 {
+    coulomb_ws *w = s->ws;
+    if (w != NULL)
+        cdyn_fc3d_solver_free(w->fc);
     cdyn_mem_free(s->opts.allocator, s->ws);
     s->ws = NULL;
 }
@@ -148,10 +165,10 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
             for (int d = 0; d < 3; d++)
                 imp[3 * c + d] = d < p.nd ? x0->lambda[3 * p.rows[c] + d] * h : 0.0;
         cdyn_fc3d fp = {p.k, NULL, &bl, q3, p.mu};
-        cdyn_fc3d_options o = s->opts.fc3d;
-        o.allocator = &s->arena.as;
         cdyn_fc3d_report fr;
-        st = cdyn_fc3d_solve(&fp, &o, imp, u, &fr);
+        const int shapes = cdyn_fc3d_solver_shapes(w->fc);
+        st = cdyn_fc3d_solver_solve(w->fc, &fp, imp, u, &fr);
+        rep->analyses += cdyn_fc3d_solver_shapes(w->fc) - shapes; /* a new shape was built */
         r->iterations += fr.sweeps + fr.newton_iterations;
         r->residual = fr.residual_rel;
         cdyn_report_method(r, fr.method);

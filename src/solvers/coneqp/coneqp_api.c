@@ -19,6 +19,7 @@ void cdyn_coneqp_defaults(cdyn_coneqp_options *opts)
     opts->max_iter = 100;
     opts->step_fraction = 0.99;
     opts->check_psd = 1;
+    opts->threads = 1;
     opts->allocator = NULL;
 }
 
@@ -33,6 +34,8 @@ cdyn_status cdyn_coneqp_check_options(const cdyn_coneqp_options *o, cdyn_report 
         return cdyn_fail(r, CDYN_EINVAL, "max_iter = %d, must be >= 1", o->max_iter);
     if (!(o->step_fraction > 0.0 && o->step_fraction < 1.0))
         return cdyn_fail(r, CDYN_EINVAL, "step_fraction = %g, must be in (0, 1)", o->step_fraction);
+    if (o->threads < 0)
+        return cdyn_fail(r, CDYN_EINVAL, "threads = %d, must be >= 0", o->threads);
     return CDYN_OK;
 }
 

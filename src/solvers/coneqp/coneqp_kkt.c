@@ -164,7 +164,7 @@ cdyn_status cdyn_cq_sparse_setup(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn
     cdyn_status st = cdyn_csc_assembly_init(&w->as, n, n, w->ntrip, w->ti, w->tj, al, &inner);
     if (st != CDYN_OK)
         return pass(r, st, &inner, "Newton-matrix pattern");
-    st = cdyn_sparse_chol_create(&w->as.A, al, &w->chol, &inner);
+    st = cdyn_sparse_chol_create_threads(&w->as.A, al, w->opts.threads, &w->chol, &inner);
     if (st != CDYN_OK)
         return pass(r, st, &inner, "Newton-matrix analysis");
     /* As on the dense path: no condition test on the pivots (see dense_factor). */

@@ -33,6 +33,13 @@ void fc3d_report_method(cdyn_fc3d_report *rep, const char *method);
 cdyn_status fc3d_sys_init(fc3d_sys *sys, const cdyn_fc3d *problem,
                           const cdyn_allocator *allocator, cdyn_fc3d_report *rep);
 void fc3d_sys_free(fc3d_sys *sys);
+/* Every check of cdyn_fc3d_check, without clearing the report. */
+cdyn_status fc3d_check_problem(const cdyn_fc3d *problem, cdyn_fc3d_report *rep);
+/* Point sys at the values of problem (checked), whose block pattern is sys's: a dense W's
+ * blocks are copied into sys's own array, blocks are viewed; q, mu and ||q|| follow. */
+void fc3d_sys_refresh(fc3d_sys *sys, const cdyn_fc3d *problem);
+/* Whether block (i, j) of a dense W (m = 3n rows) has a nonzero entry. */
+int fc3d_dense_block_nonzero(const double *W, int m, int i, int j);
 
 /* One stage of a solver on a prepared problem, working in place on r (3n) and u: the final or
  * best point, whatever the status; *res_abs its absolute residual. */

@@ -56,7 +56,7 @@ cdyn_status fc3d_newton_check_options(const cdyn_fc3d_newton_options *o, cdyn_fc
     return CDYN_OK;
 }
 
-typedef struct newton_ws {
+struct fc3d_newton_ws {
     const fc3d_sys *sys;
     const cdyn_fc3d_newton_options *o;
     int n, m, dense;
@@ -71,7 +71,10 @@ typedef struct newton_ws {
     int nslots;
     cdyn_csc_assembly as;
     cdyn_sparse_lu *lu;
-} newton_ws;
+    const cdyn_allocator *allocator;
+    void *mem; /* one block: every array above but the assembly's and KLU's */
+};
+typedef struct fc3d_newton_ws newton_ws;
 
 /* Phi at (r, u): fills phi (and A, B when jac), returns ||Phi||^2 / 2. */
 static double eval_phi(newton_ws *w, const double *r, const double *u, double *phi, int jac)
@@ -177,9 +180,10 @@ static cdyn_status newton_direction(newton_ws *w, cdyn_fc3d_report *rep)
 }
 
 static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_newton_options *o,
-                           void **mem, cdyn_fc3d_report *rep)
+                           cdyn_fc3d_report *rep)
 {
     memset(w, 0, sizeof *w);
+    w->allocator = o->allocator;
     w->sys = sys;
     w->o = o;
     w->n = sys->n;
@@ -206,17 +210,13 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
     char *p = cdyn_mem_alloc(o->allocator, cv.off);
     if (p == NULL)
         return fc3d_fail(rep, CDYN_ENOMEM, "newton: out of memory (%zu bytes)", cv.off);
-    *mem = p;
+    w->mem = p;
     w->rho = (double *)(p + o_rho);
     double *v = (double *)(p + o_vec);
     w->phi = v, w->A = v + 3 * n, w->B = v + 12 * n, w->d = v + 21 * n;
     w->rt = v + 24 * n, w->ut = v + 27 * n, w->pt = v + 30 * n, w->best = v + 33 * n;
     w->H = (double *)(p + o_H);
     w->ipiv = (int *)(p + o_piv);
-    for (int i = 0; i < w->n; i++) {
-        const double *Wii = sys->diag[i] >= 0 ? sys->values + 9 * (size_t)sys->diag[i] : NULL;
-        fc3d_rho(Wii, o->rho, &w->rho[2 * i], &w->rho[2 * i + 1]);
-    }
     if (w->dense)
         return CDYN_OK;
     int *sd = (int *)(p + o_sd), *ti = (int *)(p + o_tij), *tj = ti + 9 * (size_t)w->nslots;
@@ -252,11 +252,51 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
     return CDYN_OK;
 }
 
-static void ws_free(newton_ws *w, void *mem)
+static void ws_free(newton_ws *w)
 {
     cdyn_sparse_lu_free(w->lu);
     cdyn_csc_assembly_free(&w->as);
-    cdyn_mem_free(w->o->allocator, mem);
+    cdyn_mem_free(w->allocator, w->mem);
+}
+
+/* A run's start on a workspace: the problem's values and the run's options, the augmentation
+ * from W's diagonal blocks, and no factor kept from an earlier run (its first factorization
+ * chooses fresh pivots, as on a new workspace). */
+static void ws_start(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_newton_options *o)
+{
+    w->sys = sys;
+    w->o = o;
+    for (int i = 0; i < w->n; i++) {
+        const double *Wii = sys->diag[i] >= 0 ? sys->values + 9 * (size_t)sys->diag[i] : NULL;
+        fc3d_rho(Wii, o->rho, &w->rho[2 * i], &w->rho[2 * i + 1]);
+    }
+    cdyn_sparse_lu_forget(w->lu);
+}
+
+cdyn_status fc3d_newton_ws_create(const fc3d_sys *sys, const cdyn_fc3d_newton_options *o,
+                                  fc3d_newton_ws **out, cdyn_fc3d_report *rep)
+{
+    *out = NULL;
+    newton_ws *w = cdyn_mem_alloc(o->allocator, sizeof *w);
+    if (w == NULL)
+        return fc3d_fail(rep, CDYN_ENOMEM, "newton: out of memory");
+    cdyn_status st = ws_init(w, sys, o, rep);
+    if (st != CDYN_OK) {
+        ws_free(w);
+        cdyn_mem_free(o->allocator, w);
+        return st;
+    }
+    *out = w;
+    return CDYN_OK;
+}
+
+void fc3d_newton_ws_free(fc3d_newton_ws *w)
+{
+    if (w == NULL)
+        return;
+    const cdyn_allocator *al = w->allocator;
+    ws_free(w);
+    cdyn_mem_free(al, w);
 }
 
 static cdyn_status newton_loop(newton_ws *w, double *r, double *u, double *res_abs,
@@ -359,20 +399,27 @@ static cdyn_status newton_loop(newton_ws *w, double *r, double *u, double *res_a
     return st;
 }
 
+cdyn_status fc3d_newton_ws_run(fc3d_newton_ws *w, const fc3d_sys *sys,
+                               const cdyn_fc3d_newton_options *o, double *r, double *u,
+                               double *res_abs, cdyn_fc3d_report *rep)
+{
+    fc3d_sys_velocity(sys, r, u);
+    *res_abs = fc3d_sys_residual(sys, r, u);
+    ws_start(w, sys, o);
+    return newton_loop(w, r, u, res_abs, rep);
+}
+
 cdyn_status fc3d_newton_run(const fc3d_sys *sys, const cdyn_fc3d_newton_options *o, double *r,
                             double *u, double *res_abs, cdyn_fc3d_report *rep)
 {
-    newton_ws w;
-    void *mem = NULL;
+    fc3d_newton_ws *w = NULL;
     fc3d_sys_velocity(sys, r, u);
     *res_abs = fc3d_sys_residual(sys, r, u);
-    cdyn_status st = ws_init(&w, sys, o, &mem, rep);
-    if (st != CDYN_OK) {
-        ws_free(&w, mem);
+    cdyn_status st = fc3d_newton_ws_create(sys, o, &w, rep);
+    if (st != CDYN_OK)
         return st;
-    }
-    st = newton_loop(&w, r, u, res_abs, rep);
-    ws_free(&w, mem);
+    st = fc3d_newton_ws_run(w, sys, o, r, u, res_abs, rep);
+    fc3d_newton_ws_free(w);
     return st;
 }
 

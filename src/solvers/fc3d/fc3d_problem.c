@@ -102,14 +102,27 @@ cdyn_status cdyn_fc3d_check(const cdyn_fc3d *problem, cdyn_fc3d_report *report)
     return check_problem(problem, report);
 }
 
-/* Number of nonzero 3x3 blocks of a dense W, and their layout. */
-static int dense_block_nonzero(const double *W, int m, int i, int j)
+/* Whether block (i, j) of a dense W (m = 3n rows) has a nonzero entry. */
+int fc3d_dense_block_nonzero(const double *W, int m, int i, int j)
 {
     for (int b = 0; b < 3; b++)
         for (int a = 0; a < 3; a++)
             if (W[(size_t)(3 * i + a) + (size_t)(3 * j + b) * (size_t)m] != 0.0)
                 return 1;
     return 0;
+}
+
+static double qnorm(const double *q, int m)
+{
+    double s = 0.0;
+    for (int k = 0; k < m; k++)
+        s += q[k] * q[k];
+    return sqrt(s);
+}
+
+cdyn_status fc3d_check_problem(const cdyn_fc3d *p, cdyn_fc3d_report *rep)
+{
+    return check_problem(p, rep);
 }
 
 cdyn_status fc3d_sys_init(fc3d_sys *sys, const cdyn_fc3d *p, const cdyn_allocator *allocator,
@@ -124,7 +137,7 @@ cdyn_status fc3d_sys_init(fc3d_sys *sys, const cdyn_fc3d *p, const cdyn_allocato
     if (p->W != NULL)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
-                nblocks += (size_t)(i == j || dense_block_nonzero(p->W, m, i, j));
+                nblocks += (size_t)(i == j || fc3d_dense_block_nonzero(p->W, m, i, j));
     if (nblocks > (size_t)INT_MAX / 9)
         return fc3d_fail(rep, CDYN_ETOOBIG, "W has too many blocks");
     cdyn_carve cv = {0, 0};
@@ -151,7 +164,7 @@ cdyn_status fc3d_sys_init(fc3d_sys *sys, const cdyn_fc3d *p, const cdyn_allocato
         rp[0] = 0;
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
-                if (i != j && !dense_block_nonzero(p->W, m, i, j))
+                if (i != j && !fc3d_dense_block_nonzero(p->W, m, i, j))
                     continue;
                 ci[k] = j;
                 for (int b = 0; b < 3; b++)
@@ -177,11 +190,31 @@ cdyn_status fc3d_sys_init(fc3d_sys *sys, const cdyn_fc3d *p, const cdyn_allocato
                 diag[i] = k;
     }
     sys->diag = diag;
-    double s = 0.0;
-    for (int k = 0; k < m; k++)
-        s += p->q[k] * p->q[k];
-    sys->qnorm = sqrt(s);
+    sys->qnorm = qnorm(p->q, m);
     return CDYN_OK;
+}
+
+void fc3d_sys_refresh(fc3d_sys *sys, const cdyn_fc3d *p)
+{
+    const int n = p->n, m = 3 * n;
+    sys->q = p->q;
+    sys->mu = p->mu;
+    sys->qnorm = qnorm(p->q, m);
+    if (p->W == NULL) {
+        sys->rowptr = p->blocks->rowptr;
+        sys->colind = p->blocks->colind;
+        sys->values = p->blocks->values;
+        return;
+    }
+    double *v = (double *)sys->values; /* the owned copy of a dense W's blocks */
+    for (int i = 0; i < n; i++)
+        for (int k = sys->rowptr[i]; k < sys->rowptr[i + 1]; k++) {
+            const int j = sys->colind[k];
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++)
+                    v[9 * (size_t)k + a + 3 * b] =
+                        p->W[(size_t)(3 * i + a) + (size_t)(3 * j + b) * (size_t)m];
+        }
 }
 
 void fc3d_sys_free(fc3d_sys *sys)

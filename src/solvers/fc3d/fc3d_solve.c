@@ -1,186 +1,12 @@
-/* The default frictional contact solver: a few Gauss–Seidel sweeps to find the contact modes,
- * semismooth Newton (Alart–Curnier, then Fischer–Burmeister; each from the best point so far and
- * from the caller's start) for the fast finish, and Gauss–Seidel again, then Newton once more
- * from its result, when Newton fails; when all of that fails from a nonzero start, all of it
- * once more from 0. */
+/* The default frictional contact solver, one call: a solver object made, used once, freed. */
 #include "solvers/fc3d/fc3d_internal.h"
 #include "solvers/fc3d/fc3d_solvers.h"
-
-#include <math.h>
-#include <string.h>
-
-#include "core/memory.h"
-
-void cdyn_fc3d_defaults(cdyn_fc3d_options *opts)
-{
-    if (opts == NULL)
-        return;
-    memset(opts, 0, sizeof *opts);
-    opts->tol = 1e-10;
-    opts->warm_sweeps = 2;
-    cdyn_fc3d_nsgs_defaults(&opts->nsgs);
-    cdyn_fc3d_newton_defaults(&opts->newton);
-    opts->try_fb = 1;
-    opts->fallback_nsgs = 1;
-}
-
-typedef struct chain {
-    const fc3d_sys *sys;
-    size_t bytes;
-    double *x, *u, *best, *best_u; /* current point, and the best one of all stages */
-    const double *start;           /* the caller's starting point */
-    double best_res;
-    const char *best_method;
-} chain;
-
-/* Remember the stage's point when it succeeded or is at least as good as the best so far. */
-static void keep_best(chain *c, cdyn_status st, double res, const char *method)
-{
-    if (st == CDYN_OK || res <= c->best_res) {
-        c->best_res = res;
-        c->best_method = method;
-        memcpy(c->best, c->x, c->bytes);
-        memcpy(c->best_u, c->u, c->bytes);
-    }
-}
-
-static void restart_from_best(chain *c)
-{
-    memcpy(c->x, c->best, c->bytes);
-}
-
-static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_report *rep)
-{
-    const fc3d_sys *s = c->sys;
-    double res;
-    cdyn_status st = CDYN_ENOCONV;
-    if (o->warm_sweeps > 0) {
-        cdyn_fc3d_nsgs_options g = o->nsgs;
-        g.max_sweeps = o->warm_sweeps;
-        g.tol = o->tol;
-        g.stall_ratio = 0.0;
-        st = fc3d_nsgs_run(s, &g, c->x, c->u, &res, rep);
-        keep_best(c, st, res, "nsgs");
-        if (st == CDYN_OK)
-            return st;
-        restart_from_best(c);
-    }
-    cdyn_fc3d_newton_options nt = o->newton;
-    nt.tol = o->tol;
-    nt.formulation = CDYN_FC3D_ALART_CURNIER;
-    st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-    keep_best(c, st, res, "newton-ac");
-    if (st == CDYN_OK || st == CDYN_ENOMEM)
-        return st;
-    if (o->warm_sweeps > 0) {
-        /* Gauss–Seidel's few sweeps can lead Newton astray (spheres-in-a-box: from zero,
-           Alart–Curnier converges in 51 iterations, from the warm start it does not). */
-        memcpy(c->x, c->start, c->bytes);
-        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, st, res, "newton-ac");
-        if (st == CDYN_OK || st == CDYN_ENOMEM)
-            return st;
-    }
-    if (o->try_fb) {
-        restart_from_best(c);
-        nt.formulation = CDYN_FC3D_FISCHER_BURMEISTER;
-        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, st, res, "newton-fb");
-        if (st == CDYN_OK || st == CDYN_ENOMEM)
-            return st;
-        /* The warm start can lie in a basin where the merit has no descent to a solution
-           (OneObject-i100000-499: Gauss–Seidel cycles there, FB from zero converges). */
-        memcpy(c->x, c->start, c->bytes);
-        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, st, res, "newton-fb");
-        if (st == CDYN_OK || st == CDYN_ENOMEM)
-            return st;
-    }
-    if (o->fallback_nsgs) {
-        restart_from_best(c);
-        cdyn_fc3d_nsgs_options g = o->nsgs;
-        g.tol = o->tol;
-        st = fc3d_nsgs_run(s, &g, c->x, c->u, &res, rep);
-        keep_best(c, st, res, "nsgs");
-        if (st == CDYN_OK)
-            return st;
-        /* Gauss–Seidel may have moved to where Newton converges (the modes settled): Newton
-           starts from its result, not from the best point, which is usually the Newton point
-           that stalled (its residual is smaller than what 50 sweeps reach) — restarting there
-           only repeated the stall (two contacts wedging a sphere, tests/test_fc3d.c). */
-        nt.formulation = CDYN_FC3D_ALART_CURNIER;
-        st = fc3d_newton_run(s, &nt, c->x, c->u, &res, rep);
-        keep_best(c, st, res, "nsgs+newton-ac");
-    }
-    return st;
-}
-
-static int all_zero(size_t len, const double *v)
-{
-    for (size_t k = 0; k < len; k++)
-        if (v[k] != 0.0)
-            return 0;
-    return 1;
-}
-
-/* The chain as one stage of fc3d_run_public: x holds the start on entry, the best point of all
- * stages on return. */
-static cdyn_status chain_stage(const fc3d_sys *sys, const void *opts, double *x, double *u,
-                               double *res_abs, cdyn_fc3d_report *rep)
-{
-    const cdyn_fc3d_options *o = opts;
-    size_t m = 3 * (size_t)sys->n;
-    double *mem = cdyn_mem_array(o->allocator, 3 * m, sizeof(double));
-    if (mem == NULL) {
-        fc3d_sys_velocity(sys, x, u);
-        *res_abs = fc3d_sys_residual(sys, x, u);
-        return fc3d_fail(rep, CDYN_ENOMEM, "out of memory");
-    }
-    memcpy(mem + 2 * m, x, m * sizeof(double));
-    /* The best point starts as the start itself, so that no stage ever restarts from memory
-       that no stage wrote (a first stage that overflows records nothing better). */
-    fc3d_sys_velocity(sys, x, u);
-    chain c = {sys, m * sizeof(double), x, u, mem, mem + m, mem + 2 * m,
-               fc3d_sys_residual(sys, x, u), "fc3d"};
-    memcpy(c.best, x, c.bytes);
-    memcpy(c.best_u, u, c.bytes);
-    if (!(c.best_res <= INFINITY)) /* NaN: any stage's finite residual is better */
-        c.best_res = INFINITY;
-    cdyn_status st = run_chain(&c, o, rep);
-    if (st != CDYN_OK && st != CDYN_ENOMEM && !all_zero(m, c.start)) {
-        /* The caller's start is a guess (the Coulomb step passes the last step's impulses):
-           it can hold forces the problem no longer has — two contacts that wedged a sphere
-           carried 60 times the force the next step needs, one of them separating — and from
-           there no stage converged while from 0 one sweep does. The whole chain once more,
-           from 0 (the best point is kept across both runs). */
-        memset(mem + 2 * m, 0, c.bytes);
-        memset(c.x, 0, c.bytes);
-        st = run_chain(&c, o, rep);
-    }
-    memcpy(x, c.best, c.bytes);
-    memcpy(u, c.best_u, c.bytes);
-    *res_abs = c.best_res;
-    fc3d_report_method(rep, c.best_method);
-    cdyn_mem_free(o->allocator, mem);
-    return st;
-}
-
-cdyn_status fc3d_check_options(cdyn_fc3d_options *o, cdyn_fc3d_report *report)
-{
-    if (!(o->tol > 0.0) || !isfinite(o->tol) || o->warm_sweeps < 0)
-        return fc3d_fail(report, CDYN_EINVAL, "options: tol > 0 and warm_sweeps >= 0 needed");
-    o->nsgs.allocator = o->allocator;
-    o->newton.allocator = o->allocator;
-    o->nsgs.tol = o->newton.tol = o->tol;
-    cdyn_status st = fc3d_nsgs_check_options(&o->nsgs, report);
-    if (st == CDYN_OK)
-        st = fc3d_newton_check_options(&o->newton, report);
-    return st;
-}
 
 cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts, double *r,
                             double *u, cdyn_fc3d_report *report)
 {
+    /* Every argument is checked before anything is allocated: bad input is CDYN_EINVAL even
+       when memory is short (the solver object allocates before its solve checks). */
     fc3d_report_clear(report, "fc3d");
     cdyn_fc3d_options o;
     if (opts != NULL)
@@ -188,7 +14,16 @@ cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *o
     else
         cdyn_fc3d_defaults(&o);
     cdyn_status st = fc3d_check_options(&o, report);
+    if (st == CDYN_OK)
+        st = fc3d_check_problem(problem, report);
     if (st != CDYN_OK)
         return st;
-    return fc3d_run_public(problem, o.allocator, chain_stage, &o, r, u, report);
+    if (r == NULL || fc3d_vec_bad(3 * problem->n, r))
+        return fc3d_fail(report, CDYN_EINVAL, "r is NULL or not finite");
+    cdyn_fc3d_solver *s = NULL;
+    if ((st = cdyn_fc3d_solver_create(NULL, opts, &s, report)) != CDYN_OK)
+        return st;
+    st = cdyn_fc3d_solver_solve(s, problem, r, u, report);
+    cdyn_fc3d_solver_free(s);
+    return st;
 }
