@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* mkstemps, fdopen, M_PI */
+#define _GNU_SOURCE /* M_PI */
 /* Time stepping against MuJoCo (Debian libmujoco-dev), the simulator users would pick instead:
  * the same scenes built in both, time per step and accuracy side by side.
  *
@@ -22,6 +22,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "bench_mujoco.h"
 #include "bench_timer.h"
 #include "cdyn/cdyn.h"
 
@@ -180,61 +181,16 @@ static void pile_q(double *q)
     }
 }
 
-/* ---- MuJoCo scenes ----------------------------------------------------------------------- */
+/* ---- MuJoCo scenes (bench_mujoco.c) ------------------------------------------------------ */
 
-/* The model, or NULL with MuJoCo's message on stderr. */
+static void mj_ball(bench_text *t, double x, double y, double z, double mu)
+{
+    bench_mj_ball(t, x, y, z, RADIUS, MASS, mu);
+}
+
 static mjModel *mj_from_xml(const char *xml)
 {
-    char path[] = "/tmp/cdyn_bench_step_XXXXXX.xml";
-    int fd = mkstemps(path, 4);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "w");
-    fputs(xml, f);
-    fclose(f);
-    char err[1000] = "";
-    mjModel *m = mj_loadXML(path, NULL, err, sizeof err);
-    remove(path);
-    if (m == NULL)
-        fprintf(stderr, "bench_step: MuJoCo: %s\n", err);
-    return m;
-}
-
-/* XML text grows in a malloc'd buffer. */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void put(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = t->cap * 2 + (size_t)n + 1024;
-        t->s = realloc(t->s, t->cap);
-    }
-}
-
-/* nconmax: room for this many contacts (MuJoCo 2.2 preallocates; an overflow drops contacts). */
-static void mj_header(text *t, double h, const char *gravity, int nconmax)
-{
-    put(t, "<mujoco><option timestep=\"%g\" gravity=\"%s\" cone=\"elliptic\" integrator=\"Euler\"/>"
-           "<size nconmax=\"%d\" njmax=\"%d\"/><worldbody>", h, gravity, nconmax, 3 * nconmax);
-}
-
-static void mj_ball(text *t, double x, double y, double z, double mu)
-{
-    put(t, "<body pos=\"%.6f %.6f %.6f\"><freejoint/><geom type=\"sphere\" size=\"%g\" mass=\"%g\" "
-           "friction=\"%g 0 0\" condim=\"3\"/></body>", x, y, z, RADIUS, MASS, mu);
+    return bench_mj_from_xml(xml, "bench_step");
 }
 
 /* ---- timing ------------------------------------------------------------------------------ */
@@ -445,11 +401,11 @@ static void bench_billiard(FILE *csv)
     double rx, ry;
     rigid_billiard(1.01, &rx, &ry);
 
-    text t = {NULL, 0, 0};
-    mj_header(&t, 0.01, "0 0 -9.8", 10);
-    put(&t, "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"0.2 0 0\"/>");
+    bench_text t = {NULL, 0, 0};
+    bench_mj_header(&t, 0.01, "0 0 -9.8", 10);
+    bench_put(&t, "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"0.2 0 0\"/>");
     mj_ball(&t, 0, 0, RADIUS, 0.2);
-    put(&t, "</worldbody></mujoco>");
+    bench_put(&t, "</worldbody></mujoco>");
     mjModel *mm = mj_from_xml(t.s);
     free(t.s);
     const double qpos[7] = {0, 0, RADIUS, 1, 0, 0, 0};
@@ -525,12 +481,12 @@ static void bench_incline(FILE *csv)
     add_pair(b, floor, gbox, INCLINE_MU, INFINITY);
     cdyn_model *m = finish(b);
 
-    text t = {NULL, 0, 0};
+    bench_text t = {NULL, 0, 0};
     char gs[96];
     snprintf(gs, sizeof gs, "%.17g 0 %.17g", g[0], g[2]);
-    mj_header(&t, 0.01, gs, 20);
-    put(&t, "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"%g 0 0\"/>", INCLINE_MU);
-    put(&t, "<body pos=\"0 0 0.05\"><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\" "
+    bench_mj_header(&t, 0.01, gs, 20);
+    bench_put(&t, "<geom type=\"plane\" size=\"5 5 0.1\" friction=\"%g 0 0\"/>", INCLINE_MU);
+    bench_put(&t, "<body pos=\"0 0 0.05\"><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\" "
             "mass=\"1\" friction=\"%g 0 0\" condim=\"3\"/></body></worldbody></mujoco>",
         INCLINE_MU);
     mjModel *mm = mj_from_xml(t.s);
@@ -575,14 +531,14 @@ static void resting_init(cdyn_state *x, void *arg)
 
 static mjModel *mj_resting(int n, double **qpos, double **qvel)
 {
-    text t = {NULL, 0, 0};
-    mj_header(&t, 0.01, "0 0 -9.8", n + 10);
-    put(&t, "<geom type=\"plane\" size=\"100 100 0.1\" friction=\"0.5 0 0\"/>");
+    bench_text t = {NULL, 0, 0};
+    bench_mj_header(&t, 0.01, "0 0 -9.8", n + 10);
+    bench_put(&t, "<geom type=\"plane\" size=\"100 100 0.1\" friction=\"0.5 0 0\"/>");
     double *q = calloc((size_t)7 * n, sizeof(double));
     resting_q(n, q);
     for (int i = 0; i < n; i++)
         mj_ball(&t, q[7 * i], q[7 * i + 1], q[7 * i + 2], 0.5);
-    put(&t, "</worldbody></mujoco>");
+    bench_put(&t, "</worldbody></mujoco>");
     mjModel *m = mj_from_xml(t.s);
     free(t.s);
     /* MuJoCo's qpos for free joints is the body's position and quaternion: the same layout. */
@@ -728,18 +684,18 @@ static double pile_depth(const double *q, int stride)
 static void bench_pile(FILE *csv)
 {
     cdyn_model *m = cdyn_pile();
-    text t = {NULL, 0, 0};
-    mj_header(&t, 0.005, "0 0 -9.8", 2000);
-    put(&t, "<geom type=\"plane\" size=\"1 1 0.1\" friction=\"0.5 0 0\"/>");
-    put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"1 0 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
-    put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"-1 0 0\" size=\"1 1 0.1\"/>", PILE_HALF);
-    put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 1 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
-    put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 -1 0\" size=\"1 1 0.1\"/>", PILE_HALF);
+    bench_text t = {NULL, 0, 0};
+    bench_mj_header(&t, 0.005, "0 0 -9.8", 2000);
+    bench_put(&t, "<geom type=\"plane\" size=\"1 1 0.1\" friction=\"0.5 0 0\"/>");
+    bench_put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"1 0 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
+    bench_put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"-1 0 0\" size=\"1 1 0.1\"/>", PILE_HALF);
+    bench_put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 1 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
+    bench_put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 -1 0\" size=\"1 1 0.1\"/>", PILE_HALF);
     double q[7 * PILE_N], v[6 * PILE_N] = {0};
     pile_q(q);
     for (int i = 0; i < PILE_N; i++)
         mj_ball(&t, q[7 * i], q[7 * i + 1], q[7 * i + 2], 0.5);
-    put(&t, "</worldbody></mujoco>");
+    bench_put(&t, "</worldbody></mujoco>");
     mjModel *mm = mj_from_xml(t.s);
     free(t.s);
     mjData *md = NULL;
