@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "cdyn/step.h"
 #include "cdyn/urdf.h"
 #include "support.h"
 #include "urdf_support.h"
@@ -74,8 +75,11 @@ static void arm3_twin(cdyn_builder *b, const cdyn_pose *base, cdyn_geom_desc g[4
          {0.03, 0, 0}, {0, 0, 0}, {0.0002, 0, 0, 0.0003, 0, 0.00025}}};
     for (int k = 0; k < 3; ++k) {
         cdyn_body_desc d = tu_body(&links[k]);
-        if (k == 0)
+        if (k == 0) {
             d.frame = tu_pose_mul(base, &d.frame);
+            d.damping = 0.1; /* <dynamics damping="0.1" friction="0.05"/> */
+            d.friction = 0.05;
+        }
         assert_int_equal(cdyn_builder_add_body(b, &d, NULL, NULL), CDYN_OK);
     }
     const cdyn_pose g0 = tu_pose(0, 0, 0.05, 0, 0, 0.3), g0w = tu_pose_mul(base, &g0);
@@ -120,7 +124,8 @@ static void test_slider(void **state)
         {0, CDYN_JOINT_REVOLUTE, tu_pose(0, 0, 0.05, 0, 0, 0), {0, 1, 0}, 0.4, {0, 0, 0.25},
          {0, 0, 0}, {0.0085, 0, 0, 0.0085, 0, 0.0001}}};
     for (int k = 0; k < 2; ++k) {
-        const cdyn_body_desc d = tu_body(&links[k]);
+        cdyn_body_desc d = tu_body(&links[k]);
+        d.damping = k == 0 ? 2.0 : 0.0; /* <dynamics damping="2"/> */
         assert_int_equal(cdyn_builder_add_body(b, &d, NULL, NULL), CDYN_OK);
     }
     const cdyn_pose p0 = tu_pose(0, 0, 0, 0, 0, 0), p1 = tu_pose(0, 0, 0.5, 0, 0, 0);
@@ -360,6 +365,90 @@ static void test_skip(void **state)
     cdyn_builder_free(b);
 }
 
+/* <dynamics>: damping and friction of revolute, continuous and prismatic joints reach the
+ * model (the twins above compare h(q, v), which holds the damping); fixed joints ignore it;
+ * negative values are refused with the joint's line; joint friction is refused by the
+ * steppers unless CDYN_URDF_SKIP_FRICTION leaves it out. */
+#define DYN_ROBOT(jtype, dyn)                                                                      \
+    "<robot name='r'>\n<link name='base'/>\n<joint name='j' type='" jtype "'>\n"               \
+    "<parent link='base'/><child link='arm'/><axis xyz='0 0 1'/>"                                 \
+    "<limit lower='-1' upper='1' effort='1' velocity='1'/>\n" dyn "\n</joint>\n"               \
+    "<link name='arm'><inertial><mass value='1'/>"                                                \
+    "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>\n</robot>\n"
+
+static cdyn_model *load_text(const char *text, unsigned skip, cdyn_status expect,
+                             const char *needle)
+{
+    cdyn_builder *b = tu_builder();
+    cdyn_urdf_options o;
+    cdyn_urdf_defaults(&o);
+    o.skip = skip;
+    cdyn_report r;
+    const cdyn_status st = cdyn_builder_add_urdf_string(b, text, strlen(text), &o, NULL, &r);
+    if (st != expect)
+        fail_msg("status %d, expected %d: %s", (int)st, (int)expect, r.message);
+    if (needle != NULL && strstr(r.message, needle) == NULL)
+        fail_msg("message '%s' lacks '%s'", r.message, needle);
+    cdyn_model *m = st == CDYN_OK ? tu_build(b) : NULL;
+    cdyn_builder_free(b);
+    return m;
+}
+
+static void test_dynamics(void **state)
+{
+    (void)state;
+    static const char *const types[3] = {"revolute", "continuous", "prismatic"};
+    static const char *const texts[3] = {
+        DYN_ROBOT("revolute", "<dynamics damping='0.7' friction='0.2'/>"),
+        DYN_ROBOT("continuous", "<dynamics damping='0.7' friction='0.2'/>"),
+        DYN_ROBOT("prismatic", "<dynamics damping='0.7' friction='0.2'/>")};
+    for (int k = 0; k < 3; ++k) {
+        for (int skip = 0; skip < 2; ++skip) {
+            cdyn_model *m = load_text(texts[k], skip ? CDYN_URDF_SKIP_FRICTION : 0u, CDYN_OK,
+                                      NULL);
+            cdyn_body_info bi;
+            assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+            if (!(bi.damping == 0.7 && bi.friction == (skip ? 0.0 : 0.2)))
+                fail_msg("%s: damping %g friction %g", types[k], bi.damping, bi.friction);
+            cdyn_stepper *s = NULL;
+            cdyn_report r;
+            const cdyn_status st = cdyn_stepper_create(m, NULL, &s, &r);
+            assert_int_equal(st, skip ? CDYN_OK : CDYN_ENOTSUP);
+            if (!skip)
+                assert_non_null(strstr(r.message, "friction"));
+            cdyn_stepper_free(s);
+            cdyn_model_free(m);
+        }
+    }
+    /* a fixed joint has no dof to damp: <dynamics> ignored (the arm is welded: no dof at all,
+     * which the builder refuses as a model without degrees of freedom, so add a free base) */
+    cdyn_builder *b = tu_builder();
+    cdyn_urdf_options o;
+    cdyn_urdf_defaults(&o);
+    o.floating_base = 1;
+    const char *fixed = "<robot name='r'>\n<link name='base'><inertial><mass value='1'/>"
+                        "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial>"
+                        "</link>\n<joint name='j' type='fixed'><parent link='base'/>"
+                        "<child link='arm'/><dynamics damping='3' friction='1'/></joint>\n"
+                        "<link name='arm'/>\n</robot>\n";
+    cdyn_report r;
+    assert_int_equal(cdyn_builder_add_urdf_string(b, fixed, strlen(fixed), &o, NULL, &r),
+                     CDYN_OK);
+    cdyn_model *m = tu_build(b);
+    for (int k = 0; k < cdyn_model_nbody(m); ++k) {
+        cdyn_body_info bi;
+        assert_int_equal(cdyn_model_body_info(m, k, &bi), CDYN_OK);
+        assert_true(bi.damping == 0 && bi.friction == 0);
+    }
+    cdyn_model_free(m);
+    cdyn_builder_free(b);
+    /* negative values: refused with the joint's line (line 3) */
+    assert_null(load_text(DYN_ROBOT("revolute", "<dynamics damping='-1'/>"), 0u, CDYN_EFORMAT,
+                          "line 3: joint 'j'"));
+    assert_null(load_text(DYN_ROBOT("prismatic", "<dynamics friction='-0.5'/>"), 0u,
+                          CDYN_EFORMAT, "friction = -0.5"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_cylinder_capsule),
         cmocka_unit_test(test_map),
         cmocka_unit_test(test_skip),
+        cmocka_unit_test(test_dynamics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,10 +133,20 @@ typedef struct cdyn_body_desc {
                               entries (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) of the symmetric tensor;
                               positive definite for moving bodies (FIXED: positive semidefinite).
                               Planar models use Izz only (> 0 for moving bodies) */
+    double damping;        /* REVOLUTE, PRISMATIC: viscous joint damping d >= 0 (N m s/rad,
+                              N s/m): the generalized force -d v_j on the joint's dof, part of
+                              h(q, v) (so of cdyn_data_bias and of the inverse dynamics and its
+                              d/dv). Every time-stepping scheme but BAUMGARTE integrates it
+                              implicitly (docs/theory.md, "Joint damping"). FREE, FIXED: 0 */
+    double friction;       /* REVOLUTE, PRISMATIC: dry (Coulomb) joint friction: the joint's
+                              friction force or torque |f| <= friction (N m, N), >= 0. No
+                              time-stepping scheme takes it yet: cdyn_stepper_create refuses a
+                              model with friction > 0 (CDYN_ENOTSUP naming the body). FREE,
+                              FIXED: 0 */
 } cdyn_body_desc;
 
 /* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and
- * inertia 0 (must be set). */
+ * inertia 0 (must be set), damping = friction = 0. */
 CDYN_API void cdyn_body_desc_defaults(cdyn_body_desc *desc);
 
 /* Add one body; *id receives its id (0, 1, ... in order). On failure the builder is unchanged
@@ -339,9 +349,19 @@ typedef struct cdyn_body_info {
     int nq, nv;     /* coordinates of this body's joint */
     int qadr, vadr; /* their offsets in q and v */
     double mass;
+    double damping, friction; /* as described (cdyn_body_desc) */
 } cdyn_body_info;
 
 CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);
+
+/* The joint damping of every dof: D = diag(d) in joint space, d (nv) receiving each dof's
+ * coefficient (0 for the dofs of FREE joints). Returns the number of dofs with d > 0 (0 for
+ * NULL arguments). */
+CDYN_API int cdyn_model_joint_damping(const cdyn_model *model, double *d);
+
+/* The number of bodies whose joint has friction > 0 (0 for NULL); *first (may be NULL)
+ * receives the first such body, or -1. */
+CDYN_API int cdyn_model_joint_friction_count(const cdyn_model *model, int *first);
 
 typedef struct cdyn_pair_info {
     int geom_a, geom_b; /* as declared */

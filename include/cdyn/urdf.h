@@ -16,7 +16,12 @@
  * Joints: fixed -> CDYN_JOINT_FIXED, revolute and continuous -> REVOLUTE, prismatic ->
  * PRISMATIC, floating -> FREE (only below the root when the root is welded to the world, since
  * cdyn's free joints attach to the ground). <limit> and <dynamics> are parsed and reported in
- * the map; cdyn does NOT enforce joint limits, damping or friction (yet).
+ * the map. <dynamics damping> and <dynamics friction> of revolute, continuous and prismatic
+ * joints become the body's cdyn_body_desc.damping and .friction (negative values are refused
+ * with the line); fixed and floating joints have no joint dof to damp and ignore <dynamics>.
+ * Joint friction > 0 is refused by every time-stepping scheme (not supported yet): the skip bit
+ * CDYN_URDF_SKIP_FRICTION loads the model without it. cdyn does NOT enforce joint limits
+ * (yet).
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
  * XML; a root element other than <robot>; bad numbers (not a number, NaN, Inf, wrong count);
@@ -54,7 +59,11 @@ enum {
     CDYN_URDF_SKIP_MESH = 1u,         /* <collision> with <mesh> geometry: no geometry added */
     CDYN_URDF_SKIP_MIMIC = 2u,        /* <mimic>: the joint is loaded as an independent joint */
     CDYN_URDF_SKIP_TRANSMISSION = 4u, /* <transmission>: ignored (actuation, not dynamics) */
-    CDYN_URDF_SKIP_UNKNOWN = 8u       /* any other element the loader does not know */
+    CDYN_URDF_SKIP_UNKNOWN = 8u,      /* any other element the loader does not know */
+    CDYN_URDF_SKIP_FRICTION = 16u     /* <dynamics friction>: not passed to the builder (the
+                                         map still reports it), so that the time-stepping
+                                         schemes, which refuse joint friction, accept the
+                                         model */
 };
 
 typedef struct cdyn_urdf_options {

@@ -191,6 +191,27 @@ static int inertia_ok(const double *I, int strict)
            det >= tol * (a * b + b * c + a * c);
 }
 
+/* Joint damping and friction: finite, >= 0, and only on REVOLUTE and PRISMATIC joints. */
+static cdyn_status check_joint_dynamics(const cdyn_body_desc *d, int joint, mbody *out,
+                                        cdyn_report *report)
+{
+    const double val[2] = {d->damping, d->friction};
+    const char *name[2] = {"damping", "friction"};
+    for (int k = 0; k < 2; ++k) {
+        if (!(val[k] >= 0.0) || !isfinite(val[k]))
+            return cdyn_fail(report, CDYN_EINVAL, "joint %s = %g, must be finite and >= 0",
+                             name[k], val[k]);
+        if (val[k] != 0.0 && joint != CDYN_JOINT_REVOLUTE && joint != CDYN_JOINT_PRISMATIC)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "joint %s = %g on a %s joint: only REVOLUTE and PRISMATIC joints "
+                             "take damping and friction",
+                             name[k], val[k], joint == CDYN_JOINT_FREE ? "FREE" : "FIXED");
+    }
+    out->damping = d->damping;
+    out->friction = d->friction;
+    return CDYN_OK;
+}
+
 static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, int parent,
                               mbody *out, cdyn_report *report)
 {
@@ -253,6 +274,9 @@ static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, in
     }
     out->mass = d->mass;
     v3_copy(out->com, d->com);
+    st = check_joint_dynamics(d, j, out, report);
+    if (st != CDYN_OK)
+        return st;
     switch (j) {
     case CDYN_JOINT_FREE:
         out->nq = b->dim == 2 ? 3 : 7;

@@ -144,6 +144,17 @@ cdyn_status cs_build(cdyn_stepper *s, const cs_trees *t, const double *v, const 
                 A[t->dof_local[i] + (size_t)t->dof_local[j] * nt] = M.values[k];
         }
     }
+    /* Joint damping implicitly: M + h D in place of M (D diagonal; the bias holds D v, so
+     * (M + h D)(v+ - v) = h (tau - bias) + J' p is M (v+ - v) = h (tau - h0 - D v+) + J' p). */
+    double *damp = arena_array(s, (size_t)nv, sizeof(double));
+    if (damp == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "contact space: out of memory");
+    if (cdyn_model_joint_damping(s->model, damp) > 0)
+        for (int j = 0; j < nv; j++) {
+            const int T = t->dof_tree[j], nt = t->tree_ptr[T + 1] - t->tree_ptr[T];
+            const size_t jl = (size_t)t->dof_local[j];
+            p->chol[p->chol_off[T] + jl + jl * (size_t)nt] += h * damp[j];
+        }
     const double *bias = cdyn_data_bias(s->data);
     double *b = arena_array(s, (size_t)t->max_tree, sizeof(double));
     if (b == NULL)

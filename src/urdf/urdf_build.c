@@ -59,6 +59,17 @@ static cdyn_status link_desc(const cdyn_urdf_map *m, const ur_link *l, const ur_
     default:
         d->joint = CDYN_JOINT_REVOLUTE;
     }
+    /* <dynamics> of a joint with one dof; fixed and floating joints ignore it (cdyn.urdf.h) */
+    if (j->pub.has_dynamics && (d->joint == CDYN_JOINT_REVOLUTE ||
+                                d->joint == CDYN_JOINT_PRISMATIC)) {
+        if (!(j->pub.damping >= 0.0) || !(j->pub.friction >= 0.0))
+            return cdyn_fail(r, CDYN_EFORMAT,
+                             "line %d: joint '%.40s': <dynamics> damping = %g and friction = %g "
+                             "must be >= 0",
+                             j->pub.line, j->pub.name, j->pub.damping, j->pub.friction);
+        d->damping = j->pub.damping;
+        d->friction = (o->skip & CDYN_URDF_SKIP_FRICTION) ? 0.0 : j->pub.friction;
+    }
     if (j->pub.type == CDYN_URDF_FLOATING && parent != CDYN_GROUND)
         return cdyn_fail(r, CDYN_EFORMAT,
                          "line %d: floating joint '%.40s' below link '%.40s', which is not the "
