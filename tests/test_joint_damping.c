@@ -13,7 +13,8 @@
  *  - a damped prismatic slider without other forces: v_n = v0 (m / (m + h d))^n exactly in the
  *    implicit and the rigid schemes (backward Euler of m vdot = -d v);
  *  - the stiff limit d h / I_O = 385: no blow-up, energy never grows, the creeping speed
- *    -k theta / d within the scheme's I_O / (h d);
+ *    -k theta / d within the scheme's I_O / (h d); BAUMGARTE (explicit RK4) refuses the step
+ *    (h trace(M^-1 D) above RK4's real stability interval 2.785) until halved enough;
  *  - joint friction is refused by every scheme (CDYN_ENOTSUP, naming the body).
  *
  * Closed forms of the linearized pendulum I thetaddot + d thetadot + k theta = 0 (I = I_O, the
@@ -459,6 +460,44 @@ static void test_stiff_limit(void **state)
     cdyn_model_free(m);
 }
 
+/* BAUMGARTE integrates the damping with RK4 (explicit): a step with h trace(M^-1 D) > 2.785
+ * (RK4's real stability interval; here trace = d / I_O) fails with CDYN_ENUMERIC and leaves
+ * the state bit-identical; max_halvings finds substeps short enough (2^k >= 384 / 2.785). */
+static void test_baumgarte_stiff(void **state)
+{
+    (void)state;
+    const double d = 1e4, h = 0.01, Io = pend_inertia();
+    cdyn_model *m = pendulum(d, 0);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_BAUMGARTE, h);
+    cdyn_state *x = NULL, *x0 = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &x0, NULL), CDYN_OK);
+    x->q[0] = 0.5;
+    x->v[0] = 3.0;
+    assert_int_equal(cdyn_state_copy(x0, x, NULL), CDYN_OK);
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_ENUMERIC);
+    assert_non_null(strstr(sr.solver.message, "joint damping"));
+    assert_true(memcmp(x->q, x0->q, sizeof(double)) == 0);
+    assert_true(memcmp(x->v, x0->v, sizeof(double)) == 0);
+    cdyn_stepper_free(s);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_BAUMGARTE);
+    o.h = h;
+    o.max_halvings = 10;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+    const int need = (int)ceil(log2(h * d / Io / 2.785));
+    print_message("baumgarte, h d / I_O = %.0f: refused, then %d substeps (2^%d >= %.0f / 2.785)\n",
+                  h * d / Io, sr.substeps, need, h * d / Io);
+    assert_int_equal(sr.halvings, need);
+    assert_true(fabs(x->v[0]) < 3.0 && isfinite(x->q[0]));
+    cdyn_state_free(x);
+    cdyn_state_free(x0);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
 /* ---- joint friction: refused -------------------------------------------------------------- */
 
 static void test_friction_refused(void **state)
@@ -484,7 +523,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builder_checks),  cmocka_unit_test(test_bias_and_derivative),
         cmocka_unit_test(test_pendulum_decay),  cmocka_unit_test(test_slider_exact),
-        cmocka_unit_test(test_stiff_limit),     cmocka_unit_test(test_friction_refused),
+        cmocka_unit_test(test_stiff_limit),     cmocka_unit_test(test_baumgarte_stiff),
+        cmocka_unit_test(test_friction_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
