@@ -303,6 +303,24 @@ cdyn_status cs_apply_impulses(cdyn_stepper *s, const cs_trees *t, const cs_probl
     return CDYN_OK;
 }
 
+void cs_solve_mass(const cs_trees *t, const cs_problem *p, double *x, double *scratch)
+{
+    for (int T = 0; T < t->ntree; T++) {
+        const int nt = t->tree_ptr[T + 1] - t->tree_ptr[T];
+        const int *dofs = t->tree_dofs + t->tree_ptr[T];
+        int any = 0;
+        for (int a = 0; a < nt; a++) {
+            scratch[a] = x[dofs[a]];
+            any |= scratch[a] != 0.0;
+        }
+        if (!any)
+            continue;
+        cdyn_dense_chol_solve(nt, p->chol + p->chol_off[T], nt, 1, scratch, nt);
+        for (int a = 0; a < nt; a++)
+            x[dofs[a]] = scratch[a];
+    }
+}
+
 cdyn_status cs_begin(cdyn_stepper *s, const cs_trees *t, const double *tau, double h,
                      const cdyn_state *x0, cdyn_state *x1, cs_problem *p, cdyn_step_report *rep)
 {

@@ -69,6 +69,9 @@ cdyn_status cs_finish(cdyn_stepper *s, const cdyn_state *x0, double h, cdyn_stat
 cdyn_status cs_apply_impulses(cdyn_stepper *s, const cs_trees *t, const cs_problem *p,
                               const double *imp, double *v_plus);
 
+/* x := (M + h D)^-1 x with the trees' factors of p (nv values; scratch: t->max_tree doubles). */
+void cs_solve_mass(const cs_trees *t, const cs_problem *p, double *x, double *scratch);
+
 /* y = J x for the rows of p (y: m values, per row (n, t[, o])), x: nv values. */
 void cs_contact_velocity(const cdyn_stepper *s, const cs_problem *p, const double *x, double *y);
 

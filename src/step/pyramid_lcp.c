@@ -12,8 +12,15 @@
  * z = (p_n, beta per row, then sigma) is solved by Lemke warm-started from the last step's basis
  * (or by FB-Newton). Newton restitution (options.restitution, restitution_rows below): a row
  * with coefficient e > 0 that approaches at the start and closes within the step leaves at
- * about e times its approach speed, never gaining energy. docs/theory.md, "Time stepping". */
+ * about e times its approach speed, never gaining energy. Joint friction (joint_rows.h): per dof
+ * with friction f_max > 0, impulses f+, f- >= 0 along +-e_j and a sliding speed s_j:
+ *
+ *   0 <= f+  ⊥  v+_j + s_j >= 0,   0 <= f-  ⊥  -v+_j + s_j >= 0,   0 <= s_j ⊥ h f_max - f+ - f- >= 0
+ *
+ * (a pyramid direction pair with a fixed bound in place of mu p_n). docs/theory.md, "Time
+ * stepping". */
 #include "step/contact_space.h"
+#include "step/joint_rows.h"
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -29,6 +36,7 @@ typedef struct pyr_ws {
     cs_trees trees;
     int ndir;      /* directions per row */
     int ngroup;    /* sigma per row: 1 (diamond) or 2 (box) */
+    int njf;       /* dofs with joint friction (jr_friction_count) */
     double *cosk, *sink; /* ndir */
     /* the last solved LCP's basis and the rows it was for (warm start) */
     int *basis;
@@ -74,6 +82,7 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
     w->sink = w->cosk + ndir;
     w->ndir = ndir;
     w->ngroup = o->bound == CDYN_PYRAMID_BOX && s->dim != 2 ? 2 : 1;
+    w->njf = jr_friction_count(s->model);
     for (int k = 0; k < ndir; k++) {
         /* cos(pi/2) is 6e-17 in floating point: snap such values so that the four-direction
          * pyramid has exact axes (its t and o friction then decouple exactly). */
@@ -333,20 +342,25 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         sg[c] = p.mu[c] > 0 ? t : -1;
         t += p.mu[c] > 0 ? ng : 0;
     }
-    const int n = nx + nfric * ng;
-    if (k > 0) {
+    /* joint friction rows after the contacts' unknowns: f+, f- per dof, then their s */
+    jrows jr = {0, NULL, NULL, NULL, NULL};
+    if (w->njf > 0 && (st = jr_friction_build(s, &w->trees, &p, h, &jr, r)) != CDYN_OK)
+        return st;
+    const int nj = jr.n, jb = nx + nfric * ng, js0 = jb + 2 * nj;
+    const int n = jb + 3 * nj;
+    if (k > 0 || nj > 0) {
         if (n > PYR_MAX_LCP)
             return cdyn_fail(r, CDYN_ETOOBIG, "pyramid: an LCP of %d unknowns (%d contact rows) "
                              "is too large for the dense pivoting method; the cone step "
                              "(sparse) handles large scenes", n, k);
         const size_t nn = (size_t)n;
-        double *Wd = cdyn_mem_array(&s->arena.as, (size_t)p.m * p.m, sizeof(double));
-        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per, sizeof(double)); /* per row */
+        double *Wd = cdyn_mem_array(&s->arena.as, (size_t)p.m * p.m + 1, sizeof(double));
+        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per + 1, sizeof(double)); /* per row */
         double *M = cdyn_mem_array(&s->arena.as, nn * nn, sizeof(double));
         double *q = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *z = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
-        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)nj + 1, sizeof(double));
         int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
         if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
             imp == NULL || basis == NULL)
@@ -358,7 +372,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             if (p.ti[e] != p.tj[e])
                 Wd[p.tj[e] + (size_t)p.ti[e] * p.m] += p.tx[e];
         }
-        if (s->opts.restitution) {
+        if (s->opts.restitution && k > 0) {
             st = restitution_rows(s, &p, x0->v, h, r);
             if (st != CDYN_OK)
                 return st;
@@ -423,7 +437,35 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                     }
             }
         }
-        double *dadd = cdyn_mem_array(&s->arena.as, (size_t)nx, sizeof(double));
+        /* joint friction: couplings through (M + h D)^-1 e_j (y, and u = J y for the contacts) */
+        for (int a = 0; a < nj; a++) {
+            const int fa = jb + 2 * a, sa = js0 + a;
+            const double ya = p.vfree[jr.dof[a]];
+            q[fa] = ya;
+            q[fa + 1] = -ya;
+            q[sa] = jr.bound[a];
+            M[fa + (size_t)sa * nn] = M[fa + 1 + (size_t)sa * nn] = 1.0;
+            M[sa + (size_t)fa * nn] = M[sa + (size_t)(fa + 1) * nn] = -1.0;
+            for (int b2 = 0; b2 < nj; b2++) {
+                const double e = jr.y[(size_t)b2 * s->nv + jr.dof[a]]; /* e_a' (M+hD)^-1 e_b */
+                const int fb = jb + 2 * b2;
+                M[fa + (size_t)fb * nn] = M[fa + 1 + (size_t)(fb + 1) * nn] = e;
+                M[fa + 1 + (size_t)fb * nn] = M[fa + (size_t)(fb + 1) * nn] = -e;
+            }
+            const double *ua = jr.u + (size_t)a * p.m;
+            for (int c = 0; c < k; c++) {
+                const double *Bc = B + (size_t)c * nd * per;
+                for (int b2 = 0; b2 < cnt[c]; b2++) {
+                    double e = 0;
+                    for (int d = 0; d < nd; d++)
+                        e += Bc[b2 * nd + d] * ua[c * nd + d];
+                    const size_t i = (size_t)(off[c] + b2);
+                    M[i + (size_t)fa * nn] = M[fa + i * nn] = e;
+                    M[i + (size_t)(fa + 1) * nn] = M[fa + 1 + i * nn] = -e;
+                }
+            }
+        }
+        double *dadd = cdyn_mem_array(&s->arena.as, (size_t)nx + 1, sizeof(double));
         if (dadd == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         clean_delassus(M, n, nx, s->opts.lcp.lemke.tol > 0 ? s->opts.lcp.lemke.tol : 1e-10, dadd);
@@ -493,6 +535,10 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         }
         if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        double *fj = imp + p.m; /* net joint friction impulses */
+        for (int a = 0; a < nj; a++)
+            fj[a] = z[jb + 2 * a] - z[jb + 2 * a + 1];
+        jr_apply(&jr, s->nv, fj, x1->v);
         /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
            the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */
         double *u = NULL, vscale = 1;

@@ -154,11 +154,11 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
     const step_scheme *sc = schemes[o.scheme];
     int fbody;
     const int nfric = cdyn_model_joint_friction_count(model, &fbody);
-    if (nfric > 0)
+    if (nfric > 0 && o.scheme != CDYN_SCHEME_PYRAMID_LCP)
         return cdyn_fail(report, CDYN_ENOTSUP,
                          "cdyn_stepper_create: body %d has joint friction (%d bodies in all): "
-                         "the %s scheme does not take joint friction yet (docs/api.md, \"Joint "
-                         "damping and friction\")",
+                         "the %s scheme does not take joint friction yet, the pyramid-lcp "
+                         "scheme does (docs/api.md, \"Joint damping and friction\")",
                          fbody, nfric, sc->name);
 
     cdyn_stepper *s = cdyn_mem_alloc(o.allocator, sizeof *s);
