@@ -139,10 +139,10 @@ typedef struct cdyn_body_desc {
                               d/dv). Every time-stepping scheme but BAUMGARTE integrates it
                               implicitly (docs/theory.md, "Joint damping"). FREE, FIXED: 0 */
     double friction;       /* REVOLUTE, PRISMATIC: dry (Coulomb) joint friction: the joint's
-                              friction force or torque |f| <= friction (N m, N), >= 0. No
-                              time-stepping scheme takes it yet: cdyn_stepper_create refuses a
-                              model with friction > 0 (CDYN_ENOTSUP naming the body). FREE,
-                              FIXED: 0 */
+                              friction force or torque |f| <= friction (N m, N), >= 0, opposing
+                              its motion. Taken by CDYN_SCHEME_PYRAMID_LCP only (complementarity
+                              rows in joint space); cdyn_stepper_create refuses it for the other
+                              schemes (CDYN_ENOTSUP naming the body). FREE, FIXED: 0 */
 } cdyn_body_desc;
 
 /* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and

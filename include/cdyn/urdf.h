@@ -19,9 +19,9 @@
  * the map. <dynamics damping> and <dynamics friction> of revolute, continuous and prismatic
  * joints become the body's cdyn_body_desc.damping and .friction (negative values are refused
  * with the line); fixed and floating joints have no joint dof to damp and ignore <dynamics>.
- * Joint friction > 0 is refused by every time-stepping scheme (not supported yet): the skip bit
- * CDYN_URDF_SKIP_FRICTION loads the model without it. cdyn does NOT enforce joint limits
- * (yet).
+ * Joint friction > 0 is taken by the pyramid LCP scheme only and refused by the others: the
+ * skip bit CDYN_URDF_SKIP_FRICTION loads the model without it. cdyn does NOT enforce joint
+ * limits (yet).
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
  * XML; a root element other than <robot>; bad numbers (not a number, NaN, Inf, wrong count);
@@ -61,8 +61,8 @@ enum {
     CDYN_URDF_SKIP_TRANSMISSION = 4u, /* <transmission>: ignored (actuation, not dynamics) */
     CDYN_URDF_SKIP_UNKNOWN = 8u,      /* any other element the loader does not know */
     CDYN_URDF_SKIP_FRICTION = 16u     /* <dynamics friction>: not passed to the builder (the
-                                         map still reports it), so that the time-stepping
-                                         schemes, which refuse joint friction, accept the
+                                         map still reports it), so that the schemes that refuse
+                                         joint friction (all but the pyramid LCP) accept the
                                          model */
 };
 
