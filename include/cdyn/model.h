@@ -143,10 +143,17 @@ typedef struct cdyn_body_desc {
                               its motion. Taken by CDYN_SCHEME_PYRAMID_LCP only (complementarity
                               rows in joint space); cdyn_stepper_create refuses it for the other
                               schemes (CDYN_ENOTSUP naming the body). FREE, FIXED: 0 */
+    int limited;           /* REVOLUTE, PRISMATIC: 1 = the joint coordinate is limited to
+                              [lower, upper] (a unilateral constraint at each finite end); 0 = no
+                              limits (default; FREE, FIXED: 0). Taken by CDYN_SCHEME_PYRAMID_LCP
+                              only; cdyn_stepper_create refuses it for the other schemes
+                              (CDYN_ENOTSUP naming the body) */
+    double lower, upper;   /* with limited = 1: lower <= upper, not NaN (rad or m; -INFINITY /
+                              INFINITY for an open end) */
 } cdyn_body_desc;
 
 /* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and
- * inertia 0 (must be set), damping = friction = 0. */
+ * inertia 0 (must be set), damping = friction = 0, limited = 0 (lower = upper = 0). */
 CDYN_API void cdyn_body_desc_defaults(cdyn_body_desc *desc);
 
 /* Add one body; *id receives its id (0, 1, ... in order). On failure the builder is unchanged
@@ -350,6 +357,8 @@ typedef struct cdyn_body_info {
     int qadr, vadr; /* their offsets in q and v */
     double mass;
     double damping, friction; /* as described (cdyn_body_desc) */
+    int limited;              /* as described; lower = -INFINITY, upper = INFINITY without */
+    double lower, upper;
 } cdyn_body_info;
 
 CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);
@@ -362,6 +371,9 @@ CDYN_API int cdyn_model_joint_damping(const cdyn_model *model, double *d);
 /* The number of bodies whose joint has friction > 0 (0 for NULL); *first (may be NULL)
  * receives the first such body, or -1. */
 CDYN_API int cdyn_model_joint_friction_count(const cdyn_model *model, int *first);
+
+/* The same for joints with limits (cdyn_body_desc.limited). */
+CDYN_API int cdyn_model_joint_limit_count(const cdyn_model *model, int *first);
 
 typedef struct cdyn_pair_info {
     int geom_a, geom_b; /* as declared */

@@ -209,6 +209,27 @@ static cdyn_status check_joint_dynamics(const cdyn_body_desc *d, int joint, mbod
     }
     out->damping = d->damping;
     out->friction = d->friction;
+    out->limited = 0;
+    out->lower = -INFINITY;
+    out->upper = INFINITY;
+    if (d->limited != 0 && d->limited != 1)
+        return cdyn_fail(report, CDYN_EINVAL, "limited = %d, must be 0 or 1", d->limited);
+    if (d->limited) {
+        if (joint != CDYN_JOINT_REVOLUTE && joint != CDYN_JOINT_PRISMATIC)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "joint limits on a %s joint: only REVOLUTE and PRISMATIC joints "
+                             "take limits",
+                             joint == CDYN_JOINT_FREE ? "FREE" : "FIXED");
+        if (isnan(d->lower) || isnan(d->upper) || !(d->lower <= d->upper) ||
+            d->lower == INFINITY || d->upper == -INFINITY)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "joint limits lower = %g, upper = %g: need lower <= upper, not NaN, "
+                             "lower < INFINITY and upper > -INFINITY",
+                             d->lower, d->upper);
+        out->limited = 1;
+        out->lower = d->lower;
+        out->upper = d->upper;
+    }
     return CDYN_OK;
 }
 

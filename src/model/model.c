@@ -71,6 +71,9 @@ cdyn_status cdyn_model_body_info(const cdyn_model *m, int body, cdyn_body_info *
     info->mass = b->mass;
     info->damping = b->damping;
     info->friction = b->friction;
+    info->limited = b->limited;
+    info->lower = b->lower;
+    info->upper = b->upper;
     return CDYN_OK;
 }
 
@@ -84,6 +87,21 @@ int cdyn_model_joint_damping(const cdyn_model *m, double *d)
         d[j] = b->nv == 1 ? b->damping : 0.0;
         n += d[j] > 0.0;
     }
+    return n;
+}
+
+int cdyn_model_joint_limit_count(const cdyn_model *m, int *first)
+{
+    int n = 0;
+    if (first != NULL)
+        *first = -1;
+    if (m == NULL)
+        return 0;
+    for (int k = 0; k < m->nbody; ++k)
+        if (m->bodies[k].limited) {
+            if (n++ == 0 && first != NULL)
+                *first = k;
+        }
     return n;
 }
 

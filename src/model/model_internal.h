@@ -24,6 +24,8 @@ typedef struct mbody {
     double inertia[9]; /* about the COM, body axes, column-major */
     double damping;    /* viscous joint damping (1-dof joints; 0 otherwise) */
     double friction;   /* Coulomb joint friction bound (1-dof joints; 0 otherwise) */
+    int limited;       /* joint limits [lower, upper] (1-dof joints) */
+    double lower, upper; /* -INFINITY, INFINITY when not limited */
 } mbody;
 
 typedef struct mgeom {

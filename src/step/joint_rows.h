@@ -1,30 +1,39 @@
 /* Internal: joint-space rows of the rigid velocity-level schemes (docs/theory.md, "Time
- * stepping" §10): a row acts on one dof j with the generalized impulse e_j, so its velocity is
- * v+_j and its coupling with everything else goes through (M + h D)^-1 e_j. Joint friction
- * (cdyn_body_desc.friction) gives one row per dof with friction > 0; the pyramid LCP takes it
- * as two directions +-e_j bounded by h f_max. */
+ * stepping" §10). Row r acts on one dof j along g_r = sign_r e_j: its velocity is g_r' v+ and
+ * its coupling with everything else goes through y_r = (M + h D)^-1 g_r. Two kinds:
+ *   JR_FRICTION  a dof with joint friction f_max > 0 (cdyn_body_desc.friction): val = h f_max,
+ *                the bound of the friction impulse (the pyramid LCP: directions +-g_r);
+ *   JR_LIMIT     a finite end of a limited joint (cdyn_body_desc.limited): sign +1 at lower
+ *                (gap q_j - lower), -1 at upper (gap upper - q_j); val = gap / h, so that
+ *                0 <= p_r ⊥ g_r' v+ + val >= 0 keeps the joint within its limit at the end of
+ *                the step, to first order. */
 #ifndef CDYN_STEP_JOINT_ROWS_H
 #define CDYN_STEP_JOINT_ROWS_H
 
 #include "step/contact_space.h"
 
+enum { JR_FRICTION = 0, JR_LIMIT = 1 };
+
 typedef struct jrows {
     int n;         /* rows */
-    int *dof;      /* n: the dof of each row */
-    double *bound; /* n: h f_max, the bound of the row's impulse */
-    double *y;     /* nv x n: column r = (M + h D)^-1 e_dof[r] */
+    int nfric;     /* the first nfric rows are JR_FRICTION, then the JR_LIMIT rows */
+    int *dof;      /* n */
+    double *sign;  /* n: g_r = sign e_dof */
+    double *val;   /* n: as above */
+    double *y;     /* nv x n: column r = (M + h D)^-1 g_r */
     double *u;     /* p->m x n: column r = J y_r in the contact coordinates of p's rows */
 } jrows;
 
-/* The dofs with joint friction > 0 (fixed by the model). */
+/* Rows of each kind the model can have: dofs with friction > 0; finite limit ends. */
 int jr_friction_count(const cdyn_model *m);
+int jr_limit_count(const cdyn_model *m);
 
-/* The friction rows for the step h of problem p (built by cs_build). Arrays from the stepper's
- * arena; CDYN_ENOMEM. */
-cdyn_status jr_friction_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, double h,
-                              jrows *j, cdyn_report *r);
+/* Every row for the step h from q0 of problem p (built by cs_build at q0). Arrays from the
+ * stepper's arena; CDYN_ENOMEM. */
+cdyn_status jr_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, const double *q0,
+                     double h, jrows *j, cdyn_report *r);
 
-/* v += sum_r f[r] y_r: the velocity change of net joint impulses f (n values). */
+/* v += sum_r f[r] y_r: the velocity change of row impulses f (n values, along g_r). */
 void jr_apply(const jrows *j, int nv, const double *f, double *v);
 
 #endif

@@ -12,13 +12,14 @@
  * z = (p_n, beta per row, then sigma) is solved by Lemke warm-started from the last step's basis
  * (or by FB-Newton). Newton restitution (options.restitution, restitution_rows below): a row
  * with coefficient e > 0 that approaches at the start and closes within the step leaves at
- * about e times its approach speed, never gaining energy. Joint friction (joint_rows.h): per dof
- * with friction f_max > 0, impulses f+, f- >= 0 along +-e_j and a sliding speed s_j:
+ * about e times its approach speed, never gaining energy. Joint rows (joint_rows.h): per dof
+ * with friction f_max > 0, impulses f+, f- >= 0 along +-e_j and a sliding speed s_j,
  *
  *   0 <= f+  ⊥  v+_j + s_j >= 0,   0 <= f-  ⊥  -v+_j + s_j >= 0,   0 <= s_j ⊥ h f_max - f+ - f- >= 0
  *
- * (a pyramid direction pair with a fixed bound in place of mu p_n). docs/theory.md, "Time
- * stepping". */
+ * (a pyramid direction pair with a fixed bound in place of mu p_n), and per finite end of a
+ * limited joint an impulse 0 <= p ⊥ (+-v+_j) + gap / h >= 0 (as a contact's normal row).
+ * docs/theory.md, "Time stepping". */
 #include "step/contact_space.h"
 #include "step/joint_rows.h"
 
@@ -36,7 +37,7 @@ typedef struct pyr_ws {
     cs_trees trees;
     int ndir;      /* directions per row */
     int ngroup;    /* sigma per row: 1 (diamond) or 2 (box) */
-    int njf;       /* dofs with joint friction (jr_friction_count) */
+    int njr;       /* joint rows: friction dofs and limit ends (joint_rows.h) */
     double *cosk, *sink; /* ndir */
     /* the last solved LCP's basis and the rows it was for (warm start) */
     int *basis;
@@ -82,7 +83,7 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
     w->sink = w->cosk + ndir;
     w->ndir = ndir;
     w->ngroup = o->bound == CDYN_PYRAMID_BOX && s->dim != 2 ? 2 : 1;
-    w->njf = jr_friction_count(s->model);
+    w->njr = jr_friction_count(s->model) + jr_limit_count(s->model);
     for (int k = 0; k < ndir; k++) {
         /* cos(pi/2) is 6e-17 in floating point: snap such values so that the four-direction
          * pyramid has exact axes (its t and o friction then decouple exactly). */
@@ -301,6 +302,29 @@ static int cap_far(const cdyn_stepper *s, const cs_problem *p, const int *off, d
     return capped;
 }
 
+/* The limit rows of joints far from their limits, as cap_far's normal rows: q_a = +-v_free,j +
+ * gap / h above V, the largest |g_r' v_free| of the joint rows and free contact velocities
+ * (without gap terms), is lowered to V for the solve, with the same check after it. Returns the
+ * number of rows capped. */
+static int cap_far_limits(const cs_problem *p, const jrows *jr, int jb, int nju,
+                          const int *ju_row, double *q)
+{
+    double V = 0;
+    for (int rr = 0; rr < jr->n; rr++)
+        V = fmax(V, fabs(p->vfree[jr->dof[rr]]));
+    for (int i = 0; i < p->m; i++)
+        V = fmax(V, fabs(p->r[i]) * (i % p->nd != 0)); /* tangential; normals carry gaps */
+    int capped = 0;
+    if (!(V > 0))
+        return 0;
+    for (int a = 0; a < nju; a++)
+        if (ju_row[a] >= jr->nfric && q[jb + a] > CAP_FAR * V) {
+            q[jb + a] = CAP_FAR * V;
+            capped++;
+        }
+    return capped;
+}
+
 /* The capped answer holds for the LCP as built (cap_far): every capped row (q_i < qt_i) has
  * z_i = 0. */
 static int far_rows_hold(int n, const double *qt, const double *q, const double *z)
@@ -342,13 +366,23 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         sg[c] = p.mu[c] > 0 ? t : -1;
         t += p.mu[c] > 0 ? ng : 0;
     }
-    /* joint friction rows after the contacts' unknowns: f+, f- per dof, then their s */
-    jrows jr = {0, NULL, NULL, NULL, NULL};
-    if (w->njf > 0 && (st = jr_friction_build(s, &w->trees, &p, h, &jr, r)) != CDYN_OK)
+    /* joint rows after the contacts' unknowns: f+, f- per friction row and p per limit row
+     * (unknown a acts along ju_phi[a] g_{ju_row[a]}), then the friction rows' s */
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL};
+    if (w->njr > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
-    const int nj = jr.n, jb = nx + nfric * ng, js0 = jb + 2 * nj;
-    const int n = jb + 3 * nj;
-    if (k > 0 || nj > 0) {
+    const int nju = jr.nfric + jr.n, jb = nx + nfric * ng, js0 = jb + nju;
+    const int n = js0 + jr.nfric;
+    int *ju_row = cdyn_mem_array(&s->arena.as, (size_t)nju + 1, sizeof(int));
+    double *ju_phi = cdyn_mem_array(&s->arena.as, (size_t)nju + 1, sizeof(double));
+    if (ju_row == NULL || ju_phi == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    for (int a = 0, rr = 0; rr < jr.n; rr++)
+        for (int t2 = 0; t2 < (rr < jr.nfric ? 2 : 1); t2++, a++) {
+            ju_row[a] = rr;
+            ju_phi[a] = t2 == 0 ? 1.0 : -1.0;
+        }
+    if (k > 0 || nju > 0) {
         if (n > PYR_MAX_LCP)
             return cdyn_fail(r, CDYN_ETOOBIG, "pyramid: an LCP of %d unknowns (%d contact rows) "
                              "is too large for the dense pivoting method; the cone step "
@@ -360,7 +394,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         double *q = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *z = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
-        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)nj + 1, sizeof(double));
+        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1, sizeof(double));
         int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
         if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
             imp == NULL || basis == NULL)
@@ -437,22 +471,22 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                     }
             }
         }
-        /* joint friction: couplings through (M + h D)^-1 e_j (y, and u = J y for the contacts) */
-        for (int a = 0; a < nj; a++) {
-            const int fa = jb + 2 * a, sa = js0 + a;
-            const double ya = p.vfree[jr.dof[a]];
-            q[fa] = ya;
-            q[fa + 1] = -ya;
-            q[sa] = jr.bound[a];
-            M[fa + (size_t)sa * nn] = M[fa + 1 + (size_t)sa * nn] = 1.0;
-            M[sa + (size_t)fa * nn] = M[sa + (size_t)(fa + 1) * nn] = -1.0;
-            for (int b2 = 0; b2 < nj; b2++) {
-                const double e = jr.y[(size_t)b2 * s->nv + jr.dof[a]]; /* e_a' (M+hD)^-1 e_b */
-                const int fb = jb + 2 * b2;
-                M[fa + (size_t)fb * nn] = M[fa + 1 + (size_t)(fb + 1) * nn] = e;
-                M[fa + 1 + (size_t)fb * nn] = M[fa + (size_t)(fb + 1) * nn] = -e;
+        /* joint rows: couplings through y_r = (M + h D)^-1 g_r (u_r = J y_r for contacts) */
+        for (int a = 0; a < nju; a++) {
+            const int ra = ju_row[a], ia = jb + a;
+            const double pa = ju_phi[a], ga = jr.sign[ra]; /* g_ra = ga e_dof */
+            q[ia] = pa * ga * p.vfree[jr.dof[ra]] + (ra < jr.nfric ? 0.0 : jr.val[ra]);
+            if (ra < jr.nfric) { /* the friction row's s */
+                M[ia + (size_t)(js0 + ra) * nn] = 1.0;
+                M[js0 + ra + (size_t)ia * nn] = -1.0;
+                q[js0 + ra] = jr.val[ra];
             }
-            const double *ua = jr.u + (size_t)a * p.m;
+            for (int b2 = 0; b2 < nju; b2++) {
+                const int rb = ju_row[b2];
+                M[ia + (size_t)(jb + b2) * nn] =
+                    pa * ju_phi[b2] * ga * jr.y[(size_t)rb * s->nv + jr.dof[ra]];
+            }
+            const double *ua = jr.u + (size_t)ra * p.m;
             for (int c = 0; c < k; c++) {
                 const double *Bc = B + (size_t)c * nd * per;
                 for (int b2 = 0; b2 < cnt[c]; b2++) {
@@ -460,8 +494,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                     for (int d = 0; d < nd; d++)
                         e += Bc[b2 * nd + d] * ua[c * nd + d];
                     const size_t i = (size_t)(off[c] + b2);
-                    M[i + (size_t)fa * nn] = M[fa + i * nn] = e;
-                    M[i + (size_t)(fa + 1) * nn] = M[fa + 1 + i * nn] = -e;
+                    M[i + (size_t)ia * nn] = M[ia + i * nn] = pa * e;
                 }
             }
         }
@@ -475,7 +508,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         if (qt == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         memcpy(qt, q, nn * sizeof(double));
-        const int capped = cap_far(s, &p, off, h, q);
+        int capped = cap_far(s, &p, off, h, q);
+        capped += cap_far_limits(&p, &jr, jb, nju, ju_row, q);
         cdyn_lcp lcp = {n, M, q};
         cdyn_report lr;
         int pivots = 0;
@@ -535,9 +569,11 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         }
         if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
-        double *fj = imp + p.m; /* net joint friction impulses */
-        for (int a = 0; a < nj; a++)
-            fj[a] = z[jb + 2 * a] - z[jb + 2 * a + 1];
+        double *fj = imp + p.m; /* net impulse of each joint row along its g */
+        for (int rr = 0; rr < jr.n; rr++)
+            fj[rr] = 0;
+        for (int a = 0; a < nju; a++)
+            fj[ju_row[a]] += ju_phi[a] * z[jb + a];
         jr_apply(&jr, s->nv, fj, x1->v);
         /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
            the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */

@@ -1,0 +1,303 @@
+/* Joint limits (issue 20 item 2) in the pyramid LCP: per finite end of a limited joint a row
+ * 0 <= p ⊥ g' v+ + gap / h >= 0 (g = +e_j at lower, gap = q_j - lower; g = -e_j at upper, gap =
+ * upper - q_j), a rigid inelastic stop, so that q+_j = q_j + h v+_j stays within the limits at
+ * every step end: exactly for one limited dof (the row's own velocity), to the LCP's accuracy in
+ * a chain. Checks:
+ *  - the builder refuses bad limits (limited not 0/1, NaN, lower > upper, an end at the wrong
+ *    infinity, limits on FREE or FIXED joints); body_info reports them;
+ *  - a vertical slider falling onto its lower limit: free fall (the scheme's discrete form
+ *    q_n = -h^2 g n (n + 1) / 2) until the step whose free motion would cross the limit, at
+ *    t* = sqrt(2 |lower| / g) within h; then at the limit exactly, at rest;
+ *  - a joint started beyond its limit is put back in one step;
+ *  - a pendulum swinging against a limit and a double pendulum with both joints limited, 10^4
+ *    steps each: no violation beyond rounding, no drift;
+ *  - a pendulum held by gravity against its limit rests there;
+ *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/cdyn.h"
+#include "support.h"
+
+static const double G = 9.81; /* the builder's default gravity */
+
+static cdyn_body_desc revolute(double lower, double upper)
+{
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_REVOLUTE;
+    d.mass = 1;
+    d.com[1] = -0.5; /* hanging at q = 0 (planar) */
+    d.inertia[2] = 0.01;
+    d.limited = 1;
+    d.lower = lower;
+    d.upper = upper;
+    return d;
+}
+
+static cdyn_model *build(int dim, int n, const cdyn_body_desc *d)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, dim);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_report r;
+    if (cdyn_builder_add_chain(b, CDYN_GROUND, n, d, NULL, &r) != CDYN_OK)
+        fail_msg("%s", r.message);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, &r), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+static cdyn_stepper *pyramid(const cdyn_model *m, double h)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+    o.h = h;
+    cdyn_stepper *s = NULL;
+    cdyn_report r;
+    if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
+        fail_msg("%s", r.message);
+    return s;
+}
+
+static void step_ok(cdyn_stepper *s, cdyn_state *x, int k)
+{
+    cdyn_step_report sr;
+    if (cdyn_step(s, NULL, x, &sr) != CDYN_OK)
+        fail_msg("step %d: %s", k, sr.solver.message);
+}
+
+static void expect_refused(const cdyn_body_desc *d, const char *word)
+{
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(NULL, &b, NULL), CDYN_OK);
+    cdyn_report r;
+    assert_int_equal(cdyn_builder_add_body(b, d, NULL, &r), CDYN_EINVAL);
+    if (strstr(r.message, word) == NULL)
+        fail_msg("message '%s' lacks '%s'", r.message, word);
+    cdyn_builder_free(b);
+}
+
+static void test_builder(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(-1, 1);
+    d.inertia[0] = d.inertia[1] = 0.01;
+    cdyn_body_desc e = d;
+    e.limited = 2;
+    expect_refused(&e, "limited = 2");
+    const double bad[4][2] = {{NAN, 1}, {-1, NAN}, {1, -1}, {INFINITY, INFINITY}};
+    for (int k = 0; k < 4; ++k) {
+        e = d;
+        e.lower = bad[k][0];
+        e.upper = bad[k][1];
+        expect_refused(&e, "joint limits");
+    }
+    e = d;
+    e.joint = CDYN_JOINT_FREE;
+    expect_refused(&e, "FREE");
+    e = d;
+    e.joint = CDYN_JOINT_FIXED;
+    expect_refused(&e, "FIXED");
+    /* accepted: open ends, lower = upper, and reported */
+    cdyn_body_desc ok[2] = {revolute(-INFINITY, 0.5), revolute(0.2, 0.2)};
+    cdyn_model *m = build(2, 2, ok);
+    cdyn_body_info bi;
+    assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+    assert_true(bi.limited == 1 && bi.lower == -INFINITY && bi.upper == 0.5);
+    int first = -2;
+    assert_int_equal(cdyn_model_joint_limit_count(m, &first), 2);
+    assert_int_equal(first, 0);
+    cdyn_model_free(m);
+    cdyn_body_desc none = revolute(0, 0);
+    none.limited = 0;
+    m = build(2, 1, &none);
+    assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+    assert_true(bi.limited == 0 && bi.lower == -INFINITY && bi.upper == INFINITY);
+    assert_int_equal(cdyn_model_joint_limit_count(m, &first), 0);
+    assert_int_equal(first, -1);
+    cdyn_model_free(m);
+}
+
+/* A vertical prismatic slider (planar, axis y) falling onto lower = -0.3. */
+static void test_slider_lands(void **state)
+{
+    (void)state;
+    const double lower = -0.3, h = 0.002;
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_PRISMATIC;
+    d.axis[0] = 0;
+    d.axis[1] = 1;
+    d.axis[2] = 0;
+    d.mass = 2;
+    d.inertia[2] = 0.01;
+    d.limited = 1;
+    d.lower = lower;
+    d.upper = INFINITY;
+    cdyn_model *m = build(2, 1, &d);
+    cdyn_stepper *s = pyramid(m, h);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    double q = 0, v = 0, worst = 0;
+    int landed = -1;
+    for (int k = 0; k < 1000; ++k) {
+        step_ok(s, x, k);
+        /* the scheme's closed form: free fall while q + h (v - h g) >= lower, else the row
+         * stops it at the limit within the step */
+        const double vf = v - h * G;
+        if (q + h * vf >= lower) {
+            v = vf;
+            q += h * v;
+        } else {
+            v = (lower - q) / h;
+            q = lower;
+            if (landed < 0)
+                landed = k;
+            v = k == landed ? v : 0.0;
+        }
+        worst = fmax(worst, fabs(x->q[0] - q) + h * fabs(x->v[0] - v));
+    }
+    const double tstar = sqrt(2 * fabs(lower) / G), tland = (landed + 1) * h;
+    print_message("slider: lands in step %d (t = %.4f s, t* = sqrt(2 |lower| / g) = %.4f s), "
+                  "closed form within %.1e, final q - lower = %.1e, v = %.1e\n",
+                  landed, tland, tstar, worst, x->q[0] - lower, x->v[0]);
+    assert_true(fabs(tland - tstar) <= h);
+    assert_true(worst <= 1e-12);
+    assert_true(fabs(x->q[0] - lower) <= 1e-15 && fabs(x->v[0]) <= 1e-12);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+/* Started 0.2 rad beyond the upper limit: back at the limit after one step. */
+static void test_put_back(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(-0.4, 0.4);
+    cdyn_model *m = build(2, 1, &d);
+    cdyn_stepper *s = pyramid(m, 0.01);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[0] = 0.6;
+    step_ok(s, x, 0);
+    print_message("put back: q = %.17g after one step (upper 0.4)\n", x->q[0]);
+    assert_true(x->q[0] <= 0.4 + 1e-15 && x->q[0] >= 0.4 - 0.01 * 0.01 * G);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+/* The largest violation of the limits of every dof over n steps from q0. */
+static double swing(const cdyn_model *m, const double *q0, int n, double h, double *qmin,
+                    double *qmax)
+{
+    cdyn_stepper *s = pyramid(m, h);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    const int nv = cdyn_model_nv(m);
+    memcpy(x->q, q0, (size_t)nv * sizeof(double));
+    double viol = 0;
+    for (int j = 0; j < nv; ++j)
+        qmin[j] = qmax[j] = q0[j];
+    for (int k = 0; k < n; ++k) {
+        step_ok(s, x, k);
+        for (int j = 0; j < nv; ++j) {
+            cdyn_body_info bi;
+            cdyn_model_body_info(m, j, &bi);
+            viol = fmax(viol, fmax(bi.lower - x->q[j], x->q[j] - bi.upper));
+            qmin[j] = fmin(qmin[j], x->q[j]);
+            qmax[j] = fmax(qmax[j], x->q[j]);
+        }
+    }
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    return viol;
+}
+
+static void test_long_swings(void **state)
+{
+    (void)state;
+    /* one pendulum from 1.2 rad against its lower limit -1 */
+    cdyn_body_desc d = revolute(-1.0, 1.3);
+    cdyn_model *m = build(2, 1, &d);
+    double q0 = 1.2, lo[2], hi[2];
+    double viol = swing(m, &q0, 10000, 0.01, lo, hi);
+    print_message("pendulum, 1e4 steps: largest violation %.1e, q in [%.6f, %.6f] (limits -1, "
+                  "1.3)\n",
+                  viol, lo[0], hi[0]);
+    assert_true(viol <= 1e-15);
+    assert_true(lo[0] <= -1.0 + 1e-12); /* it did reach the limit */
+    cdyn_model_free(m);
+    /* a double pendulum, both joints limited */
+    cdyn_body_desc c[2] = {revolute(-0.8, 0.8), revolute(-0.5, 0.5)};
+    c[1].frame = cdyn_pose_planar(0, -1.0, 0);
+    m = build(2, 2, c);
+    const double q2[2] = {0.75, -0.4};
+    viol = swing(m, q2, 10000, 0.005, lo, hi);
+    print_message("double pendulum, 1e4 steps: largest violation %.1e, q1 in [%.4f, %.4f], q2 in "
+                  "[%.4f, %.4f]\n",
+                  viol, lo[0], hi[0], lo[1], hi[1]);
+    assert_true(viol <= 1e-12);
+    assert_true(lo[0] <= -0.8 + 1e-9 || hi[0] >= 0.8 - 1e-9 || lo[1] <= -0.5 + 1e-9 ||
+                hi[1] >= 0.5 - 1e-9);
+    cdyn_model_free(m);
+}
+
+/* Limits [0.3, 1] with gravity pulling towards 0: from 0.5 it falls onto 0.3 and stays. */
+static void test_rest_on_limit(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(0.3, 1.0);
+    cdyn_model *m = build(2, 1, &d);
+    cdyn_stepper *s = pyramid(m, 0.01);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[0] = 0.5;
+    for (int k = 0; k < 300; ++k)
+        step_ok(s, x, k);
+    print_message("rest: q - lower = %.1e, v = %.1e after 3 s\n", x->q[0] - 0.3, x->v[0]);
+    assert_true(fabs(x->q[0] - 0.3) <= 1e-15 && fabs(x->v[0]) <= 1e-13);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(-1, 1);
+    cdyn_model *m = build(2, 1, &d);
+    for (int sc = 0; sc <= CDYN_SCHEME_COULOMB_STEP; ++sc) {
+        if (sc == CDYN_SCHEME_PYRAMID_LCP)
+            continue;
+        cdyn_step_options o;
+        cdyn_step_defaults(&o, (cdyn_scheme)sc);
+        cdyn_stepper *s = NULL;
+        cdyn_report r;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, &r), CDYN_ENOTSUP);
+        assert_null(s);
+        assert_non_null(strstr(r.message, "body 0 has joint limits"));
+    }
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builder),      cmocka_unit_test(test_slider_lands),
+        cmocka_unit_test(test_put_back),     cmocka_unit_test(test_long_swings),
+        cmocka_unit_test(test_rest_on_limit), cmocka_unit_test(test_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
