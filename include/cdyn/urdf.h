@@ -25,6 +25,7 @@
  * are 0, as the URDF specification says, and lower = upper = 0 is taken as no limit rather than
  * a joint locked at 0; continuous joints have none; lower > upper is refused with the line),
  * taken by the pyramid LCP scheme only: CDYN_URDF_SKIP_LIMITS loads the model without them.
+ * <limit effort velocity> are reported in the map only.
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
  * XML; a root element other than <robot>; bad numbers (not a number, NaN, Inf, wrong count);
