@@ -527,7 +527,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                 if (basis_room(s, w, n, k) != 0)
                     return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
                 if (w->basis_n == n && w->basis_k == k &&
-                    memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) == 0)
+                    (k == 0 || memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) == 0))
                     lo.warm_basis = w->basis;
                 st = cdyn_lemke_ex(&lcp, &lo, z, wv, basis, &lr);
                 if (st != CDYN_OK) {
@@ -537,7 +537,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                     w->basis_n = 0;
                 } else if (pass == 1 || far_rows_hold(n, qt, q, z)) {
                     memcpy(w->basis, basis, nn * sizeof(int));
-                    memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
+                    if (k > 0) /* basis_rows is NULL before a step with contact rows */
+                        memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
                     w->basis_n = n;
                     w->basis_k = k;
                 }
