@@ -12,7 +12,8 @@
  *  - a vertical slider carrying a ball dropped onto the floor: it falls with g - f_max / m, then
  *    rests with the floor's force and the joint's friction sharing its weight (statically
  *    indeterminate: lambda_n in [m g - f_max, m g + f_max]);
- *  - Lemke and FB-Newton backends give the same trajectories.
+ *  - Lemke and FB-Newton backends give the same trajectories;
+ *  - memory: clean CDYN_ENOMEM at every allocation, nothing allocated after warm-up.
  * The other schemes refuse joint friction (tests/test_joint_damping.c). */
 #include <math.h>
 #include <setjmp.h>
@@ -198,12 +199,92 @@ static void test_drop_on_floor(void **state)
     cdyn_model_free(model);
 }
 
+/* Memory: with joint friction, a joint limit and a contact, every allocation of creation
+ * failing in turn is a clean CDYN_ENOMEM with nothing leaked; the first step's arena growth
+ * failing leaves the state untouched; after warm-up the steps allocate nothing. */
+static void test_allocation(void **state)
+{
+    (void)state;
+    const double m = 1, f = 0.4 * m * G;
+    cdyn_model *model = NULL;
+    {
+        cdyn_builder *b = NULL;
+        assert_int_equal(cdyn_builder_create(NULL, &b, NULL), CDYN_OK);
+        cdyn_body_desc bd;
+        cdyn_body_desc_defaults(&bd);
+        bd.joint = CDYN_JOINT_PRISMATIC;
+        bd.frame.pos[2] = 0.35;
+        bd.mass = m;
+        bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.01;
+        bd.friction = f;
+        bd.limited = 1;
+        bd.lower = -0.1; /* stops the slider 0.2 m above the floor */
+        bd.upper = 1;
+        int body, gf, gs;
+        assert_int_equal(cdyn_builder_add_body(b, &bd, &body, NULL), CDYN_OK);
+        cdyn_geom_desc floor, sph;
+        cdyn_geom_desc_defaults(&floor);
+        cdyn_geom_desc_defaults(&sph);
+        sph.body = body;
+        sph.type = CDYN_GEOM_SPHERE;
+        sph.size[0] = 0.05;
+        assert_int_equal(cdyn_builder_add_geom(b, &floor, &gf, NULL), CDYN_OK);
+        assert_int_equal(cdyn_builder_add_geom(b, &sph, &gs, NULL), CDYN_OK);
+        cdyn_contact_pair_desc p;
+        cdyn_contact_pair_desc_defaults(&p);
+        p.geom_a = gf;
+        p.geom_b = gs;
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &p, NULL, NULL), CDYN_OK);
+        assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
+        cdyn_builder_free(b);
+    }
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+    o.h = 0.005;
+    test_failing_alloc fa;
+    test_failing_alloc_init(&fa, -1);
+    o.allocator = &fa.allocator;
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(model, &o, &s, NULL), CDYN_OK);
+    const int at_create = fa.allocations;
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(model, NULL, &x, NULL), CDYN_OK);
+    for (int i = 0; i < 5; i++)
+        step_ok(s, x, i);
+    const int warm = fa.allocations;
+    for (int i = 0; i < 200; i++) /* falls onto the limit and rests there */
+        step_ok(s, x, i);
+    assert_int_equal(fa.allocations, warm);
+    assert_true(fabs(x->q[0] + 0.1) <= 1e-15 && fabs(x->v[0]) <= 1e-12);
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+    for (int k = 0; k < at_create; k++) {
+        test_failing_alloc_init(&fa, k);
+        s = (cdyn_stepper *)&s;
+        assert_int_equal(cdyn_stepper_create(model, &o, &s, NULL), CDYN_ENOMEM);
+        assert_null(s);
+        assert_int_equal(fa.live, 0);
+    }
+    test_failing_alloc_init(&fa, at_create);
+    assert_int_equal(cdyn_stepper_create(model, &o, &s, NULL), CDYN_OK);
+    x->q[0] = 0.2;
+    x->v[0] = -1;
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_ENOMEM);
+    assert_true(x->q[0] == 0.2 && x->v[0] == -1);
+    cdyn_stepper_free(s);
+    assert_int_equal(fa.live, 0);
+    cdyn_state_free(x);
+    cdyn_model_free(model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slider_stops),
         cmocka_unit_test(test_incline),
         cmocka_unit_test(test_drop_on_floor),
+        cmocka_unit_test(test_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
