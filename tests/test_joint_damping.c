@@ -518,6 +518,16 @@ static void test_friction_refused(void **state)
         assert_non_null(strstr(r.message, "friction"));
         assert_non_null(strstr(r.message, cdyn_scheme_str((cdyn_scheme)sc)));
     }
+    /* the BVP builds the implicit step itself: it refuses too */
+    cdyn_bvp_options bo;
+    cdyn_bvp_defaults(&bo);
+    bo.N = 2;
+    bo.use_guess = 1;
+    cdyn_bvp_conditions bc;
+    memset(&bc, 0, sizeof bc);
+    cdyn_bvp_report br;
+    assert_int_equal(cdyn_bvp_solve(m, &bo, &bc, NULL, &br), CDYN_ENOTSUP);
+    assert_non_null(strstr(br.solver.message, "body 0 has joint friction"));
     cdyn_model_free(m);
 }
 

@@ -12,7 +12,8 @@
  *  - a pendulum swinging against a limit and a double pendulum with both joints limited, 10^4
  *    steps each: no violation beyond rounding, no drift;
  *  - a pendulum held by gravity against its limit rests there;
- *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body). */
+ *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body), and so do the BVP and
+ *    the instantaneous problem. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -289,6 +290,28 @@ static void test_refused(void **state)
         assert_null(s);
         assert_non_null(strstr(r.message, "body 0 has joint limits"));
     }
+    /* and so do the BVP (which builds the implicit step itself) and the instantaneous problem */
+    cdyn_bvp_options bo;
+    cdyn_bvp_defaults(&bo);
+    bo.N = 2;
+    bo.use_guess = 1;
+    cdyn_bvp_conditions bc;
+    memset(&bc, 0, sizeof bc);
+    cdyn_bvp_report br;
+    assert_int_equal(cdyn_bvp_solve(m, &bo, &bc, NULL, &br), CDYN_ENOTSUP);
+    assert_non_null(strstr(br.solver.message, "body 0 has joint limits"));
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.dense = 1;
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, &dopt, &data, NULL), CDYN_OK);
+    const double q = 0, v = 0, tau = 0;
+    cdyn_instant_result res;
+    memset(&res, 0, sizeof res);
+    cdyn_report r;
+    assert_int_equal(cdyn_instant_solve(m, data, &q, &v, &tau, NULL, &res, &r), CDYN_ENOTSUP);
+    assert_non_null(strstr(r.message, "body 0 has joint limits"));
+    cdyn_data_free(data);
     cdyn_model_free(m);
 }
 
