@@ -12,6 +12,8 @@
  *  - a pendulum swinging against a limit and a double pendulum with both joints limited, 10^4
  *    steps each: no violation beyond rounding, no drift;
  *  - a pendulum held by gravity against its limit rests there;
+ *  - joint rows coupled with a contact (an arm with limits and elbow friction dragging its tip
+ *    on the floor, 10^4 steps): limits and the floor hold; Lemke and FB-Newton agree;
  *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body), and so do the BVP and
  *    the instantaneous problem. */
 #include <math.h>
@@ -274,6 +276,104 @@ static void test_rest_on_limit(void **state)
     cdyn_model_free(m);
 }
 
+/* Joint rows coupled with a contact: a planar two-link arm (limits on both joints, friction on
+ * the elbow) whose tip disk (mu = 0.5) lands on the floor and is dragged by a shoulder torque;
+ * 10^4 steps. The limits hold (1e-9: the LCP's accuracy in a chain) and the tip does not sink
+ * (gap >= -1e-9: the contact's own row); Lemke and FB-Newton solve the same LCPs, so their
+ * trajectories agree over the first 300 steps (while they are not yet apart by the chaos of
+ * repeated impacts: 1e-6). */
+static cdyn_model *arm_on_floor(void)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc l[2] = {revolute(-1.2, 0.3), revolute(-1.0, 1.5)};
+    for (int k = 0; k < 2; ++k) {
+        l[k].com[0] = 0.2;
+        l[k].com[1] = 0;
+    }
+    l[1].frame = cdyn_pose_planar(0.4, 0, 0);
+    l[1].friction = 0.3;
+    int ids[2];
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
+    cdyn_geom_desc floor, tip;
+    cdyn_geom_desc_defaults(&floor);
+    floor.frame = cdyn_pose_planar(0, -0.55, 0);
+    cdyn_geom_desc_defaults(&tip);
+    tip.body = ids[1];
+    tip.type = CDYN_GEOM_CIRCLE;
+    tip.frame = cdyn_pose_planar(0.4, 0, 0);
+    tip.size[0] = 0.04;
+    int gf, gt;
+    assert_int_equal(cdyn_builder_add_geom(b, &floor, &gf, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &tip, &gt, NULL), CDYN_OK);
+    cdyn_contact_pair_desc p;
+    cdyn_contact_pair_desc_defaults(&p);
+    p.geom_a = gf;
+    p.geom_b = gt;
+    p.mu = 0.5;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &p, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+static void test_arm_on_floor(void **state)
+{
+    (void)state;
+    cdyn_model *m = arm_on_floor();
+    cdyn_stepper *s[2];
+    cdyn_state *x[2];
+    for (int be = 0; be < 2; ++be) {
+        cdyn_step_options o;
+        cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+        o.h = 0.002;
+        o.backend = be ? CDYN_BACKEND_FB_DENSE : CDYN_BACKEND_LEMKE;
+        cdyn_report r;
+        if (cdyn_stepper_create(m, &o, &s[be], &r) != CDYN_OK)
+            fail_msg("%s", r.message);
+        assert_int_equal(cdyn_state_create(m, NULL, &x[be], NULL), CDYN_OK);
+    }
+    double viol = 0, deepest = 0, apart = 0, tau[2] = {0, 0};
+    int touching = 0, at_limit = 0;
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    for (int k = 0; k < 10000; ++k) {
+        tau[0] = 2.0 * sin(0.002 * k * 3.0); /* drags the tip back and forth */
+        for (int be = 0; be < (k < 300 ? 2 : 1); ++be) {
+            cdyn_step_report sr;
+            if (cdyn_step(s[be], tau, x[be], &sr) != CDYN_OK)
+                fail_msg("%s, step %d: %s", be ? "fb-dense" : "lemke", k, sr.solver.message);
+        }
+        if (k < 300)
+            for (int j = 0; j < 2; ++j)
+                apart = fmax(apart, fabs(x[0]->q[j] - x[1]->q[j]));
+        const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
+        for (int j = 0; j < 2; ++j) {
+            viol = fmax(viol, fmax(lo[j] - x[0]->q[j], x[0]->q[j] - hi[j]));
+            at_limit += fabs(x[0]->q[j] - lo[j]) < 1e-9 || fabs(x[0]->q[j] - hi[j]) < 1e-9;
+        }
+        assert_int_equal(cdyn_eval(m, d, x[0]->q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        deepest = fmin(deepest, cdyn_data_gap(d)[0]);
+        touching += x[0]->lambda[0] > 0;
+    }
+    print_message("arm on the floor, 1e4 steps: limit violation %.1e (%d step-joints at a limit), "
+                  "deepest gap %.1e (%d steps touching), Lemke vs FB-Newton over 300 steps %.1e\n",
+                  viol, at_limit, deepest, touching, apart);
+    assert_true(viol <= 1e-9);
+    assert_true(deepest >= -1e-9);
+    assert_true(touching > 100 && at_limit > 100);
+    assert_true(apart <= 1e-6);
+    cdyn_data_free(d);
+    for (int be = 0; be < 2; ++be) {
+        cdyn_state_free(x[be]);
+        cdyn_stepper_free(s[be]);
+    }
+    cdyn_model_free(m);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -320,7 +420,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builder),      cmocka_unit_test(test_slider_lands),
         cmocka_unit_test(test_put_back),     cmocka_unit_test(test_long_swings),
-        cmocka_unit_test(test_rest_on_limit), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_rest_on_limit), cmocka_unit_test(test_arm_on_floor),
+        cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
