@@ -1,8 +1,9 @@
-/* Joint limits (issue 20 item 2) in the pyramid LCP: per finite end of a limited joint a row
- * 0 <= p ⊥ g' v+ + gap / h >= 0 (g = +e_j at lower, gap = q_j - lower; g = -e_j at upper, gap =
- * upper - q_j), a rigid inelastic stop, so that q+_j = q_j + h v+_j stays within the limits at
- * every step end: exactly for one limited dof (the row's own velocity), to the LCP's accuracy in
- * a chain. Checks:
+/* Joint limits (issue 20 item 2) in the pyramid LCP and the cone step (there as a block with
+ * mu = 0 of its QP, whose optimality conditions are the same row): per finite end of a limited
+ * joint a row 0 <= p ⊥ g' v+ + gap / h >= 0 (g = +e_j at lower, gap = q_j - lower; g = -e_j at
+ * upper, gap = upper - q_j), a rigid inelastic stop, so that q+_j = q_j + h v+_j stays within
+ * the limits at every step end: exactly for one limited dof (the row's own velocity), to the
+ * solver's accuracy in a chain. Checks:
  *  - the builder refuses bad limits (limited not 0/1, NaN, lower > upper, an end at the wrong
  *    infinity, limits on FREE or FIXED joints); body_info reports them;
  *  - a vertical slider falling onto its lower limit: free fall (the scheme's discrete form
@@ -61,10 +62,16 @@ static cdyn_model *build(int dim, int n, const cdyn_body_desc *d)
     return m;
 }
 
-static cdyn_stepper *pyramid(const cdyn_model *m, double h)
+/* The schemes that take limits, and the accuracy of their one-step solvers: Lemke's answers are
+ * exact to rounding, the cone step's interior point certifies its QP to about 1e-9 (relative;
+ * options.coneqp), which a limit row's velocity carries into q as h times that. */
+static const cdyn_scheme SCHEMES[2] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_CONE_STEP};
+static const double TOL[2] = {1e-15, 1e-9};
+
+static cdyn_stepper *stepper(const cdyn_model *m, double h, cdyn_scheme scheme)
 {
     cdyn_step_options o;
-    cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+    cdyn_step_defaults(&o, scheme);
     o.h = h;
     cdyn_stepper *s = NULL;
     cdyn_report r;
@@ -133,9 +140,8 @@ static void test_builder(void **state)
 }
 
 /* A vertical prismatic slider (planar, axis y) falling onto lower = -0.3. */
-static void test_slider_lands(void **state)
+static void slider_lands(int sc)
 {
-    (void)state;
     const double lower = -0.3, h = 0.002;
     cdyn_body_desc d;
     cdyn_body_desc_defaults(&d);
@@ -149,7 +155,7 @@ static void test_slider_lands(void **state)
     d.lower = lower;
     d.upper = INFINITY;
     cdyn_model *m = build(2, 1, &d);
-    cdyn_stepper *s = pyramid(m, h);
+    cdyn_stepper *s = stepper(m, h, SCHEMES[sc]);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
     double q = 0, v = 0, worst = 0;
@@ -172,15 +178,23 @@ static void test_slider_lands(void **state)
         worst = fmax(worst, fabs(x->q[0] - q) + h * fabs(x->v[0] - v));
     }
     const double tstar = sqrt(2 * fabs(lower) / G), tland = (landed + 1) * h;
-    print_message("slider: lands in step %d (t = %.4f s, t* = sqrt(2 |lower| / g) = %.4f s), "
-                  "closed form within %.1e, final q - lower = %.1e, v = %.1e\n",
-                  landed, tland, tstar, worst, x->q[0] - lower, x->v[0]);
+    print_message("slider, %s: lands in step %d (t = %.4f s, t* = sqrt(2 |lower| / g) = %.4f "
+                  "s), closed form within %.1e, final q - lower = %.1e, v = %.1e\n",
+                  cdyn_scheme_str(SCHEMES[sc]), landed, tland, tstar, worst, x->q[0] - lower,
+                  x->v[0]);
     assert_true(fabs(tland - tstar) <= h);
-    assert_true(worst <= 1e-12);
-    assert_true(fabs(x->q[0] - lower) <= 1e-15 && fabs(x->v[0]) <= 1e-12);
+    assert_true(worst <= (sc ? TOL[sc] : 1e-12));
+    assert_true(fabs(x->q[0] - lower) <= TOL[sc] && fabs(x->v[0]) <= TOL[sc] / h);
     cdyn_state_free(x);
     cdyn_stepper_free(s);
     cdyn_model_free(m);
+}
+
+static void test_slider_lands(void **state)
+{
+    (void)state;
+    slider_lands(0);
+    slider_lands(1);
 }
 
 /* Started 0.2 rad beyond the upper limit: back at the limit after one step. */
@@ -189,23 +203,26 @@ static void test_put_back(void **state)
     (void)state;
     cdyn_body_desc d = revolute(-0.4, 0.4);
     cdyn_model *m = build(2, 1, &d);
-    cdyn_stepper *s = pyramid(m, 0.01);
-    cdyn_state *x = NULL;
-    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
-    x->q[0] = 0.6;
-    step_ok(s, x, 0);
-    print_message("put back: q = %.17g after one step (upper 0.4)\n", x->q[0]);
-    assert_true(x->q[0] <= 0.4 + 1e-15 && x->q[0] >= 0.4 - 0.01 * 0.01 * G);
-    cdyn_state_free(x);
-    cdyn_stepper_free(s);
+    for (int sc = 0; sc < 2; ++sc) {
+        cdyn_stepper *s = stepper(m, 0.01, SCHEMES[sc]);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = 0.6;
+        step_ok(s, x, 0);
+        print_message("put back, %s: q = %.17g after one step (upper 0.4)\n",
+                      cdyn_scheme_str(SCHEMES[sc]), x->q[0]);
+        assert_true(x->q[0] <= 0.4 + TOL[sc] && x->q[0] >= 0.4 - 0.01 * 0.01 * G);
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
     cdyn_model_free(m);
 }
 
 /* The largest violation of the limits of every dof over n steps from q0. */
-static double swing(const cdyn_model *m, const double *q0, int n, double h, double *qmin,
-                    double *qmax)
+static double swing(const cdyn_model *m, int sc, const double *q0, int n, double h,
+                    double *qmin, double *qmax)
 {
-    cdyn_stepper *s = pyramid(m, h);
+    cdyn_stepper *s = stepper(m, h, SCHEMES[sc]);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
     const int nv = cdyn_model_nv(m);
@@ -228,33 +245,39 @@ static double swing(const cdyn_model *m, const double *q0, int n, double h, doub
     return viol;
 }
 
-static void test_long_swings(void **state)
+static void long_swings(int sc)
 {
-    (void)state;
     /* one pendulum from 1.2 rad against its lower limit -1 */
     cdyn_body_desc d = revolute(-1.0, 1.3);
     cdyn_model *m = build(2, 1, &d);
     double q0 = 1.2, lo[2], hi[2];
-    double viol = swing(m, &q0, 10000, 0.01, lo, hi);
-    print_message("pendulum, 1e4 steps: largest violation %.1e, q in [%.6f, %.6f] (limits -1, "
-                  "1.3)\n",
-                  viol, lo[0], hi[0]);
-    assert_true(viol <= 1e-15);
-    assert_true(lo[0] <= -1.0 + 1e-12); /* it did reach the limit */
+    double viol = swing(m, sc, &q0, 10000, 0.01, lo, hi);
+    print_message("pendulum, %s, 1e4 steps: largest violation %.1e, q in [%.6f, %.6f] (limits "
+                  "-1, 1.3)\n",
+                  cdyn_scheme_str(SCHEMES[sc]), viol, lo[0], hi[0]);
+    assert_true(viol <= TOL[sc]);
+    assert_true(lo[0] <= -1.0 + 1e-8); /* it did reach the limit */
     cdyn_model_free(m);
     /* a double pendulum, both joints limited */
     cdyn_body_desc c[2] = {revolute(-0.8, 0.8), revolute(-0.5, 0.5)};
     c[1].frame = cdyn_pose_planar(0, -1.0, 0);
     m = build(2, 2, c);
     const double q2[2] = {0.75, -0.4};
-    viol = swing(m, q2, 10000, 0.005, lo, hi);
-    print_message("double pendulum, 1e4 steps: largest violation %.1e, q1 in [%.4f, %.4f], q2 in "
-                  "[%.4f, %.4f]\n",
-                  viol, lo[0], hi[0], lo[1], hi[1]);
-    assert_true(viol <= 1e-12);
-    assert_true(lo[0] <= -0.8 + 1e-9 || hi[0] >= 0.8 - 1e-9 || lo[1] <= -0.5 + 1e-9 ||
-                hi[1] >= 0.5 - 1e-9);
+    viol = swing(m, sc, q2, 10000, 0.005, lo, hi);
+    print_message("double pendulum, %s, 1e4 steps: largest violation %.1e, q1 in [%.4f, %.4f], "
+                  "q2 in [%.4f, %.4f]\n",
+                  cdyn_scheme_str(SCHEMES[sc]), viol, lo[0], hi[0], lo[1], hi[1]);
+    assert_true(viol <= fmax(TOL[sc], 1e-12));
+    assert_true(lo[0] <= -0.8 + 1e-8 || hi[0] >= 0.8 - 1e-8 || lo[1] <= -0.5 + 1e-8 ||
+                hi[1] >= 0.5 - 1e-8);
     cdyn_model_free(m);
+}
+
+static void test_long_swings(void **state)
+{
+    (void)state;
+    long_swings(0);
+    long_swings(1);
 }
 
 /* Limits [0.3, 1] with gravity pulling towards 0: from 0.5 it falls onto 0.3 and stays. */
@@ -263,16 +286,19 @@ static void test_rest_on_limit(void **state)
     (void)state;
     cdyn_body_desc d = revolute(0.3, 1.0);
     cdyn_model *m = build(2, 1, &d);
-    cdyn_stepper *s = pyramid(m, 0.01);
-    cdyn_state *x = NULL;
-    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
-    x->q[0] = 0.5;
-    for (int k = 0; k < 300; ++k)
-        step_ok(s, x, k);
-    print_message("rest: q - lower = %.1e, v = %.1e after 3 s\n", x->q[0] - 0.3, x->v[0]);
-    assert_true(fabs(x->q[0] - 0.3) <= 1e-15 && fabs(x->v[0]) <= 1e-13);
-    cdyn_state_free(x);
-    cdyn_stepper_free(s);
+    for (int sc = 0; sc < 2; ++sc) {
+        cdyn_stepper *s = stepper(m, 0.01, SCHEMES[sc]);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = 0.5;
+        for (int k = 0; k < 300; ++k)
+            step_ok(s, x, k);
+        print_message("rest, %s: q - lower = %.1e, v = %.1e after 3 s\n",
+                      cdyn_scheme_str(SCHEMES[sc]), x->q[0] - 0.3, x->v[0]);
+        assert_true(fabs(x->q[0] - 0.3) <= TOL[sc] && fabs(x->v[0]) <= fmax(TOL[sc], 1e-13));
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
     cdyn_model_free(m);
 }
 
@@ -281,8 +307,9 @@ static void test_rest_on_limit(void **state)
  * 10^4 steps. The limits hold (1e-9: the LCP's accuracy in a chain) and the tip does not sink
  * (gap >= -1e-9: the contact's own row); Lemke and FB-Newton solve the same LCPs, so their
  * trajectories agree over the first 300 steps (while they are not yet apart by the chaos of
- * repeated impacts: 1e-6). */
-static cdyn_model *arm_on_floor(void)
+ * repeated impacts: 1e-6). The cone step (which refuses joint friction: the arm without it)
+ * keeps the limits and the floor likewise, to its interior point's accuracy. */
+static cdyn_model *arm_on_floor(double elbow_friction)
 {
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 2);
@@ -294,7 +321,7 @@ static cdyn_model *arm_on_floor(void)
         l[k].com[1] = 0;
     }
     l[1].frame = cdyn_pose_planar(0.4, 0, 0);
-    l[1].friction = 0.3;
+    l[1].friction = elbow_friction;
     int ids[2];
     assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
     cdyn_geom_desc floor, tip;
@@ -323,7 +350,7 @@ static cdyn_model *arm_on_floor(void)
 static void test_arm_on_floor(void **state)
 {
     (void)state;
-    cdyn_model *m = arm_on_floor();
+    cdyn_model *m = arm_on_floor(0.3);
     cdyn_stepper *s[2];
     cdyn_state *x[2];
     for (int be = 0; be < 2; ++be) {
@@ -366,11 +393,43 @@ static void test_arm_on_floor(void **state)
     assert_true(deepest >= -1e-9);
     assert_true(touching > 100 && at_limit > 100);
     assert_true(apart <= 1e-6);
-    cdyn_data_free(d);
     for (int be = 0; be < 2; ++be) {
         cdyn_state_free(x[be]);
         cdyn_stepper_free(s[be]);
     }
+    cdyn_model_free(m);
+    /* the cone step (no joint friction there: the same arm without it), limits and floor */
+    m = arm_on_floor(0.0);
+    cdyn_data_free(d);
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    cdyn_stepper *sc = stepper(m, 0.002, CDYN_SCHEME_CONE_STEP);
+    cdyn_state *y = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
+    viol = deepest = 0;
+    touching = at_limit = 0;
+    for (int k = 0; k < 10000; ++k) {
+        tau[0] = 2.0 * sin(0.002 * k * 3.0);
+        cdyn_step_report sr;
+        if (cdyn_step(sc, tau, y, &sr) != CDYN_OK)
+            fail_msg("cone step, step %d: %s", k, sr.solver.message);
+        const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
+        for (int j = 0; j < 2; ++j) {
+            viol = fmax(viol, fmax(lo[j] - y->q[j], y->q[j] - hi[j]));
+            at_limit += fabs(y->q[j] - lo[j]) < 1e-8 || fabs(y->q[j] - hi[j]) < 1e-8;
+        }
+        assert_int_equal(cdyn_eval(m, d, y->q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        deepest = fmin(deepest, cdyn_data_gap(d)[0]);
+        touching += y->lambda[0] > 1e-6;
+    }
+    print_message("arm on the floor, cone step, 1e4 steps: limit violation %.1e (%d step-joints "
+                  "at a limit), deepest gap %.1e (%d steps touching)\n",
+                  viol, at_limit, deepest, touching);
+    assert_true(viol <= 1e-9);
+    assert_true(deepest >= -1e-9);
+    assert_true(touching > 100 && at_limit > 100);
+    cdyn_state_free(y);
+    cdyn_stepper_free(sc);
+    cdyn_data_free(d);
     cdyn_model_free(m);
 }
 
@@ -380,7 +439,7 @@ static void test_refused(void **state)
     cdyn_body_desc d = revolute(-1, 1);
     cdyn_model *m = build(2, 1, &d);
     for (int sc = 0; sc <= CDYN_SCHEME_COULOMB_STEP; ++sc) {
-        if (sc == CDYN_SCHEME_PYRAMID_LCP)
+        if (sc == CDYN_SCHEME_PYRAMID_LCP || sc == CDYN_SCHEME_CONE_STEP)
             continue;
         cdyn_step_options o;
         cdyn_step_defaults(&o, (cdyn_scheme)sc);
