@@ -1,5 +1,6 @@
-/* Joint limits (issue 20 item 2) in the pyramid LCP and the cone step (there as a block with
- * mu = 0 of its QP, whose optimality conditions are the same row): per finite end of a limited
+/* Joint limits (issue 20 item 2) in the pyramid LCP, the cone step and the Coulomb step (there
+ * as blocks with mu = 0 of their one-step problems, whose conditions are the same row): per
+ * finite end of a limited
  * joint a row 0 <= p ⊥ g' v+ + gap / h >= 0 (g = +e_j at lower, gap = q_j - lower; g = -e_j at
  * upper, gap = upper - q_j), a rigid inelastic stop, so that q+_j = q_j + h v+_j stays within
  * the limits at every step end: exactly for one limited dof (the row's own velocity), to the
@@ -63,10 +64,13 @@ static cdyn_model *build(int dim, int n, const cdyn_body_desc *d)
 }
 
 /* The schemes that take limits, and the accuracy of their one-step solvers: Lemke's answers are
- * exact to rounding, the cone step's interior point certifies its QP to about 1e-9 (relative;
- * options.coneqp), which a limit row's velocity carries into q as h times that. */
-static const cdyn_scheme SCHEMES[2] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_CONE_STEP};
-static const double TOL[2] = {1e-15, 1e-9};
+ * exact to rounding, the cone step's interior point and the Coulomb step's frictional contact
+ * solver certify their problems to about 1e-9 and 1e-10 (relative; options.coneqp, .fc3d),
+ * which a limit row's velocity carries into q as h times that. */
+#define NS 3
+static const cdyn_scheme SCHEMES[NS] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_CONE_STEP,
+                                        CDYN_SCHEME_COULOMB_STEP};
+static const double TOL[NS] = {1e-15, 1e-9, 1e-9};
 
 static cdyn_stepper *stepper(const cdyn_model *m, double h, cdyn_scheme scheme)
 {
@@ -193,8 +197,8 @@ static void slider_lands(int sc)
 static void test_slider_lands(void **state)
 {
     (void)state;
-    slider_lands(0);
-    slider_lands(1);
+    for (int sc = 0; sc < NS; ++sc)
+        slider_lands(sc);
 }
 
 /* Started 0.2 rad beyond the upper limit: back at the limit after one step. */
@@ -203,7 +207,7 @@ static void test_put_back(void **state)
     (void)state;
     cdyn_body_desc d = revolute(-0.4, 0.4);
     cdyn_model *m = build(2, 1, &d);
-    for (int sc = 0; sc < 2; ++sc) {
+    for (int sc = 0; sc < NS; ++sc) {
         cdyn_stepper *s = stepper(m, 0.01, SCHEMES[sc]);
         cdyn_state *x = NULL;
         assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
@@ -276,8 +280,8 @@ static void long_swings(int sc)
 static void test_long_swings(void **state)
 {
     (void)state;
-    long_swings(0);
-    long_swings(1);
+    for (int sc = 0; sc < NS; ++sc)
+        long_swings(sc);
 }
 
 /* Limits [0.3, 1] with gravity pulling towards 0: from 0.5 it falls onto 0.3 and stays. */
@@ -286,7 +290,7 @@ static void test_rest_on_limit(void **state)
     (void)state;
     cdyn_body_desc d = revolute(0.3, 1.0);
     cdyn_model *m = build(2, 1, &d);
-    for (int sc = 0; sc < 2; ++sc) {
+    for (int sc = 0; sc < NS; ++sc) {
         cdyn_stepper *s = stepper(m, 0.01, SCHEMES[sc]);
         cdyn_state *x = NULL;
         assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
@@ -398,37 +402,40 @@ static void test_arm_on_floor(void **state)
         cdyn_stepper_free(s[be]);
     }
     cdyn_model_free(m);
-    /* the cone step (no joint friction there: the same arm without it), limits and floor */
+    /* the cone and Coulomb steps (no joint friction there: the same arm without it), limits and
+     * floor */
     m = arm_on_floor(0.0);
     cdyn_data_free(d);
     assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
-    cdyn_stepper *sc = stepper(m, 0.002, CDYN_SCHEME_CONE_STEP);
-    cdyn_state *y = NULL;
-    assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
-    viol = deepest = 0;
-    touching = at_limit = 0;
-    for (int k = 0; k < 10000; ++k) {
-        tau[0] = 2.0 * sin(0.002 * k * 3.0);
-        cdyn_step_report sr;
-        if (cdyn_step(sc, tau, y, &sr) != CDYN_OK)
-            fail_msg("cone step, step %d: %s", k, sr.solver.message);
-        const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
-        for (int j = 0; j < 2; ++j) {
-            viol = fmax(viol, fmax(lo[j] - y->q[j], y->q[j] - hi[j]));
-            at_limit += fabs(y->q[j] - lo[j]) < 1e-8 || fabs(y->q[j] - hi[j]) < 1e-8;
+    for (int si = 1; si < NS; ++si) {
+        cdyn_stepper *sc = stepper(m, 0.002, SCHEMES[si]);
+        cdyn_state *y = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
+        viol = deepest = 0;
+        touching = at_limit = 0;
+        for (int k = 0; k < 10000; ++k) {
+            tau[0] = 2.0 * sin(0.002 * k * 3.0);
+            cdyn_step_report sr;
+            if (cdyn_step(sc, tau, y, &sr) != CDYN_OK)
+                fail_msg("%s, step %d: %s", cdyn_scheme_str(SCHEMES[si]), k, sr.solver.message);
+            const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
+            for (int j = 0; j < 2; ++j) {
+                viol = fmax(viol, fmax(lo[j] - y->q[j], y->q[j] - hi[j]));
+                at_limit += fabs(y->q[j] - lo[j]) < 1e-8 || fabs(y->q[j] - hi[j]) < 1e-8;
+            }
+            assert_int_equal(cdyn_eval(m, d, y->q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+            deepest = fmin(deepest, cdyn_data_gap(d)[0]);
+            touching += y->lambda[0] > 1e-6;
         }
-        assert_int_equal(cdyn_eval(m, d, y->q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
-        deepest = fmin(deepest, cdyn_data_gap(d)[0]);
-        touching += y->lambda[0] > 1e-6;
+        print_message("arm on the floor, %s, 1e4 steps: limit violation %.1e (%d step-joints at "
+                      "a limit), deepest gap %.1e (%d steps touching)\n",
+                      cdyn_scheme_str(SCHEMES[si]), viol, at_limit, deepest, touching);
+        assert_true(viol <= 1e-9);
+        assert_true(deepest >= -1e-9);
+        assert_true(touching > 100 && at_limit > 100);
+        cdyn_state_free(y);
+        cdyn_stepper_free(sc);
     }
-    print_message("arm on the floor, cone step, 1e4 steps: limit violation %.1e (%d step-joints "
-                  "at a limit), deepest gap %.1e (%d steps touching)\n",
-                  viol, at_limit, deepest, touching);
-    assert_true(viol <= 1e-9);
-    assert_true(deepest >= -1e-9);
-    assert_true(touching > 100 && at_limit > 100);
-    cdyn_state_free(y);
-    cdyn_stepper_free(sc);
     cdyn_data_free(d);
     cdyn_model_free(m);
 }
@@ -439,7 +446,7 @@ static void test_refused(void **state)
     cdyn_body_desc d = revolute(-1, 1);
     cdyn_model *m = build(2, 1, &d);
     for (int sc = 0; sc <= CDYN_SCHEME_COULOMB_STEP; ++sc) {
-        if (sc == CDYN_SCHEME_PYRAMID_LCP || sc == CDYN_SCHEME_CONE_STEP)
+        if (sc != CDYN_SCHEME_IMPLICIT_NCP && sc != CDYN_SCHEME_BAUMGARTE)
             continue;
         cdyn_step_options o;
         cdyn_step_defaults(&o, (cdyn_scheme)sc);

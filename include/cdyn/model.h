@@ -145,9 +145,10 @@ typedef struct cdyn_body_desc {
                               schemes (CDYN_ENOTSUP naming the body). FREE, FIXED: 0 */
     int limited;           /* REVOLUTE, PRISMATIC: 1 = the joint coordinate is limited to
                               [lower, upper] (a unilateral constraint at each finite end); 0 = no
-                              limits (default; FREE, FIXED: 0). Taken by CDYN_SCHEME_PYRAMID_LCP
-                              and CDYN_SCHEME_CONE_STEP; cdyn_stepper_create refuses it for the
-                              other schemes (CDYN_ENOTSUP naming the body) */
+                              limits (default; FREE, FIXED: 0). Taken by the rigid velocity-level
+                              schemes (PYRAMID_LCP, CONE_STEP, COULOMB_STEP);
+                              cdyn_stepper_create refuses it for IMPLICIT_NCP and BAUMGARTE
+                              (CDYN_ENOTSUP naming the body) */
     double lower, upper;   /* with limited = 1: lower <= upper, not NaN (rad or m; -INFINITY /
                               INFINITY for an open end) */
 } cdyn_body_desc;

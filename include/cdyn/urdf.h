@@ -24,8 +24,8 @@
  * and prismatic joints become joint limits (cdyn_body_desc.limited, lower, upper; absent values
  * are 0, as the URDF specification says, and lower = upper = 0 is taken as no limit rather than
  * a joint locked at 0; continuous joints have none; lower > upper is refused with the line),
- * taken by the pyramid LCP and cone step schemes: CDYN_URDF_SKIP_LIMITS loads the model without
- * them.
+ * taken by the pyramid LCP, cone step and Coulomb step schemes: CDYN_URDF_SKIP_LIMITS loads the
+ * model without them for the others.
  * <limit effort velocity> are reported in the map only.
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
@@ -71,8 +71,7 @@ enum {
                                          model */
     CDYN_URDF_SKIP_LIMITS = 32u       /* <limit lower upper>: not passed to the builder (the
                                          map still reports them), for the schemes that refuse
-                                         joint limits (all but the pyramid LCP and the cone
-                                         step) */
+                                         joint limits (the implicit NCP and Baumgarte) */
 };
 
 typedef struct cdyn_urdf_options {
