@@ -500,7 +500,8 @@ CDYN_API int cdyn_data_pairs_evaluated(const cdyn_data *data);
 /* Results of the last cdyn_eval. Pointers stay valid until cdyn_data_free; they are NULL when
  * the output was not requested by the last successful cdyn_eval (or not kept: dense = 0). */
 CDYN_API const double *cdyn_data_mass(const cdyn_data *data); /* nv x nv, both triangles */
-CDYN_API const double *cdyn_data_bias(const cdyn_data *data); /* h, nv */
+CDYN_API const double *cdyn_data_bias(const cdyn_data *data); /* h, nv (joint damping D v
+                                                                 included) */
 
 /* M as CSC (cdyn/sparse.h) holding the LOWER triangle and the diagonal (the convention of the
  * sparse Cholesky wrapper): entry (i, j), i >= j, is stored iff the bodies of dofs i and j lie on
