@@ -310,8 +310,8 @@ static int damped(const char *dir, int quick)
            ROD_D, h, theta0, n);
     printf("| scheme | closed form of the scheme | computed | relative difference | textbook "
            "sigma = d / (2 I_pivot) |\n|---|---|---|---|---|\n");
-    printf("| implicit NCP | 1/(2h) ln(1 + (h d + h^2 k)/I) = %.9f 1/s | %.9f 1/s | %.2g | %.9f 1/s "
-           "(backward Euler adds h k / (2 I) = %.6f) |\n",
+    printf("| implicit NCP | 1/(2h) ln(1 + (h d + h^2 k)/I) = %.9f 1/s | %.9f 1/s | %.2g | "
+           "%.9f 1/s (backward Euler adds h k / (2 I) = %.6f) |\n",
            closed[0], rate[0], e0, sigma, h * k / (2 * Ip));
     printf("| pyramid LCP | 1/(2h) ln(1 + h d / I) = %.9f 1/s | %.9f 1/s | %.2g | %.9f 1/s (the "
            "semi-implicit step is h sigma^2 = %.1e below) |\n",

@@ -389,12 +389,13 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                              "(sparse) handles large scenes", n, k);
         const size_t nn = (size_t)n;
         double *Wd = cdyn_mem_array(&s->arena.as, (size_t)p.m * p.m + 1, sizeof(double));
-        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per + 1, sizeof(double)); /* per row */
+        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per + 1, sizeof(double));
         double *M = cdyn_mem_array(&s->arena.as, nn * nn, sizeof(double));
         double *q = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *z = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
-        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1, sizeof(double));
+        double *imp =
+            cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1, sizeof(double));
         int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
         if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
             imp == NULL || basis == NULL)
