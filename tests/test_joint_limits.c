@@ -14,6 +14,8 @@
  *  - a pendulum swinging against a limit and a double pendulum with both joints limited, 10^4
  *    steps each: no violation beyond rounding, no drift;
  *  - a pendulum held by gravity against its limit rests there;
+ *  - Newton restitution at a limit (pyramid LCP): the rebound speed in closed form, no energy
+ *    gain in a bouncing sequence;
  *  - joint rows coupled with a contact (an arm with limits and elbow friction dragging its tip
  *    on the floor, 10^4 steps): limits and the floor hold; Lemke and FB-Newton agree;
  *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body), and so do the BVP and
@@ -117,6 +119,15 @@ static void test_builder(void **state)
         e.upper = bad[k][1];
         expect_refused(&e, "joint limits");
     }
+    e = d;
+    e.limit_restitution = 1.5;
+    expect_refused(&e, "limit_restitution = 1.5");
+    e.limit_restitution = NAN;
+    expect_refused(&e, "limit_restitution");
+    e = d;
+    e.limited = 0;
+    e.limit_restitution = 0.5;
+    expect_refused(&e, "without limits");
     e = d;
     e.joint = CDYN_JOINT_FREE;
     expect_refused(&e, "FREE");
@@ -440,6 +451,82 @@ static void test_arm_on_floor(void **state)
     cdyn_model_free(m);
 }
 
+/* Newton restitution at a limit (the pyramid LCP with options.restitution, the contacts' rule:
+ * docs/theory.md, "Time stepping" Sec. 4): a slider on a horizontal rail (no force along it) at
+ * v0 = 1 towards its upper limit leaves it at exactly -e v0 in the step that would cross it
+ * (the rebound target e |u0| less a = max(0, u0 - u_free) = 0), e = 1 and 0.5; a vertical
+ * slider dropped onto its lower limit with e = 0.5 never gains energy 1/2 m v^2 + m g q from one
+ * step to the next and comes to rest on the limit. */
+static void test_limit_restitution(void **state)
+{
+    (void)state;
+    for (int vertical = 0; vertical < 2; ++vertical)
+        for (int ie = 0; ie < (vertical ? 1 : 2); ++ie) {
+            const double e = vertical ? 0.5 : (ie ? 0.5 : 1.0), h = 0.01, mass = 2;
+            cdyn_body_desc d;
+            cdyn_body_desc_defaults(&d);
+            d.joint = CDYN_JOINT_PRISMATIC;
+            d.axis[0] = vertical ? 0 : 1;
+            d.axis[1] = vertical ? 1 : 0;
+            d.axis[2] = 0;
+            d.mass = mass;
+            d.inertia[2] = 0.01;
+            d.limited = 1;
+            d.lower = vertical ? -0.5 : -1;
+            d.upper = vertical ? INFINITY : 0.055;
+            d.limit_restitution = e;
+            cdyn_model *m = build(2, 1, &d);
+            cdyn_step_options o;
+            cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+            o.h = h;
+            o.restitution = 1;
+            cdyn_stepper *s = NULL;
+            assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+            cdyn_state *x = NULL;
+            assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+            if (!vertical) {
+                x->v[0] = 1.0;
+                int bounced = -1;
+                for (int k = 0; k < 20; ++k) {
+                    const double q0 = x->q[0];
+                    step_ok(s, x, k);
+                    if (bounced < 0 && x->v[0] < 0) {
+                        bounced = k;
+                        /* the step whose free motion crosses 0.055: q0 + h > 0.055 */
+                        assert_true(q0 + h * 1.0 > 0.055 && q0 <= 0.055);
+                        assert_true(fabs(x->v[0] + e) <= 1e-15);
+                    }
+                    assert_true(x->q[0] <= 0.055 + 1e-15);
+                }
+                print_message("restitution e = %g: bounced in step %d, v = %.17g (closed form "
+                              "-%g)\n",
+                              e, bounced, x->v[0], e);
+                assert_true(bounced == 5 && fabs(x->v[0] + e) <= 1e-15);
+            } else {
+                double E = 0, worst = -INFINITY;
+                int bounces = 0;
+                for (int k = 0; k < 1000; ++k) {
+                    const double v0 = x->v[0];
+                    step_ok(s, x, k);
+                    bounces += v0 < 0 && x->v[0] > 0;
+                    const double En = 0.5 * mass * x->v[0] * x->v[0] + mass * G * x->q[0];
+                    worst = fmax(worst, En - E);
+                    E = En;
+                    assert_true(x->q[0] >= -0.5 - 1e-15);
+                }
+                print_message("restitution e = 0.5, dropped 0.5 m: %d bounces, largest energy "
+                              "gain per step %.1e J, final q - lower = %.1e, v = %.1e\n",
+                              bounces, worst, x->q[0] + 0.5, x->v[0]);
+                assert_true(bounces >= 3);
+                assert_true(worst <= 1e-12);
+                assert_true(fabs(x->q[0] + 0.5) <= 1e-12 && fabs(x->v[0]) <= 1e-12);
+            }
+            cdyn_state_free(x);
+            cdyn_stepper_free(s);
+            cdyn_model_free(m);
+        }
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -487,7 +574,7 @@ int main(void)
         cmocka_unit_test(test_builder),      cmocka_unit_test(test_slider_lands),
         cmocka_unit_test(test_put_back),     cmocka_unit_test(test_long_swings),
         cmocka_unit_test(test_rest_on_limit), cmocka_unit_test(test_arm_on_floor),
-        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_limit_restitution), cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

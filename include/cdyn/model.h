@@ -151,10 +151,14 @@ typedef struct cdyn_body_desc {
                               (CDYN_ENOTSUP naming the body) */
     double lower, upper;   /* with limited = 1: lower <= upper, not NaN (rad or m; -INFINITY /
                               INFINITY for an open end) */
+    double limit_restitution; /* with limited = 1: Newton's coefficient e in [0, 1] of the
+                              limit stops, used by CDYN_SCHEME_PYRAMID_LCP with
+                              options.restitution (as a contact pair's restitution); 0 */
 } cdyn_body_desc;
 
 /* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and
- * inertia 0 (must be set), damping = friction = 0, limited = 0 (lower = upper = 0). */
+ * inertia 0 (must be set), damping = friction = 0, limited = 0 (lower = upper = 0),
+ * limit_restitution = 0. */
 CDYN_API void cdyn_body_desc_defaults(cdyn_body_desc *desc);
 
 /* Add one body; *id receives its id (0, 1, ... in order). On failure the builder is unchanged
@@ -360,6 +364,7 @@ typedef struct cdyn_body_info {
     double damping, friction; /* as described (cdyn_body_desc) */
     int limited;              /* as described; lower = -INFINITY, upper = INFINITY without */
     double lower, upper;
+    double limit_restitution; /* as described */
 } cdyn_body_info;
 
 CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);

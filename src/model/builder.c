@@ -230,6 +230,14 @@ static cdyn_status check_joint_dynamics(const cdyn_body_desc *d, int joint, mbod
         out->lower = d->lower;
         out->upper = d->upper;
     }
+    if (!(d->limit_restitution >= 0.0 && d->limit_restitution <= 1.0))
+        return cdyn_fail(report, CDYN_EINVAL, "limit_restitution = %g, must be in [0, 1]",
+                         d->limit_restitution);
+    if (d->limit_restitution != 0.0 && !d->limited)
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "limit_restitution = %g on a joint without limits (limited = 0)",
+                         d->limit_restitution);
+    out->limit_restitution = d->limit_restitution;
     return CDYN_OK;
 }
 

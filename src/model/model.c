@@ -74,6 +74,7 @@ cdyn_status cdyn_model_body_info(const cdyn_model *m, int body, cdyn_body_info *
     info->limited = b->limited;
     info->lower = b->lower;
     info->upper = b->upper;
+    info->limit_restitution = b->limit_restitution;
     return CDYN_OK;
 }
 

@@ -26,6 +26,7 @@ typedef struct mbody {
     double friction;   /* Coulomb joint friction bound (1-dof joints; 0 otherwise) */
     int limited;       /* joint limits [lower, upper] (1-dof joints) */
     double lower, upper; /* -INFINITY, INFINITY when not limited */
+    double limit_restitution; /* of the limit stops, [0, 1] */
 } mbody;
 
 typedef struct mgeom {

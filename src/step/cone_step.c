@@ -252,7 +252,7 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "cone-step");
-    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL};
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
     if (p.k > 0 || jr.n > 0) {

@@ -20,6 +20,7 @@ typedef struct jrows {
     int *dof;      /* n */
     double *sign;  /* n: g_r = sign e_dof */
     double *val;   /* n: as above */
+    double *rest;  /* n: the limit's restitution coefficient (JR_LIMIT; 0 for JR_FRICTION) */
     double *y;     /* nv x n: column r = (M + h D)^-1 g_r */
     double *u;     /* p->m x n: column r = J y_r in the contact coordinates of p's rows */
 } jrows;
@@ -32,6 +33,13 @@ int jr_limit_count(const cdyn_model *m);
  * stepper's arena; CDYN_ENOMEM. */
 cdyn_status jr_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, const double *q0,
                      double h, jrows *j, cdyn_report *r);
+
+/* Newton restitution for the limit rows (the pyramid LCP with options.restitution): a row with
+ * e > 0 that approaches at the start (u0 = g' v0 < 0) and closes within the step (gap + h g'
+ * v_free <= 0) asks g' v+ >= target(e, u0, g' v_free) instead of g' v+ >= -gap / h: val[r]
+ * becomes -target. target is the scheme's rebound speed (pyramid_lcp.c's newton_target). */
+void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h,
+                    double (*target)(double e, double u0, double ufree));
 
 /* v += sum_r f[r] y_r: the velocity change of row impulses f (n values, along g_r). */
 void jr_apply(const jrows *j, int nv, const double *f, double *v);

@@ -368,9 +368,11 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
     }
     /* joint rows after the contacts' unknowns: f+, f- per friction row and p per limit row
      * (unknown a acts along ju_phi[a] g_{ju_row[a]}), then the friction rows' s */
-    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL};
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->njr > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
+    if (s->opts.restitution)
+        jr_restitution(&jr, &p, x0->v, h, newton_target);
     const int nju = jr.nfric + jr.n, jb = nx + nfric * ng, js0 = jb + nju;
     const int n = js0 + jr.nfric;
     int *ju_row = cdyn_mem_array(&s->arena.as, (size_t)nju + 1, sizeof(int));
