@@ -11,7 +11,8 @@
  *    scheme's own discrete closed form (below) to 1e-6 relative and with the continuous
  *    sigma = d / (2 I_O) within the scheme's first-order error;
  *  - a damped prismatic slider without other forces: v_n = v0 (m / (m + h d))^n exactly in the
- *    implicit and the rigid schemes (backward Euler of m vdot = -d v);
+ *    implicit and the rigid schemes (backward Euler of m vdot = -d v), and the instantaneous
+ *    problem's vdot = (tau - d v) / m;
  *  - the stiff limit d h / I_O = 385: no blow-up, energy never grows, the creeping speed
  *    -k theta / d within the scheme's I_O / (h d); BAUMGARTE (explicit RK4) refuses the step
  *    (h trace(M^-1 D) above RK4's real stability interval 2.785) until halved enough;
@@ -421,6 +422,22 @@ static void test_slider_exact(void **state)
         cdyn_state_free(x);
         cdyn_stepper_free(s);
     }
+    /* the instantaneous problem takes the damping through h: vdot = (tau - d v) / m */
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.dense = 1;
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, &dopt, &data, NULL), CDYN_OK);
+    const double q = 0.3, v = 1.5, tau = 2.0;
+    double vdot = 0;
+    cdyn_instant_result res;
+    memset(&res, 0, sizeof res);
+    res.vdot = &vdot;
+    cdyn_report r;
+    assert_int_equal(cdyn_instant_solve(m, data, &q, &v, &tau, NULL, &res, &r), CDYN_OK);
+    print_message("instant: vdot = %.17g, (tau - d v) / m = %.17g\n", vdot, (tau - d * v) / mass);
+    assert_true(fabs(vdot - (tau - d * v) / mass) <= 1e-15);
+    cdyn_data_free(data);
     cdyn_model_free(m);
 }
 
