@@ -2,11 +2,12 @@
 #   gnuplot -e "dir='out'" examples/urdf_arm.gp
 if (!exists("dir")) dir = "out"
 set datafile separator ","
-set terminal pngcairo size 1100,800 font ",10"
+set terminal pngcairo size 1100,1050 font ",10"
 set output dir."/urdf_arm.png"
 fs = dir."/urdf_arm_swing.csv"
 fp = dir."/urdf_arm_pendulum.csv"
-set multiplot layout 3,1 title "URDF models (examples/data): arm3.urdf swinging from the horizontal, pendulum.urdf against the implicit scheme's closed forms"
+fd = dir."/urdf_arm_damped.csv"
+set multiplot layout 4,1 title "URDF models (examples/data): arm3.urdf swinging from the horizontal, pendulum.urdf and pendulum\\_damped.urdf against closed forms"
 set grid
 set xlabel "t (s)"
 
@@ -16,7 +17,7 @@ plot fs every ::1 using 1:2 with lines lw 1.5 title "shoulder", \
      fs every ::1 using 1:3 with lines lw 1.5 title "elbow", \
      fs every ::1 using 1:4 with lines lw 1.5 title "wrist"
 
-set title "arm3.urdf: energy (kinetic + potential): backward Euler loses energy overall, not monotonically"
+set title "arm3.urdf: energy (kinetic + potential): taken by the joints' damping and backward Euler"
 set ylabel "E (J)"
 plot fs every ::1 using 1:5 with lines lw 1.5 notitle
 
@@ -25,4 +26,11 @@ set ylabel "{/Symbol dq} (rad)"
 plot fp every ::1 using 1:2 with lines lw 1 title "computed", \
      fp every ::1 using 1:3 with lines lw 1.5 dt 2 lc rgb "black" title "envelope", \
      fp every ::1 using 1:(-$3) with lines lw 1.5 dt 2 lc rgb "black" notitle
+
+set title "pendulum\\_damped.urdf: implicit NCP and pyramid LCP against the textbook envelope {/Symbol q}_0 e^{-{/Symbol s} t}, {/Symbol s} = d/(2 I)"
+set ylabel "{/Symbol dq} (rad)"
+plot fd every ::1 using 1:2 with lines lw 1 title "implicit NCP", \
+     fd every ::1 using 1:3 with lines lw 1 title "pyramid LCP", \
+     fd every ::1 using 1:4 with lines lw 1.5 dt 2 lc rgb "black" title "envelope", \
+     fd every ::1 using 1:(-$4) with lines lw 1.5 dt 2 lc rgb "black" notitle
 unset multiplot

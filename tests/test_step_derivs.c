@@ -354,8 +354,9 @@ static void test_disk(void **state)
 }
 
 /* A planar 2-link chain (revolute joints, pivot 0.2 m above the ground line) whose tip disk
- * (radius 0.03) presses on the ground and slides under gravity and joint torques. */
-static cdyn_model *two_link_chain(void)
+ * (radius 0.03) presses on the ground and slides under gravity and joint torques; joint damping
+ * d0, d1 (N m s/rad). */
+static cdyn_model *two_link_chain(double d0, double d1)
 {
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 2);
@@ -365,6 +366,8 @@ static cdyn_model *two_link_chain(void)
     const double com[3] = {0.075, 0, 0};
     cdyn_body_desc l[2] = {tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.3, com, 1e-4, 1e-4, 6e-4),
                            tm_joint(CDYN_JOINT_REVOLUTE, 0, p2, z, 0.2, com, 1e-4, 1e-4, 4e-4)};
+    l[0].damping = d0;
+    l[1].damping = d1;
     int ids[2], gl, gt, pair;
     assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
     cdyn_geom_desc line, tip = tm_geom(ids[1], CDYN_GEOM_CIRCLE, 0.03, 0, 0);
@@ -384,13 +387,15 @@ static cdyn_model *two_link_chain(void)
     return m;
 }
 
+/* With joint damping 0.05 and 0.02 N m s/rad (part of h(q, v), so of d id/dv in the step's
+ * matrix) as well. */
 static void test_chain(void **state)
 {
     (void)state;
-    for (int qp = 0; qp <= 1; qp++) {
+    for (int qp = 0; qp <= 3; qp++) {
         scene sc;
-        cdyn_step_options o = implicit_options(qp);
-        scene_open(&sc, two_link_chain(), &o);
+        cdyn_step_options o = implicit_options(qp & 1);
+        scene_open(&sc, qp < 2 ? two_link_chain(0, 0) : two_link_chain(0.05, 0.02), &o);
         /* tip height 0.2 + 0.15 sin(t1) + 0.15 sin(t1 + t2) - 0.03 = 0 */
         sc.x->q[0] = -M_PI / 4;
         sc.x->q[1] = -asin((0.2 - 0.03 + 0.15 * sin(-M_PI / 4)) / 0.15) + M_PI / 4;
@@ -399,8 +404,9 @@ static void test_chain(void **state)
         sc.tau[1] = -0.02;
         settle(&sc, 5);
         assert_int_not_equal(sc.x->mode[0], CDYN_MODE_FREE);
-        assert_true(central_error(&sc, 1e-6, qp ? "2-link chain qp" : "2-link chain ncp") <=
-                    1e-6);
+        static const char *const names[4] = {"2-link chain ncp", "2-link chain qp",
+                                             "damped 2-link chain ncp", "damped 2-link chain qp"};
+        assert_true(central_error(&sc, 1e-6, names[qp]) <= 1e-6);
         scene_close(&sc);
     }
 }

@@ -187,6 +187,56 @@ static void test_jacobian_fd(void **unused)
     cdyn_model_free(m);
 }
 
+/* Joint damping in the Newton matrix: a planar two-link chain with damped joints (50 and 20
+ * N m s/rad, so that h D = 0.5, 0.2 stands out of the matrix's rounding) whose tip disk presses on
+ * the ground line; the damping's d(h D v)/dv = h D enters the dynamics rows' v block through the
+ * model's d id/dv. */
+static void test_jacobian_fd_damped(void **unused)
+{
+    (void)unused;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc l[2];
+    for (int k = 0; k < 2; k++) {
+        cdyn_body_desc_defaults(&l[k]);
+        l[k].joint = CDYN_JOINT_REVOLUTE;
+        l[k].frame = cdyn_pose_planar(k == 0 ? 0.0 : 0.3, k == 0 ? 0.25 : 0.0, 0);
+        l[k].mass = k == 0 ? 0.8 : 0.5;
+        l[k].com[0] = 0.15;
+        l[k].inertia[2] = k == 0 ? 0.006 : 0.004;
+        l[k].damping = k == 0 ? 50.0 : 20.0;
+    }
+    int ids[2], gl, gt;
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
+    cdyn_geom_desc line, tip;
+    cdyn_geom_desc_defaults(&line);
+    cdyn_geom_desc_defaults(&tip);
+    tip.body = ids[1];
+    tip.type = CDYN_GEOM_CIRCLE;
+    tip.frame = cdyn_pose_planar(0.3, 0, 0);
+    tip.size[0] = 0.03;
+    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &tip, &gt, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gl;
+    pd.geom_b = gt;
+    pd.mu = 0.3;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    /* (q, v, delta) at the start; (q, v, delta, lambda, beta) at the end: the tip near the line,
+     * sliding, pressed */
+    const double x0[2 + 2 + 2] = {-0.6, 0.5, 0.4, -0.3, -1e-4, 2e-5};
+    const double y[2 + 2 + 2 + 2 + 1] = {-0.596, 0.497, 0.45, -0.35, -2e-4, 3e-5, 0.5, -0.1, 0.2};
+    check_jacobian(m, y, x0, 1, 0.3, 0);
+    check_jacobian(m, y, x0, 1, 0.3, 1);
+    cdyn_model_free(m);
+}
+
 /* At a mode switch the Newton matrix is one-sided, and says which side: the friction QP's radius
  * r = mu max(lambda_n, 0) is taken with its right derivative at lambda_n = 0 (the side the bound
  * lambda_n >= 0 keeps), so the lambda_T rows' lambda_n column equals the forward difference there
@@ -486,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_sphere_slip_end),     cmocka_unit_test(test_energy),
         cmocka_unit_test(test_failure_and_halving), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_billiard_friction_qp),
+        cmocka_unit_test(test_jacobian_fd_damped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

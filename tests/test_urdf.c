@@ -13,15 +13,49 @@
 
 #include <cmocka.h>
 
+#include "cdyn/step.h"
 #include "cdyn/urdf.h"
 #include "support.h"
 #include "urdf_support.h"
 
 #define TOL 1e-12 /* relative: the two constructions round differently, nothing more */
 
+/* The body of the k-th joint that moves (nv > 0), or -1. */
+static int moving_body(const cdyn_model *m, int k)
+{
+    for (int b = 0; b < cdyn_model_nbody(m); ++b) {
+        cdyn_body_info bi;
+        cdyn_model_body_info(m, b, &bi);
+        if (bi.nv > 0 && k-- == 0)
+            return b;
+    }
+    return -1;
+}
+
+/* The options of every moving joint, in order: damping, friction, limits (exactly as written;
+ * the twins may lump welded bodies, so the moving joints are matched, not the bodies). */
+static void expect_same_joints(const cdyn_model *a, const cdyn_model *b, const char *what)
+{
+    for (int k = 0;; ++k) {
+        const int ba = moving_body(a, k), bb = moving_body(b, k);
+        assert_int_equal(ba < 0, bb < 0);
+        if (ba < 0)
+            break;
+        cdyn_body_info x, y;
+        assert_int_equal(cdyn_model_body_info(a, ba, &x), CDYN_OK);
+        assert_int_equal(cdyn_model_body_info(b, bb, &y), CDYN_OK);
+        if (x.damping != y.damping || x.friction != y.friction || x.limited != y.limited ||
+            x.lower != y.lower || x.upper != y.upper)
+            fail_msg("%s, body %d: damping %g/%g friction %g/%g limits %d [%g, %g] / %d [%g, %g]",
+                     what, k, x.damping, y.damping, x.friction, y.friction, x.limited, x.lower,
+                     x.upper, y.limited, y.lower, y.upper);
+    }
+}
+
 static void expect_twins(cdyn_builder *loaded, cdyn_builder *twin, const char *what)
 {
     cdyn_model *a = tu_build(loaded), *b = tu_build(twin);
+    expect_same_joints(a, b, what);
     const double err = tu_compare(a, b, 20, 7);
     if (getenv("CDYN_TEST_VERBOSE") != NULL)
         printf("%s: max relative difference %.3g\n", what, err);
@@ -74,8 +108,16 @@ static void arm3_twin(cdyn_builder *b, const cdyn_pose *base, cdyn_geom_desc g[4
          {0.03, 0, 0}, {0, 0, 0}, {0.0002, 0, 0, 0.0003, 0, 0.00025}}};
     for (int k = 0; k < 3; ++k) {
         cdyn_body_desc d = tu_body(&links[k]);
-        if (k == 0)
+        if (k == 0) {
             d.frame = tu_pose_mul(base, &d.frame);
+            d.damping = 0.1; /* <dynamics damping="0.1" friction="0.05"/> */
+            d.friction = 0.05;
+        }
+        if (k < 2) { /* <limit lower="-1.5" upper="1.5"/>, <limit lower="-2" upper="2"/> */
+            d.limited = 1;
+            d.lower = k == 0 ? -1.5 : -2.0;
+            d.upper = -d.lower;
+        }
         assert_int_equal(cdyn_builder_add_body(b, &d, NULL, NULL), CDYN_OK);
     }
     const cdyn_pose g0 = tu_pose(0, 0, 0.05, 0, 0, 0.3), g0w = tu_pose_mul(base, &g0);
@@ -120,7 +162,11 @@ static void test_slider(void **state)
         {0, CDYN_JOINT_REVOLUTE, tu_pose(0, 0, 0.05, 0, 0, 0), {0, 1, 0}, 0.4, {0, 0, 0.25},
          {0, 0, 0}, {0.0085, 0, 0, 0.0085, 0, 0.0001}}};
     for (int k = 0; k < 2; ++k) {
-        const cdyn_body_desc d = tu_body(&links[k]);
+        cdyn_body_desc d = tu_body(&links[k]);
+        d.damping = k == 0 ? 2.0 : 0.0; /* <dynamics damping="2"/> */
+        d.limited = k == 0; /* <limit lower="-0.5" upper="0.5">; the pivot's has neither */
+        d.lower = k == 0 ? -0.5 : 0.0;
+        d.upper = k == 0 ? 0.5 : 0.0;
         assert_int_equal(cdyn_builder_add_body(b, &d, NULL, NULL), CDYN_OK);
     }
     const cdyn_pose p0 = tu_pose(0, 0, 0, 0, 0, 0), p1 = tu_pose(0, 0, 0.5, 0, 0, 0);
@@ -143,12 +189,18 @@ static void test_lumped(void **state)
                          {0.01, 0.02, 0}, {0.5, -0.1, 0.2},
                          {0.0005, 0.00001, 0, 0.0006, 0, 0.0007}};
     const cdyn_pose weld = tu_pose(0.4, 0, 0, 0.3, 0.2, 0.1);
-    const cdyn_body_desc d0 = tu_lump(&link1, &tip, &weld);
+    cdyn_body_desc d0 = tu_lump(&link1, &tip, &weld);
+    d0.limited = 1; /* hinge and hinge2: <limit lower="-3" upper="3"> */
+    d0.lower = -3;
+    d0.upper = 3;
     assert_int_equal(cdyn_builder_add_body(b, &d0, NULL, NULL), CDYN_OK);
     const cdyn_pose h2 = tu_pose(0.1, 0, 0, 0, 0, 0.4);
     const tu_link link2 = {0, CDYN_JOINT_REVOLUTE, tu_pose_mul(&weld, &h2), {0, 1, 0}, 0.7,
                            {0.15, 0, 0}, {0, 0, 0}, {0.0004, 0, 0, 0.005, 0, 0.005}};
-    const cdyn_body_desc d1 = tu_body(&link2);
+    cdyn_body_desc d1 = tu_body(&link2);
+    d1.limited = 1;
+    d1.lower = -3;
+    d1.upper = 3;
     assert_int_equal(cdyn_builder_add_body(b, &d1, NULL, NULL), CDYN_OK);
     const cdyn_pose knob = tu_pose(0.02, 0, 0, 0, 0, 0), knob1 = tu_pose_mul(&weld, &knob);
     const cdyn_geom_desc g = tu_geom(0, CDYN_GEOM_SPHERE, &knob1, 0.05, 0, 0);
@@ -173,7 +225,10 @@ static void test_floating_base(void **state)
         {0, CDYN_JOINT_REVOLUTE, tu_pose(0, -0.1, -0.2, 0, 0, -0.1), {0, 1, 0}, 0.6,
          {0, 0, -0.2}, {0, 0, 0}, {0.008, 0, 0, 0.008, 0, 0.0005}}};
     for (int k = 0; k < 3; ++k) {
-        const cdyn_body_desc d = tu_body(&links[k]);
+        cdyn_body_desc d = tu_body(&links[k]);
+        d.limited = k > 0; /* the hips: <limit lower="-1" upper="1"> */
+        d.lower = k > 0 ? -1.0 : 0.0;
+        d.upper = k > 0 ? 1.0 : 0.0;
         assert_int_equal(cdyn_builder_add_body(b, &d, NULL, NULL), CDYN_OK);
     }
     const cdyn_pose p0 = tu_pose(0, 0, 0, 0, 0, 0), foot = tu_pose(0, 0, -0.4, 0, 0, 0);
@@ -360,6 +415,119 @@ static void test_skip(void **state)
     cdyn_builder_free(b);
 }
 
+/* <dynamics> and <limit>: damping, friction and limits of revolute, continuous and prismatic
+ * joints reach the model (the twins above compare h(q, v), which holds the damping, and every
+ * body's joint options); fixed joints ignore <dynamics>; negative values and lower > upper are
+ * refused with the joint's line; joint friction and limits are refused by the implicit scheme
+ * unless CDYN_URDF_SKIP_FRICTION and _LIMITS leave them out, taken by the pyramid LCP. */
+#define DYN_ROBOT(jtype, dyn)                                                                      \
+    "<robot name='r'>\n<link name='base'/>\n<joint name='j' type='" jtype "'>\n"               \
+    "<parent link='base'/><child link='arm'/><axis xyz='0 0 1'/>"                                 \
+    "<limit lower='-1' upper='1' effort='1' velocity='1'/>\n" dyn "\n</joint>\n"               \
+    "<link name='arm'><inertial><mass value='1'/>"                                                \
+    "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>\n</robot>\n"
+
+static cdyn_model *load_text(const char *text, unsigned skip, cdyn_status expect,
+                             const char *needle)
+{
+    cdyn_builder *b = tu_builder();
+    cdyn_urdf_options o;
+    cdyn_urdf_defaults(&o);
+    o.skip = skip;
+    cdyn_report r;
+    const cdyn_status st = cdyn_builder_add_urdf_string(b, text, strlen(text), &o, NULL, &r);
+    if (st != expect)
+        fail_msg("status %d, expected %d: %s", (int)st, (int)expect, r.message);
+    if (needle != NULL && strstr(r.message, needle) == NULL)
+        fail_msg("message '%s' lacks '%s'", r.message, needle);
+    cdyn_model *m = st == CDYN_OK ? tu_build(b) : NULL;
+    cdyn_builder_free(b);
+    return m;
+}
+
+static void test_dynamics(void **state)
+{
+    (void)state;
+    static const char *const types[3] = {"revolute", "continuous", "prismatic"};
+    static const char *const texts[3] = {
+        DYN_ROBOT("revolute", "<dynamics damping='0.7' friction='0.2'/>"),
+        DYN_ROBOT("continuous", "<dynamics damping='0.7' friction='0.2'/>"),
+        DYN_ROBOT("prismatic", "<dynamics damping='0.7' friction='0.2'/>")};
+    for (int k = 0; k < 3; ++k) {
+        for (int skip = 0; skip < 2; ++skip) {
+            cdyn_model *m = load_text(
+                texts[k], skip ? CDYN_URDF_SKIP_FRICTION | CDYN_URDF_SKIP_LIMITS : 0u, CDYN_OK,
+                NULL);
+            cdyn_body_info bi;
+            assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+            if (!(bi.damping == 0.7 && bi.friction == (skip ? 0.0 : 0.2)))
+                fail_msg("%s: damping %g friction %g", types[k], bi.damping, bi.friction);
+            const int limited = !skip && k != 1; /* continuous joints have no limits */
+            assert_int_equal(bi.limited, limited);
+            if (limited)
+                assert_true(bi.lower == -1 && bi.upper == 1);
+            /* the implicit scheme refuses friction and limits; the pyramid LCP takes both */
+            cdyn_stepper *s = NULL;
+            cdyn_report r;
+            const cdyn_status st = cdyn_stepper_create(m, NULL, &s, &r);
+            assert_int_equal(st, skip ? CDYN_OK : CDYN_ENOTSUP);
+            cdyn_stepper_free(s);
+            cdyn_step_options po;
+            cdyn_step_defaults(&po, CDYN_SCHEME_PYRAMID_LCP);
+            s = NULL;
+            assert_int_equal(cdyn_stepper_create(m, &po, &s, &r), CDYN_OK);
+            cdyn_stepper_free(s);
+            cdyn_model_free(m);
+        }
+    }
+    /* a fixed joint has no dof to damp: <dynamics> ignored (the arm is welded: no dof at all,
+     * which the builder refuses as a model without degrees of freedom, so add a free base) */
+    cdyn_builder *b = tu_builder();
+    cdyn_urdf_options o;
+    cdyn_urdf_defaults(&o);
+    o.floating_base = 1;
+    const char *fixed = "<robot name='r'>\n<link name='base'><inertial><mass value='1'/>"
+                        "<inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial>"
+                        "</link>\n<joint name='j' type='fixed'><parent link='base'/>"
+                        "<child link='arm'/><dynamics damping='3' friction='1'/></joint>\n"
+                        "<link name='arm'/>\n</robot>\n";
+    cdyn_report r;
+    assert_int_equal(cdyn_builder_add_urdf_string(b, fixed, strlen(fixed), &o, NULL, &r),
+                     CDYN_OK);
+    cdyn_model *m = tu_build(b);
+    for (int k = 0; k < cdyn_model_nbody(m); ++k) {
+        cdyn_body_info bi;
+        assert_int_equal(cdyn_model_body_info(m, k, &bi), CDYN_OK);
+        assert_true(bi.damping == 0 && bi.friction == 0);
+    }
+    cdyn_model_free(m);
+    cdyn_builder_free(b);
+    /* negative values: refused with the joint's line (line 3) */
+    assert_null(load_text(DYN_ROBOT("revolute", "<dynamics damping='-1'/>"), 0u, CDYN_EFORMAT,
+                          "line 3: joint 'j'"));
+    assert_null(load_text(DYN_ROBOT("prismatic", "<dynamics friction='-0.5'/>"), 0u,
+                          CDYN_EFORMAT, "friction = -0.5"));
+    /* lower > upper: refused with the line; lower = upper = 0 (absent) is no limit */
+    const char *swapped = "<robot name='r'>\n<link name='base'/>\n<joint name='j' "
+                          "type='revolute'>\n<parent link='base'/><child link='arm'/>"
+                          "<limit lower='1' upper='-1' effort='1' velocity='1'/>\n</joint>\n"
+                          "<link name='arm'><inertial><mass value='1'/><inertia ixx='1' "
+                          "ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>\n"
+                          "</robot>\n";
+    assert_null(load_text(swapped, 0u, CDYN_EFORMAT, "line 3: joint 'j': <limit>"));
+    const char *open_limit = "<robot name='r'>\n<link name='base'/>\n<joint name='j' "
+                             "type='revolute'>\n<parent link='base'/><child link='arm'/>"
+                             "<limit effort='1' velocity='1'/>\n</joint>\n"
+                             "<link name='arm'><inertial><mass value='1'/><inertia ixx='1' "
+                             "ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/></inertial></link>\n"
+                             "</robot>\n";
+    m = load_text(open_limit, 0u, CDYN_OK, NULL);
+    cdyn_body_info bi;
+    assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+    assert_int_equal(bi.limited, 0);
+    cdyn_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_cylinder_capsule),
         cmocka_unit_test(test_map),
         cmocka_unit_test(test_skip),
+        cmocka_unit_test(test_dynamics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

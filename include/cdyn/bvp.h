@@ -110,7 +110,8 @@ CDYN_API void cdyn_bvp_state_unpack(const cdyn_model *model, const double *x, cd
  * says where the continuation stopped and report->solver.residual is the best residual),
  * CDYN_ENOSOLUTION (solved only with a start bound active and its condition missed: no
  * solution within the bounds; the miss is the residual), the IVP guess's failure,
- * CDYN_ETOOBIG, CDYN_ENOMEM. report may be NULL. */
+ * CDYN_ETOOBIG, CDYN_ENOMEM, CDYN_ENOTSUP (a model with joint friction or limits, which the
+ * implicit step does not take). report may be NULL. */
 CDYN_API cdyn_status cdyn_bvp_solve(const cdyn_model *model, const cdyn_bvp_options *opts,
                                     const cdyn_bvp_conditions *bc, cdyn_state **traj,
                                     cdyn_bvp_report *report);

@@ -139,7 +139,8 @@ typedef struct cdyn_instant_result {
  * and whatever cdyn_eval rejects); CDYN_ESINGULAR (M not positive definite); CDYN_ETOOBIG (sign
  * combinations); CDYN_ENOSOLUTION (no sign combination has a feasible solution: the pyramid LCPs
  * had solutions violating Delta <= mu lam_n or none); the cone solver's status when it fails
- * (CDYN_ENOCONV, ...); CDYN_ENOMEM. report: method "instant-pyramid-lemke",
+ * (CDYN_ENOCONV, ...); CDYN_ENOMEM; CDYN_ENOTSUP (a model with joint friction or limits, not
+ * taken here yet; joint damping is, as part of h). report: method "instant-pyramid-lemke",
  * "instant-cone-box-merit" or "instant-cone-fb-newton"; iterations = pivots or iterations summed
  * over the solves; residual = the chosen LCP's |min(z, w)|_inf, or the MCP's natural residual. */
 CDYN_API cdyn_status cdyn_instant_solve(const cdyn_model *model, cdyn_data *data, const double *q,

@@ -133,10 +133,32 @@ typedef struct cdyn_body_desc {
                               entries (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) of the symmetric tensor;
                               positive definite for moving bodies (FIXED: positive semidefinite).
                               Planar models use Izz only (> 0 for moving bodies) */
+    double damping;        /* REVOLUTE, PRISMATIC: viscous joint damping d >= 0 (N m s/rad,
+                              N s/m): the generalized force -d v_j on the joint's dof, part of
+                              h(q, v) (so of cdyn_data_bias and of the inverse dynamics and its
+                              d/dv). Every time-stepping scheme but BAUMGARTE integrates it
+                              implicitly (docs/theory.md, "Joint damping"). FREE, FIXED: 0 */
+    double friction;       /* REVOLUTE, PRISMATIC: dry (Coulomb) joint friction: the joint's
+                              friction force or torque |f| <= friction (N m, N), >= 0, opposing
+                              its motion. Taken by CDYN_SCHEME_PYRAMID_LCP only (complementarity
+                              rows in joint space); cdyn_stepper_create refuses it for the other
+                              schemes (CDYN_ENOTSUP naming the body). FREE, FIXED: 0 */
+    int limited;           /* REVOLUTE, PRISMATIC: 1 = the joint coordinate is limited to
+                              [lower, upper] (a unilateral constraint at each finite end); 0 = no
+                              limits (default; FREE, FIXED: 0). Taken by the rigid velocity-level
+                              schemes (PYRAMID_LCP, CONE_STEP, COULOMB_STEP);
+                              cdyn_stepper_create refuses it for IMPLICIT_NCP and BAUMGARTE
+                              (CDYN_ENOTSUP naming the body) */
+    double lower, upper;   /* with limited = 1: lower <= upper, not NaN (rad or m; -INFINITY /
+                              INFINITY for an open end) */
+    double limit_restitution; /* with limited = 1: Newton's coefficient e in [0, 1] of the
+                              limit stops, used by CDYN_SCHEME_PYRAMID_LCP with
+                              options.restitution (as a contact pair's restitution); 0 */
 } cdyn_body_desc;
 
 /* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and
- * inertia 0 (must be set). */
+ * inertia 0 (must be set), damping = friction = 0, limited = 0 (lower = upper = 0),
+ * limit_restitution = 0. */
 CDYN_API void cdyn_body_desc_defaults(cdyn_body_desc *desc);
 
 /* Add one body; *id receives its id (0, 1, ... in order). On failure the builder is unchanged
@@ -339,9 +361,25 @@ typedef struct cdyn_body_info {
     int nq, nv;     /* coordinates of this body's joint */
     int qadr, vadr; /* their offsets in q and v */
     double mass;
+    double damping, friction; /* as described (cdyn_body_desc) */
+    int limited;              /* as described; lower = -INFINITY, upper = INFINITY without */
+    double lower, upper;
+    double limit_restitution; /* as described */
 } cdyn_body_info;
 
 CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);
+
+/* The joint damping of every dof: D = diag(d) in joint space, d (nv) receiving each dof's
+ * coefficient (0 for the dofs of FREE joints). Returns the number of dofs with d > 0 (0 for
+ * NULL arguments). */
+CDYN_API int cdyn_model_joint_damping(const cdyn_model *model, double *d);
+
+/* The number of bodies whose joint has friction > 0 (0 for NULL); *first (may be NULL)
+ * receives the first such body, or -1. */
+CDYN_API int cdyn_model_joint_friction_count(const cdyn_model *model, int *first);
+
+/* The same for joints with limits (cdyn_body_desc.limited). */
+CDYN_API int cdyn_model_joint_limit_count(const cdyn_model *model, int *first);
 
 typedef struct cdyn_pair_info {
     int geom_a, geom_b; /* as declared */
@@ -467,7 +505,8 @@ CDYN_API int cdyn_data_pairs_evaluated(const cdyn_data *data);
 /* Results of the last cdyn_eval. Pointers stay valid until cdyn_data_free; they are NULL when
  * the output was not requested by the last successful cdyn_eval (or not kept: dense = 0). */
 CDYN_API const double *cdyn_data_mass(const cdyn_data *data); /* nv x nv, both triangles */
-CDYN_API const double *cdyn_data_bias(const cdyn_data *data); /* h, nv */
+CDYN_API const double *cdyn_data_bias(const cdyn_data *data); /* h, nv (joint damping D v
+                                                                 included) */
 
 /* M as CSC (cdyn/sparse.h) holding the LOWER triangle and the diagonal (the convention of the
  * sparse Cholesky wrapper): entry (i, j), i >= j, is stored iff the bodies of dofs i and j lie on

@@ -34,6 +34,16 @@
  * Generalized forces: the model's gravity and bias h(q, v) are always applied; tau (n_v values,
  * or NULL for none) adds joint torques / external forces, held constant over the step.
  *
+ * Joint options (cdyn_body_desc; docs/theory.md, "Time stepping" Sec. 10):
+ *   damping   part of h(q, v): implicit in IMPLICIT_NCP (at the new state) and in the rigid
+ *             velocity-level schemes (M + h D in place of M), so no stability limit in h;
+ *             explicit in BAUMGARTE's RK4, which fails a step with h trace(M^-1 D) > 2.785
+ *             (CDYN_ENUMERIC, retried by max_halvings);
+ *   friction  PYRAMID_LCP only (complementarity rows in joint space);
+ *   limits    PYRAMID_LCP, CONE_STEP, COULOMB_STEP (a unilateral row per finite end).
+ * cdyn_stepper_create refuses (CDYN_ENOTSUP, naming the body) a model with friction or limits
+ * that the scheme does not take.
+ *
  * A failed step returns its status and leaves the state bit-identical. With
  * options.max_halvings = k > 0 a step whose solver does not converge is retried as 2, 4, ... 2^k
  * substeps of h / 2, h / 4, ...; the report says how many were used.

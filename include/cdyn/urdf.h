@@ -16,7 +16,17 @@
  * Joints: fixed -> CDYN_JOINT_FIXED, revolute and continuous -> REVOLUTE, prismatic ->
  * PRISMATIC, floating -> FREE (only below the root when the root is welded to the world, since
  * cdyn's free joints attach to the ground). <limit> and <dynamics> are parsed and reported in
- * the map; cdyn does NOT enforce joint limits, damping or friction (yet).
+ * the map. <dynamics damping> and <dynamics friction> of revolute, continuous and prismatic
+ * joints become the body's cdyn_body_desc.damping and .friction (negative values are refused
+ * with the line); fixed and floating joints have no joint dof to damp and ignore <dynamics>.
+ * Joint friction > 0 is taken by the pyramid LCP scheme only and refused by the others: the
+ * skip bit CDYN_URDF_SKIP_FRICTION loads the model without it. <limit lower upper> of revolute
+ * and prismatic joints become joint limits (cdyn_body_desc.limited, lower, upper; absent values
+ * are 0, as the URDF specification says, and lower = upper = 0 is taken as no limit rather than
+ * a joint locked at 0; continuous joints have none; lower > upper is refused with the line),
+ * taken by the pyramid LCP, cone step and Coulomb step schemes: CDYN_URDF_SKIP_LIMITS loads the
+ * model without them for the others.
+ * <limit effort velocity> are reported in the map only.
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
  * XML; a root element other than <robot>; bad numbers (not a number, NaN, Inf, wrong count);
@@ -54,7 +64,14 @@ enum {
     CDYN_URDF_SKIP_MESH = 1u,         /* <collision> with <mesh> geometry: no geometry added */
     CDYN_URDF_SKIP_MIMIC = 2u,        /* <mimic>: the joint is loaded as an independent joint */
     CDYN_URDF_SKIP_TRANSMISSION = 4u, /* <transmission>: ignored (actuation, not dynamics) */
-    CDYN_URDF_SKIP_UNKNOWN = 8u       /* any other element the loader does not know */
+    CDYN_URDF_SKIP_UNKNOWN = 8u,      /* any other element the loader does not know */
+    CDYN_URDF_SKIP_FRICTION = 16u,    /* <dynamics friction>: not passed to the builder (the
+                                         map still reports it), so that the schemes that refuse
+                                         joint friction (all but the pyramid LCP) accept the
+                                         model */
+    CDYN_URDF_SKIP_LIMITS = 32u       /* <limit lower upper>: not passed to the builder (the
+                                         map still reports them), for the schemes that refuse
+                                         joint limits (the implicit NCP and Baumgarte) */
 };
 
 typedef struct cdyn_urdf_options {

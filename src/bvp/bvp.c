@@ -371,6 +371,14 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
     if (!(h > 0) || !isfinite(h) || !(opts->step.gamma >= 0) || !isfinite(opts->step.gamma))
         return cdyn_fail(r, CDYN_EINVAL, "bvp: h = %g and gamma = %g must be finite, h > 0, "
                          "gamma >= 0", h, opts->step.gamma);
+    int fb, lb;
+    const int nfric = cdyn_model_joint_friction_count(m, &fb);
+    const int nlim = cdyn_model_joint_limit_count(m, &lb);
+    if (nfric > 0 || nlim > 0) /* joint damping is in the implicit step's h(q, v) */
+        return cdyn_fail(r, CDYN_ENOTSUP,
+                         "bvp: body %d has joint %s: the implicit compliant step does not take "
+                         "joint friction or limits yet",
+                         nfric > 0 ? fb : lb, nfric > 0 ? "friction" : "limits");
     cdyn_status st = check_traj(m, N, traj, opts->use_guess, r);
     if (st != CDYN_OK)
         return st;

@@ -191,6 +191,56 @@ static int inertia_ok(const double *I, int strict)
            det >= tol * (a * b + b * c + a * c);
 }
 
+/* Joint damping and friction: finite, >= 0, and only on REVOLUTE and PRISMATIC joints. */
+static cdyn_status check_joint_dynamics(const cdyn_body_desc *d, int joint, mbody *out,
+                                        cdyn_report *report)
+{
+    const double val[2] = {d->damping, d->friction};
+    const char *name[2] = {"damping", "friction"};
+    for (int k = 0; k < 2; ++k) {
+        if (!(val[k] >= 0.0) || !isfinite(val[k]))
+            return cdyn_fail(report, CDYN_EINVAL, "joint %s = %g, must be finite and >= 0",
+                             name[k], val[k]);
+        if (val[k] != 0.0 && joint != CDYN_JOINT_REVOLUTE && joint != CDYN_JOINT_PRISMATIC)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "joint %s = %g on a %s joint: only REVOLUTE and PRISMATIC joints "
+                             "take damping and friction",
+                             name[k], val[k], joint == CDYN_JOINT_FREE ? "FREE" : "FIXED");
+    }
+    out->damping = d->damping;
+    out->friction = d->friction;
+    out->limited = 0;
+    out->lower = -INFINITY;
+    out->upper = INFINITY;
+    if (d->limited != 0 && d->limited != 1)
+        return cdyn_fail(report, CDYN_EINVAL, "limited = %d, must be 0 or 1", d->limited);
+    if (d->limited) {
+        if (joint != CDYN_JOINT_REVOLUTE && joint != CDYN_JOINT_PRISMATIC)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "joint limits on a %s joint: only REVOLUTE and PRISMATIC joints "
+                             "take limits",
+                             joint == CDYN_JOINT_FREE ? "FREE" : "FIXED");
+        if (isnan(d->lower) || isnan(d->upper) || !(d->lower <= d->upper) ||
+            d->lower == INFINITY || d->upper == -INFINITY)
+            return cdyn_fail(report, CDYN_EINVAL,
+                             "joint limits lower = %g, upper = %g: need lower <= upper, not NaN, "
+                             "lower < INFINITY and upper > -INFINITY",
+                             d->lower, d->upper);
+        out->limited = 1;
+        out->lower = d->lower;
+        out->upper = d->upper;
+    }
+    if (!(d->limit_restitution >= 0.0 && d->limit_restitution <= 1.0))
+        return cdyn_fail(report, CDYN_EINVAL, "limit_restitution = %g, must be in [0, 1]",
+                         d->limit_restitution);
+    if (d->limit_restitution != 0.0 && !d->limited)
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "limit_restitution = %g on a joint without limits (limited = 0)",
+                         d->limit_restitution);
+    out->limit_restitution = d->limit_restitution;
+    return CDYN_OK;
+}
+
 static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, int parent,
                               mbody *out, cdyn_report *report)
 {
@@ -253,6 +303,9 @@ static cdyn_status check_body(const cdyn_builder *b, const cdyn_body_desc *d, in
     }
     out->mass = d->mass;
     v3_copy(out->com, d->com);
+    st = check_joint_dynamics(d, j, out, report);
+    if (st != CDYN_OK)
+        return st;
     switch (j) {
     case CDYN_JOINT_FREE:
         out->nq = b->dim == 2 ? 3 : 7;

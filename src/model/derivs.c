@@ -289,6 +289,8 @@ cdyn_status cdyn_eval_derivatives(const cdyn_model *m, cdyn_data *d, const doubl
             if (!isfinite(lambda[i]))
                 return cdyn_fail(report, CDYN_EINVAL, "lambda[%d] is not finite", i);
     tree_derivs(m, d, d->v, a);
+    cdyn_model_damping_force(m, d->v, d->id);
+    cdyn_model_damping_dv(m, d);
     cdyn_model_contact_derivs(m, d, lambda, rows);
     if (d->der_q_dense != NULL) {
         scatter_dense(m, d->der_q, d->der_q_dense);

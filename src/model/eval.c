@@ -56,8 +56,10 @@ cdyn_status cdyn_eval_pairs(const cdyn_model *m, cdyn_data *d, const double *q, 
         memcpy(d->v, v, sizeof(double) * (size_t)m->nv);
     if (flags & CDYN_EVAL_MASS)
         cdyn_model_crba(m, d);
-    if (flags & CDYN_EVAL_BIAS)
+    if (flags & CDYN_EVAL_BIAS) {
         cdyn_model_rnea(m, d);
+        cdyn_model_damping_force(m, d->v, d->bias);
+    }
     if (flags & CDYN_EVAL_CONTACTS) {
         const int with_dot = (flags & CDYN_EVAL_CONTACT_DOT) != 0;
         if (m->broad && pairs == NULL)

@@ -69,7 +69,56 @@ cdyn_status cdyn_model_body_info(const cdyn_model *m, int body, cdyn_body_info *
     info->qadr = b->qadr;
     info->vadr = b->vadr;
     info->mass = b->mass;
+    info->damping = b->damping;
+    info->friction = b->friction;
+    info->limited = b->limited;
+    info->lower = b->lower;
+    info->upper = b->upper;
+    info->limit_restitution = b->limit_restitution;
     return CDYN_OK;
+}
+
+int cdyn_model_joint_damping(const cdyn_model *m, double *d)
+{
+    if (m == NULL || d == NULL)
+        return 0;
+    int n = 0;
+    for (int j = 0; j < m->nv; ++j) {
+        const mbody *b = &m->bodies[m->dof_body[j]];
+        d[j] = b->nv == 1 ? b->damping : 0.0;
+        n += d[j] > 0.0;
+    }
+    return n;
+}
+
+int cdyn_model_joint_limit_count(const cdyn_model *m, int *first)
+{
+    int n = 0;
+    if (first != NULL)
+        *first = -1;
+    if (m == NULL)
+        return 0;
+    for (int k = 0; k < m->nbody; ++k)
+        if (m->bodies[k].limited) {
+            if (n++ == 0 && first != NULL)
+                *first = k;
+        }
+    return n;
+}
+
+int cdyn_model_joint_friction_count(const cdyn_model *m, int *first)
+{
+    int n = 0;
+    if (first != NULL)
+        *first = -1;
+    if (m == NULL)
+        return 0;
+    for (int k = 0; k < m->nbody; ++k)
+        if (m->bodies[k].friction > 0.0) {
+            if (n++ == 0 && first != NULL)
+                *first = k;
+        }
+    return n;
 }
 
 cdyn_status cdyn_model_pair_info(const cdyn_model *m, int pair, cdyn_pair_info *info)

@@ -22,6 +22,11 @@ typedef struct mbody {
     double axis[3];        /* unit joint axis in the joint frame */
     double mass, com[3];
     double inertia[9]; /* about the COM, body axes, column-major */
+    double damping;    /* viscous joint damping (1-dof joints; 0 otherwise) */
+    double friction;   /* Coulomb joint friction bound (1-dof joints; 0 otherwise) */
+    int limited;       /* joint limits [lower, upper] (1-dof joints) */
+    double lower, upper; /* -INFINITY, INFINITY when not limited */
+    double limit_restitution; /* of the limit stops, [0, 1] */
 } mbody;
 
 typedef struct mgeom {
@@ -182,6 +187,10 @@ void cdyn_model_forward_kinematics(const cdyn_model *m, cdyn_data *d, const doub
 /* chains.c */
 void cdyn_model_crba(const cdyn_model *m, cdyn_data *d);
 void cdyn_model_rnea(const cdyn_model *m, cdyn_data *d);
+/* joint_damping.c: out[j] += d_j v_j for the damped dofs (the bias and the inverse dynamics),
+ * and d_j added on the diagonal of d id/dv (d->der_v). */
+void cdyn_model_damping_force(const cdyn_model *m, const double *v, double *out);
+void cdyn_model_damping_dv(const cdyn_model *m, cdyn_data *d);
 /* contact_rows.c: points, frames, Jacobians and (with_dot) Jacobian-dot terms of every pair, or
  * of the pairs with pairs[p] != 0 (the others' rows keep their values). */
 void cdyn_model_contacts(const cdyn_model *m, cdyn_data *d, int with_dot, const int *pairs);

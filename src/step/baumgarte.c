@@ -31,10 +31,17 @@
  * fraction of the largest dropped (the redundant constraints share the force). */
 #define BMG_RANK_TOL 1e-8
 
+/* RK4's stability interval on the negative real axis: |R(x)| <= 1 for -2.785 <= x <= 0
+ * (R(x) = 1 + x + x^2/2 + x^3/6 + x^4/24). Joint damping is part of the ODE here (explicit), so
+ * a step is refused when h trace(M^-1 D) exceeds it (docs/theory.md, "Joint damping"). */
+#define BMG_RK4_REAL_LIMIT 2.785
+
 typedef struct bmg_ws {
     int nq, nv, nc;
     double *alpha; /* 3 nc: (alpha0, alpha1, alpha2) of each row's pair */
     double *tau;   /* nv: the step's generalized forces (zeros for NULL) */
+    double *damp;  /* nv: joint damping per dof (cdyn_model_joint_damping) */
+    int ndamp;     /* dofs with damping > 0 */
     double *q, *v; /* the state at the start of the current piece */
     int *mode;     /* nc */
     int *armed;    /* nc: BALLISTIC -> CONTACT may fire (its condition was false at the start) */
@@ -74,6 +81,7 @@ static void ws_layout(cdyn_carve *cv, void *base, bmg_ws *w)
     (void)cdyn_carve_ptr(cv, base, 1, sizeof(bmg_ws));
     w->alpha = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 3, nc));
     w->tau = cdyn_carve_doubles(cv, base, nv);
+    w->damp = cdyn_carve_doubles(cv, base, nv);
     w->q = cdyn_carve_doubles(cv, base, nq);
     w->v = cdyn_carve_doubles(cv, base, nv);
     w->mode = cdyn_carve_ints(cv, base, nc);
@@ -144,6 +152,7 @@ static cdyn_status baumgarte_create(cdyn_stepper *s, cdyn_report *r)
         for (int i = pi.row; i < pi.row + pi.nrows; ++i)
             memcpy(w->alpha + 3 * i, pi.baumgarte, sizeof pi.baumgarte);
     }
+    w->ndamp = cdyn_model_joint_damping(s->model, w->damp);
     s->ws = w;
     return CDYN_OK;
 }
@@ -354,6 +363,26 @@ static cdyn_status settle(cdyn_stepper *s, const double *q, const double *v, int
 
 /* One RK4 step of length dt from (w->q, w->v) with the current modes into (oq, ov); stage 0
  * (w->kq, w->kv) must hold the derivative at the start. Ends with accel() at (oq, ov). */
+/* trace(M^-1 D) = sum_j d_j |L^-1 e_j|^2 with the factor of the last accel(): an upper bound
+ * of the largest eigenvalue of M^-1 D (which is positive semidefinite), equal to it for one
+ * damped dof. Uses w->z as scratch. */
+static double damping_rate(bmg_ws *w)
+{
+    double tr = 0.0;
+    for (int j = 0; j < w->nv; ++j) {
+        if (!(w->damp[j] > 0.0))
+            continue;
+        memset(w->z, 0, (size_t)w->nv * sizeof(double));
+        w->z[j] = 1.0;
+        cdyn_dense_chol_lsolve(w->nv, w->L, w->nv, 1, w->z, w->nv);
+        double n2 = 0.0;
+        for (int i = 0; i < w->nv; ++i)
+            n2 += w->z[i] * w->z[i];
+        tr += w->damp[j] * n2;
+    }
+    return tr;
+}
+
 static cdyn_status rk4(cdyn_stepper *s, double dt, double *oq, double *ov, cdyn_report *r)
 {
     bmg_ws *w = s->ws;
@@ -472,6 +501,15 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
 
     int events = 0, located = 0;
     cdyn_status st = settle(s, w->q, w->v, &events, r);
+    if (st == CDYN_OK && w->ndamp > 0) {
+        const double rate = damping_rate(w);
+        if (h * rate > BMG_RK4_REAL_LIMIT)
+            st = cdyn_fail(r, CDYN_ENUMERIC,
+                           "baumgarte: joint damping too stiff for RK4 at this step: h trace(M^-1 "
+                           "D) = %.3g > %.3f; take h <= %.3g (or max_halvings), or an implicit "
+                           "scheme",
+                           h * rate, BMG_RK4_REAL_LIMIT, BMG_RK4_REAL_LIMIT / rate);
+    }
     double t = 0.0;
     while (st == CDYN_OK && t < h) {
         const double dt = h - t;

@@ -6,8 +6,11 @@
  * conditions give u = W p + r = J v+ + (Psi_n / h, 0, 0) in the dual cone, u ⊥ p: the exact
  * cone's impulses with the normal velocity condition relaxed to u_n >= mu |u_T| (a sliding body
  * lifts off by mu |u_T| h per step; docs/theory.md). One friction-cone QP per step (cdyn_coneqp,
- * interior point); planar models use two-dimensional cones (p_n, p_t). */
+ * interior point); planar models use two-dimensional cones (p_n, p_t). Joint limits
+ * (joint_rows.h) join the QP as frictionless blocks (p_n, p_t) with mu = 0 (so p_t = 0 and
+ * p_n >= 0 ⊥ g'v+ + gap / h >= 0), coupled through y = (M + h D)^-1 g. */
 #include "step/contact_space.h"
+#include "step/joint_rows.h"
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -25,6 +28,7 @@
  * it, the only allocation of a step after warm-up. */
 typedef struct cone_ws {
     cs_trees trees;
+    int nlim;                /* joint limit rows (jr_limit_count) */
     cdyn_coneqp_solver *qp;
     int qp_k, qp_dense;      /* the structure qp was made for */
     int *pattern;            /* its CSC pattern: colptr (m + 1) then rowind (nnz) */
@@ -47,6 +51,7 @@ static cdyn_status cone_create(cdyn_stepper *s, cdyn_report *r)
         return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
     memset(w, 0, sizeof *w);
     cs_trees_init(&w->trees, s->model, (int *)(w + 1));
+    w->nlim = jr_limit_count(s->model);
     s->ws = w;
     return CDYN_OK;
 }
@@ -100,40 +105,104 @@ static cdyn_status cone_solver_for(cdyn_stepper *s, const cdyn_coneqp *q, cdyn_r
     return st;
 }
 
-/* Solve the QP of p into imp (m values): dense H for small problems, CSC otherwise. */
-static cdyn_status cone_solve(cdyn_stepper *s, const cs_problem *p, double *imp, cdyn_report *r)
+/* The QP's data: p's rows, then each joint limit row as a block (p_n, p_t) with mu = 0 at
+ * m + 2 r. Lower-triangle triplets (p's and the joint rows': g_r' y_s among them, u_r = J y_r
+ * with the contact unknowns, the unused p_t entry's diagonal equal to p_n's), c, mu and dims. */
+typedef struct cone_data {
+    int nblk, n, ntrip;
+    int *ti, *tj, *dims;
+    double *tx, *c, *mu;
+} cone_data;
+
+static cdyn_status cone_data_build(cdyn_stepper *s, const cs_problem *p, const jrows *jr,
+                                   cone_data *cd, cdyn_report *r)
+{
+    const int nl = jr->n, m = p->m;
+    cd->nblk = p->k + nl;
+    cd->n = m + 2 * nl;
+    const size_t cap = (size_t)p->ntrip + (size_t)nl * (nl + 1) / 2 + (size_t)nl * m + nl + 1;
+    cd->ti = cdyn_mem_array(&s->arena.as, cap, sizeof(int));
+    cd->tj = cdyn_mem_array(&s->arena.as, cap, sizeof(int));
+    cd->tx = cdyn_mem_array(&s->arena.as, cap, sizeof(double));
+    cd->dims = cdyn_mem_array(&s->arena.as, (size_t)cd->nblk + 1, sizeof(int));
+    cd->c = cdyn_mem_array(&s->arena.as, (size_t)cd->n + 1, sizeof(double));
+    cd->mu = cdyn_mem_array(&s->arena.as, (size_t)cd->nblk + 1, sizeof(double));
+    if (cd->ti == NULL || cd->tj == NULL || cd->tx == NULL || cd->dims == NULL || cd->c == NULL ||
+        cd->mu == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+    int e = 0;
+    for (; e < p->ntrip; e++) {
+        cd->ti[e] = p->ti[e];
+        cd->tj[e] = p->tj[e];
+        cd->tx[e] = p->tx[e];
+    }
+    for (int a = 0; a < m; a++)
+        cd->c[a] = p->r[a];
+    for (int c = 0; c < p->k; c++) {
+        cd->dims[c] = p->nd;
+        cd->mu[c] = p->mu[c];
+    }
+    for (int a = 0; a < nl; a++) {
+        const int ia = m + 2 * a, da = jr->dof[a];
+        const double *ua = jr->u + (size_t)a * m;
+        for (int i = 0; i < m; i++)
+            if (ua[i] != 0.0) {
+                cd->ti[e] = ia, cd->tj[e] = i, cd->tx[e++] = ua[i];
+            }
+        double haa = 0;
+        for (int b = 0; b <= a; b++) {
+            const double v = jr->sign[a] * jr->y[(size_t)b * s->nv + da]; /* g_a' y_b */
+            if (b == a)
+                haa = v;
+            if (v != 0.0 || b == a) {
+                cd->ti[e] = ia, cd->tj[e] = m + 2 * b, cd->tx[e++] = v;
+            }
+        }
+        cd->ti[e] = ia + 1, cd->tj[e] = ia + 1, cd->tx[e++] = haa; /* p_t: held at 0 by mu = 0 */
+        cd->c[ia] = jr->sign[a] * p->vfree[da] + jr->val[a];
+        cd->c[ia + 1] = 0.0;
+        cd->dims[p->k + a] = 2;
+        cd->mu[p->k + a] = 0.0;
+    }
+    cd->ntrip = e;
+    return CDYN_OK;
+}
+
+/* Solve the QP of cd into imp (cd->n values): dense H for small problems, CSC otherwise. */
+static cdyn_status cone_solve(cdyn_stepper *s, const cone_data *cd, double *imp, cdyn_report *r)
 {
     cdyn_coneqp q = {0};
-    q.ncontacts = p->k;
-    q.dim = p->nd;
-    q.mu = p->mu;
-    q.c = p->r;
+    q.ncontacts = cd->nblk;
+    q.dim = cd->dims[0];
+    q.dims = cd->dims;
+    q.mu = cd->mu;
+    q.c = cd->c;
     cdyn_csc H = {0};
-    const size_t m = (size_t)p->m;
-    if (p->m <= CONE_DENSE_MAX) {
+    const size_t m = (size_t)cd->n;
+    if (cd->n <= CONE_DENSE_MAX) {
         double *D = cdyn_mem_array(&s->arena.as, m * m, sizeof(double));
         if (D == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
         memset(D, 0, m * m * sizeof(double));
-        for (int e = 0; e < p->ntrip; e++) {
-            D[p->ti[e] + p->tj[e] * m] += p->tx[e];
-            if (p->ti[e] != p->tj[e])
-                D[p->tj[e] + p->ti[e] * m] += p->tx[e];
+        for (int e = 0; e < cd->ntrip; e++) {
+            D[cd->ti[e] + cd->tj[e] * m] += cd->tx[e];
+            if (cd->ti[e] != cd->tj[e])
+                D[cd->tj[e] + cd->ti[e] * m] += cd->tx[e];
         }
         q.H = D;
     } else {
         int *colptr = cdyn_mem_array(&s->arena.as, m + 1, sizeof(int));
-        int *rowind = cdyn_mem_array(&s->arena.as, (size_t)p->ntrip, sizeof(int));
-        int *map = cdyn_mem_array(&s->arena.as, (size_t)p->ntrip, sizeof(int));
-        double *val = cdyn_mem_array(&s->arena.as, (size_t)p->ntrip, sizeof(double));
+        int *rowind = cdyn_mem_array(&s->arena.as, (size_t)cd->ntrip, sizeof(int));
+        int *map = cdyn_mem_array(&s->arena.as, (size_t)cd->ntrip, sizeof(int));
+        double *val = cdyn_mem_array(&s->arena.as, (size_t)cd->ntrip, sizeof(double));
         if (colptr == NULL || rowind == NULL || map == NULL || val == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
-        cdyn_status st = cdyn_csc_pattern_from_triplets(p->m, p->m, p->ntrip, p->ti, p->tj, colptr,
-                                                        rowind, map, &s->arena.as, r);
+        cdyn_status st = cdyn_csc_pattern_from_triplets(cd->n, cd->n, cd->ntrip, cd->ti, cd->tj,
+                                                        colptr, rowind, map, &s->arena.as, r);
         if (st != CDYN_OK)
             return st;
-        cdyn_csc_values_from_triplets(p->ntrip, map, p->tx, colptr[p->m], val);
-        H.nrows = H.ncols = p->m;
+        cdyn_csc_values_from_triplets(cd->ntrip, map, cd->tx, colptr[cd->n], val);
+        H.nrows = H.ncols = cd->n;
         H.colptr = colptr;
         H.rowind = rowind;
         H.values = val;
@@ -183,15 +252,25 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "cone-step");
-    if (p.k > 0) {
-        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
-        double *u = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
+        return st;
+    if (p.k > 0 || jr.n > 0) {
+        cone_data cd = {0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+        if ((st = cone_data_build(s, &p, &jr, &cd, r)) != CDYN_OK)
+            return st;
+        double *imp = cdyn_mem_array(&s->arena.as, (size_t)cd.n + (size_t)jr.n, sizeof(double));
+        double *u = cdyn_mem_array(&s->arena.as, (size_t)p.m + 1, sizeof(double));
         if (imp == NULL || u == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
-        if ((st = cone_solve(s, &p, imp, r)) != CDYN_OK)
+        if ((st = cone_solve(s, &cd, imp, r)) != CDYN_OK)
             return st;
         if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+        double *fj = imp + cd.n; /* the joint rows' impulses p_n */
+        for (int a = 0; a < jr.n; a++)
+            fj[a] = imp[p.m + 2 * a];
+        jr_apply(&jr, s->nv, fj, x1->v);
         cs_contact_velocity(s, &p, x1->v, u);
         const double *gap = cdyn_data_gap(s->data);
         for (int c = 0; c < p.k; c++)

@@ -144,6 +144,17 @@ cdyn_status cs_build(cdyn_stepper *s, const cs_trees *t, const double *v, const 
                 A[t->dof_local[i] + (size_t)t->dof_local[j] * nt] = M.values[k];
         }
     }
+    /* Joint damping implicitly: M + h D in place of M (D diagonal; the bias holds D v, so
+     * (M + h D)(v+ - v) = h (tau - bias) + J' p is M (v+ - v) = h (tau - h0 - D v+) + J' p). */
+    double *damp = arena_array(s, (size_t)nv, sizeof(double));
+    if (damp == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "contact space: out of memory");
+    if (cdyn_model_joint_damping(s->model, damp) > 0)
+        for (int j = 0; j < nv; j++) {
+            const int T = t->dof_tree[j], nt = t->tree_ptr[T + 1] - t->tree_ptr[T];
+            const size_t jl = (size_t)t->dof_local[j];
+            p->chol[p->chol_off[T] + jl + jl * (size_t)nt] += h * damp[j];
+        }
     const double *bias = cdyn_data_bias(s->data);
     double *b = arena_array(s, (size_t)t->max_tree, sizeof(double));
     if (b == NULL)
@@ -290,6 +301,24 @@ cdyn_status cs_apply_impulses(cdyn_stepper *s, const cs_trees *t, const cs_probl
             v_plus[dofs[a]] = p->vfree[dofs[a]] + bt[a];
     }
     return CDYN_OK;
+}
+
+void cs_solve_mass(const cs_trees *t, const cs_problem *p, double *x, double *scratch)
+{
+    for (int T = 0; T < t->ntree; T++) {
+        const int nt = t->tree_ptr[T + 1] - t->tree_ptr[T];
+        const int *dofs = t->tree_dofs + t->tree_ptr[T];
+        int any = 0;
+        for (int a = 0; a < nt; a++) {
+            scratch[a] = x[dofs[a]];
+            any |= scratch[a] != 0.0;
+        }
+        if (!any)
+            continue;
+        cdyn_dense_chol_solve(nt, p->chol + p->chol_off[T], nt, 1, scratch, nt);
+        for (int a = 0; a < nt; a++)
+            x[dofs[a]] = scratch[a];
+    }
 }
 
 cdyn_status cs_begin(cdyn_stepper *s, const cs_trees *t, const double *tau, double h,

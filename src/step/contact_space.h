@@ -7,7 +7,9 @@
  * sum of small dense blocks, one per tree, on the rows that touch it: linear in the number of
  * bodies and contacts, where one dense W would be cubic. Rows are the model rows taking part
  * (active at the start of the step); each contributes nd = 2 (planar: n, t) or 3 (n, t, o)
- * consecutive unknowns. Per-step arrays come from the stepper's arena. */
+ * consecutive unknowns. Joint damping D (diagonal, cdyn_model_joint_damping) is taken
+ * implicitly: every M_T here is M_T + h D_T (docs/theory.md, "Joint damping"). Per-step arrays
+ * come from the stepper's arena. */
 #ifndef CDYN_STEP_CONTACT_SPACE_H
 #define CDYN_STEP_CONTACT_SPACE_H
 
@@ -36,7 +38,7 @@ typedef struct cs_problem {
     int *rows;     /* k model rows, followed by n_c ints: each model row's position in the
                       problem (-1: not taking part) */
     double *mu;    /* k */
-    double *vfree; /* nv: v + h M^-1 (tau - bias) */
+    double *vfree; /* nv: v + h (M + h D)^-1 (tau - bias) */
     double *r;     /* m: J v_free + (Psi_n / h, 0, 0) per row */
     /* W (m x m, symmetric) as lower-triangle triplets, duplicates to be summed */
     int ntrip;
@@ -66,6 +68,9 @@ cdyn_status cs_finish(cdyn_stepper *s, const cdyn_state *x0, double h, cdyn_stat
 /* v_plus = v_free + M^-1 J' p for impulses p (m values, per row (n, t[, o])). v_plus: nv. */
 cdyn_status cs_apply_impulses(cdyn_stepper *s, const cs_trees *t, const cs_problem *p,
                               const double *imp, double *v_plus);
+
+/* x := (M + h D)^-1 x with the trees' factors of p (nv values; scratch: t->max_tree doubles). */
+void cs_solve_mass(const cs_trees *t, const cs_problem *p, double *x, double *scratch);
 
 /* y = J x for the rows of p (y: m values, per row (n, t[, o])), x: nv values. */
 void cs_contact_velocity(const cdyn_stepper *s, const cs_problem *p, const double *x, double *y);

@@ -11,8 +11,11 @@
  * of rows and W's block pattern stay or come back, and built once for a new shape (the only
  * allocation of a step after warm-up besides KLU's numeric factors; docs/api.md). Planar rows
  * (n, t) get a decoupled third component (its W entry the row's W_tt, its r entry 0: its impulse
- * is exactly 0). */
+ * is exactly 0). Joint limits (joint_rows.h) are blocks with mu = 0 after the contacts'
+ * (p_n >= 0 ⊥ g'v+ + gap / h >= 0, the tangential components decoupled at the block's own W_nn
+ * with r = 0, so they stay 0), coupled through y = (M + h D)^-1 g. */
 #include "step/contact_space.h"
+#include "step/joint_rows.h"
 
 #include "cdyn/fc3d.h"
 #include "core/memory.h"
@@ -25,6 +28,7 @@
 typedef struct coulomb_ws {
     cs_trees trees;
     cdyn_fc3d_solver *fc; /* outlives the steps: memory from the stepper's allocator */
+    int nlim;             /* joint limit rows (jr_limit_count) */
 } coulomb_ws;
 
 static cdyn_step_backend coulomb_pick(const cdyn_stepper *s)
@@ -52,6 +56,7 @@ static cdyn_status coulomb_create(cdyn_stepper *s, cdyn_report *r)
         cdyn_mem_free(s->opts.allocator, w);
         return cdyn_fail(r, st, "coulomb step: %s", fr.message);
     }
+    w->nlim = jr_limit_count(s->model);
     s->ws = w;
     return CDYN_OK;
 }
@@ -69,17 +74,20 @@ static void coulomb_destroy(cdyn_stepper *s)
  * matrix with both (ci, cj) and (cj, ci) for every triplet, found with the CSC assembly (W is
  * symmetric, so a CSC column is a block row). Diagonal blocks always exist (each row's own
  * W_nn); a planar row's third component gets W_oo = W_tt and r_o = 0, so p_o = 0. */
-static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, cdyn_fc3d_blocks *bl,
-                                  double **q3, cdyn_report *r)
+static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, const jrows *jr,
+                                  cdyn_fc3d_blocks *bl, double **q3, cdyn_report *r)
 {
     cdyn_allocator *as = &s->arena.as;
-    const int k = p->k, nd = p->nd, nt = 2 * p->ntrip + k;
-    int *bi = cdyn_mem_array(as, (size_t)nt, sizeof(int));
-    int *bj = cdyn_mem_array(as, (size_t)nt, sizeof(int));
-    int *colptr = cdyn_mem_array(as, (size_t)k + 1, sizeof(int));
-    int *rowind = cdyn_mem_array(as, (size_t)nt, sizeof(int));
-    int *map = cdyn_mem_array(as, (size_t)nt, sizeof(int));
-    double *q = cdyn_mem_array(as, 3 * (size_t)k, sizeof(double));
+    const int k = p->k, nd = p->nd, nl = jr->n, kb = k + nl;
+    /* p's triplets both ways, the contacts' diagonal blocks, then per joint row a: its diagonal
+     * block, (a, b) both ways for b < a, (a, c) both ways for every contact c */
+    const int nt0 = 2 * p->ntrip + k, nt = nt0 + nl * nl + 2 * nl * k;
+    int *bi = cdyn_mem_array(as, (size_t)nt + 1, sizeof(int));
+    int *bj = cdyn_mem_array(as, (size_t)nt + 1, sizeof(int));
+    int *colptr = cdyn_mem_array(as, (size_t)kb + 1, sizeof(int));
+    int *rowind = cdyn_mem_array(as, (size_t)nt + 1, sizeof(int));
+    int *map = cdyn_mem_array(as, (size_t)nt + 1, sizeof(int));
+    double *q = cdyn_mem_array(as, 3 * (size_t)kb, sizeof(double));
     if (bi == NULL || bj == NULL || colptr == NULL || rowind == NULL || map == NULL || q == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
     for (int e = 0; e < p->ntrip; e++) {
@@ -89,11 +97,22 @@ static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, cdyn_fc3
     }
     for (int c = 0; c < k; c++)
         bi[2 * p->ntrip + c] = bj[2 * p->ntrip + c] = c;
+    for (int a = 0, e = nt0; a < nl; a++) { /* block (R, C) as CSC row C, column R */
+        bi[e] = bj[e] = k + a, e++;
+        for (int b = 0; b < a; b++) {
+            bi[e] = k + b, bj[e] = k + a, e++;
+            bi[e] = k + a, bj[e] = k + b, e++;
+        }
+        for (int c = 0; c < k; c++) {
+            bi[e] = c, bj[e] = k + a, e++;
+            bi[e] = k + a, bj[e] = c, e++;
+        }
+    }
     cdyn_status st =
-        cdyn_csc_pattern_from_triplets(k, k, nt, bi, bj, colptr, rowind, map, as, r);
+        cdyn_csc_pattern_from_triplets(kb, kb, nt, bi, bj, colptr, rowind, map, as, r);
     if (st != CDYN_OK)
         return st;
-    const int nb = colptr[k];
+    const int nb = colptr[kb];
     double *val = cdyn_mem_array(as, 9 * (size_t)nb, sizeof(double));
     if (val == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
@@ -111,6 +130,26 @@ static cdyn_status coulomb_blocks(cdyn_stepper *s, const cs_problem *p, cdyn_fc3
             double *b = val + 9 * (size_t)map[2 * p->ntrip + c];
             b[8] = b[4] > 0.0 ? b[4] : (b[0] > 0.0 ? b[0] : 1.0);
         }
+    }
+    for (int a = 0, e = nt0; a < nl; a++) {
+        const double *ua = jr->u + (size_t)a * p->m;
+        const double waa = jr->sign[a] * jr->y[(size_t)a * s->nv + jr->dof[a]];
+        double *D = val + 9 * (size_t)map[e++];
+        D[0] = D[4] = D[8] = waa > 0.0 ? waa : 1.0; /* p_t, p_o decoupled, held at 0 by mu = 0 */
+        for (int b = 0; b < a; b++) {
+            const double wab = jr->sign[a] * jr->y[(size_t)b * s->nv + jr->dof[a]];
+            val[9 * (size_t)map[e++]] = wab; /* block (a, b), entry (0, 0) */
+            val[9 * (size_t)map[e++]] = wab; /* block (b, a) */
+        }
+        for (int c = 0; c < k; c++) {
+            double *Bac = val + 9 * (size_t)map[e++], *Bca = val + 9 * (size_t)map[e++];
+            for (int d = 0; d < nd; d++) {
+                Bac[3 * d] = ua[c * nd + d]; /* row 0 of block (a, c) */
+                Bca[d] = ua[c * nd + d];     /* column 0 of block (c, a) */
+            }
+        }
+        q[3 * (k + a)] = jr->sign[a] * p->vfree[jr->dof[a]] + jr->val[a];
+        q[3 * (k + a) + 1] = q[3 * (k + a) + 2] = 0.0;
     }
     bl->rowptr = colptr;
     bl->colind = rowind;
@@ -151,20 +190,30 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "coulomb-step");
-    if (p.k > 0) {
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
+        return st;
+    if (p.k > 0 || jr.n > 0) {
+        const int kb = p.k + jr.n;
         cdyn_fc3d_blocks bl;
         double *q3 = NULL;
-        if ((st = coulomb_blocks(s, &p, &bl, &q3, r)) != CDYN_OK)
+        if ((st = coulomb_blocks(s, &p, &jr, &bl, &q3, r)) != CDYN_OK)
             return st;
-        double *imp = cdyn_mem_array(&s->arena.as, 3 * (size_t)p.k, sizeof(double));
-        double *u = cdyn_mem_array(&s->arena.as, 3 * (size_t)p.k, sizeof(double));
-        double *imp2 = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
-        if (imp == NULL || u == NULL || imp2 == NULL)
+        double *imp = cdyn_mem_array(&s->arena.as, 3 * (size_t)kb, sizeof(double));
+        double *u = cdyn_mem_array(&s->arena.as, 3 * (size_t)kb, sizeof(double));
+        double *imp2 = cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1,
+                                      sizeof(double));
+        double *mu = cdyn_mem_array(&s->arena.as, (size_t)kb, sizeof(double));
+        if (imp == NULL || u == NULL || imp2 == NULL || mu == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
         for (int c = 0; c < p.k; c++) /* warm start: the last step's impulses */
             for (int d = 0; d < 3; d++)
                 imp[3 * c + d] = d < p.nd ? x0->lambda[3 * p.rows[c] + d] * h : 0.0;
-        cdyn_fc3d fp = {p.k, NULL, &bl, q3, p.mu};
+        for (int c = 0; c < kb; c++)
+            mu[c] = c < p.k ? p.mu[c] : 0.0;
+        for (int i = 3 * p.k; i < 3 * kb; i++) /* joint rows: from 0 (their forces are not kept) */
+            imp[i] = 0.0;
+        cdyn_fc3d fp = {kb, NULL, &bl, q3, mu};
         cdyn_fc3d_report fr;
         const int shapes = cdyn_fc3d_solver_shapes(w->fc);
         st = cdyn_fc3d_solver_solve(w->fc, &fp, imp, u, &fr);
@@ -179,6 +228,10 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
                 imp2[c * p.nd + d] = imp[3 * c + d];
         if (cs_apply_impulses(s, &w->trees, &p, imp2, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+        double *fj = imp2 + p.m; /* the joint rows' normal impulses */
+        for (int a = 0; a < jr.n; a++)
+            fj[a] = imp[3 * (p.k + a)];
+        jr_apply(&jr, s->nv, fj, x1->v);
         coulomb_outputs(s, &p, imp, u, h, x1);
     }
     return cs_finish(s, x0, h, x1, r);

@@ -206,6 +206,14 @@ cdyn_status cdyn_instant_solve(const cdyn_model *model, cdyn_data *data, const d
         return st;
     const int nv = cdyn_model_nv(model), ncm = cdyn_model_ncontact(model);
     const int ntan = cdyn_model_dim(model) == 2 ? 1 : 2;
+    int fb, lb;
+    const int nfric = cdyn_model_joint_friction_count(model, &fb);
+    const int nlim = cdyn_model_joint_limit_count(model, &lb);
+    if (nfric > 0 || nlim > 0) /* joint damping is in h(q, v), which this problem takes */
+        return cdyn_fail(report, CDYN_ENOTSUP,
+                         "body %d has joint %s: the instantaneous problem does not take joint "
+                         "friction or limits yet",
+                         nfric > 0 ? fb : lb, nfric > 0 ? "friction" : "limits");
     if (!cdyn_dense_all_finite(nv, tau))
         return cdyn_fail(report, CDYN_EINVAL, "tau has a NaN or Inf entry");
     st = cdyn_eval(model, data, q, v, CDYN_EVAL_ALL, report);

@@ -12,8 +12,16 @@
  * z = (p_n, beta per row, then sigma) is solved by Lemke warm-started from the last step's basis
  * (or by FB-Newton). Newton restitution (options.restitution, restitution_rows below): a row
  * with coefficient e > 0 that approaches at the start and closes within the step leaves at
- * about e times its approach speed, never gaining energy. docs/theory.md, "Time stepping". */
+ * about e times its approach speed, never gaining energy. Joint rows (joint_rows.h): per dof
+ * with friction f_max > 0, impulses f+, f- >= 0 along +-e_j and a sliding speed s_j,
+ *
+ *   0 <= f+  ⊥  v+_j + s_j >= 0,   0 <= f-  ⊥  -v+_j + s_j >= 0,   0 <= s_j ⊥ h f_max - f+ - f- >= 0
+ *
+ * (a pyramid direction pair with a fixed bound in place of mu p_n), and per finite end of a
+ * limited joint an impulse 0 <= p ⊥ (+-v+_j) + gap / h >= 0 (as a contact's normal row).
+ * docs/theory.md, "Time stepping". */
 #include "step/contact_space.h"
+#include "step/joint_rows.h"
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -29,6 +37,7 @@ typedef struct pyr_ws {
     cs_trees trees;
     int ndir;      /* directions per row */
     int ngroup;    /* sigma per row: 1 (diamond) or 2 (box) */
+    int njr;       /* joint rows: friction dofs and limit ends (joint_rows.h) */
     double *cosk, *sink; /* ndir */
     /* the last solved LCP's basis and the rows it was for (warm start) */
     int *basis;
@@ -74,6 +83,7 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
     w->sink = w->cosk + ndir;
     w->ndir = ndir;
     w->ngroup = o->bound == CDYN_PYRAMID_BOX && s->dim != 2 ? 2 : 1;
+    w->njr = jr_friction_count(s->model) + jr_limit_count(s->model);
     for (int k = 0; k < ndir; k++) {
         /* cos(pi/2) is 6e-17 in floating point: snap such values so that the four-direction
          * pyramid has exact axes (its t and o friction then decouple exactly). */
@@ -292,6 +302,29 @@ static int cap_far(const cdyn_stepper *s, const cs_problem *p, const int *off, d
     return capped;
 }
 
+/* The limit rows of joints far from their limits, as cap_far's normal rows: q_a = +-v_free,j +
+ * gap / h above V, the largest |g_r' v_free| of the joint rows and free contact velocities
+ * (without gap terms), is lowered to V for the solve, with the same check after it. Returns the
+ * number of rows capped. */
+static int cap_far_limits(const cs_problem *p, const jrows *jr, int jb, int nju,
+                          const int *ju_row, double *q)
+{
+    double V = 0;
+    for (int rr = 0; rr < jr->n; rr++)
+        V = fmax(V, fabs(p->vfree[jr->dof[rr]]));
+    for (int i = 0; i < p->m; i++)
+        V = fmax(V, fabs(p->r[i]) * (i % p->nd != 0)); /* tangential; normals carry gaps */
+    int capped = 0;
+    if (!(V > 0))
+        return 0;
+    for (int a = 0; a < nju; a++)
+        if (ju_row[a] >= jr->nfric && q[jb + a] > CAP_FAR * V) {
+            q[jb + a] = CAP_FAR * V;
+            capped++;
+        }
+    return capped;
+}
+
 /* The capped answer holds for the LCP as built (cap_far): every capped row (q_i < qt_i) has
  * z_i = 0. */
 static int far_rows_hold(int n, const double *qt, const double *q, const double *z)
@@ -333,20 +366,38 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         sg[c] = p.mu[c] > 0 ? t : -1;
         t += p.mu[c] > 0 ? ng : 0;
     }
-    const int n = nx + nfric * ng;
-    if (k > 0) {
+    /* joint rows after the contacts' unknowns: f+, f- per friction row and p per limit row
+     * (unknown a acts along ju_phi[a] g_{ju_row[a]}), then the friction rows' s */
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    if (w->njr > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
+        return st;
+    if (s->opts.restitution)
+        jr_restitution(&jr, &p, x0->v, h, newton_target);
+    const int nju = jr.nfric + jr.n, jb = nx + nfric * ng, js0 = jb + nju;
+    const int n = js0 + jr.nfric;
+    int *ju_row = cdyn_mem_array(&s->arena.as, (size_t)nju + 1, sizeof(int));
+    double *ju_phi = cdyn_mem_array(&s->arena.as, (size_t)nju + 1, sizeof(double));
+    if (ju_row == NULL || ju_phi == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    for (int a = 0, rr = 0; rr < jr.n; rr++)
+        for (int t2 = 0; t2 < (rr < jr.nfric ? 2 : 1); t2++, a++) {
+            ju_row[a] = rr;
+            ju_phi[a] = t2 == 0 ? 1.0 : -1.0;
+        }
+    if (k > 0 || nju > 0) {
         if (n > PYR_MAX_LCP)
             return cdyn_fail(r, CDYN_ETOOBIG, "pyramid: an LCP of %d unknowns (%d contact rows) "
                              "is too large for the dense pivoting method; the cone step "
                              "(sparse) handles large scenes", n, k);
         const size_t nn = (size_t)n;
-        double *Wd = cdyn_mem_array(&s->arena.as, (size_t)p.m * p.m, sizeof(double));
-        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per, sizeof(double)); /* per row */
+        double *Wd = cdyn_mem_array(&s->arena.as, (size_t)p.m * p.m + 1, sizeof(double));
+        double *B = cdyn_mem_array(&s->arena.as, (size_t)p.m * per + 1, sizeof(double));
         double *M = cdyn_mem_array(&s->arena.as, nn * nn, sizeof(double));
         double *q = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *z = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
-        double *imp = cdyn_mem_array(&s->arena.as, (size_t)p.m, sizeof(double));
+        double *imp =
+            cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1, sizeof(double));
         int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
         if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
             imp == NULL || basis == NULL)
@@ -358,7 +409,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             if (p.ti[e] != p.tj[e])
                 Wd[p.tj[e] + (size_t)p.ti[e] * p.m] += p.tx[e];
         }
-        if (s->opts.restitution) {
+        if (s->opts.restitution && k > 0) {
             st = restitution_rows(s, &p, x0->v, h, r);
             if (st != CDYN_OK)
                 return st;
@@ -423,7 +474,34 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                     }
             }
         }
-        double *dadd = cdyn_mem_array(&s->arena.as, (size_t)nx, sizeof(double));
+        /* joint rows: couplings through y_r = (M + h D)^-1 g_r (u_r = J y_r for contacts) */
+        for (int a = 0; a < nju; a++) {
+            const int ra = ju_row[a], ia = jb + a;
+            const double pa = ju_phi[a], ga = jr.sign[ra]; /* g_ra = ga e_dof */
+            q[ia] = pa * ga * p.vfree[jr.dof[ra]] + (ra < jr.nfric ? 0.0 : jr.val[ra]);
+            if (ra < jr.nfric) { /* the friction row's s */
+                M[ia + (size_t)(js0 + ra) * nn] = 1.0;
+                M[js0 + ra + (size_t)ia * nn] = -1.0;
+                q[js0 + ra] = jr.val[ra];
+            }
+            for (int b2 = 0; b2 < nju; b2++) {
+                const int rb = ju_row[b2];
+                M[ia + (size_t)(jb + b2) * nn] =
+                    pa * ju_phi[b2] * ga * jr.y[(size_t)rb * s->nv + jr.dof[ra]];
+            }
+            const double *ua = jr.u + (size_t)ra * p.m;
+            for (int c = 0; c < k; c++) {
+                const double *Bc = B + (size_t)c * nd * per;
+                for (int b2 = 0; b2 < cnt[c]; b2++) {
+                    double e = 0;
+                    for (int d = 0; d < nd; d++)
+                        e += Bc[b2 * nd + d] * ua[c * nd + d];
+                    const size_t i = (size_t)(off[c] + b2);
+                    M[i + (size_t)ia * nn] = M[ia + i * nn] = pa * e;
+                }
+            }
+        }
+        double *dadd = cdyn_mem_array(&s->arena.as, (size_t)nx + 1, sizeof(double));
         if (dadd == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         clean_delassus(M, n, nx, s->opts.lcp.lemke.tol > 0 ? s->opts.lcp.lemke.tol : 1e-10, dadd);
@@ -433,7 +511,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         if (qt == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         memcpy(qt, q, nn * sizeof(double));
-        const int capped = cap_far(s, &p, off, h, q);
+        int capped = cap_far(s, &p, off, h, q);
+        capped += cap_far_limits(&p, &jr, jb, nju, ju_row, q);
         cdyn_lcp lcp = {n, M, q};
         cdyn_report lr;
         int pivots = 0;
@@ -451,7 +530,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                 if (basis_room(s, w, n, k) != 0)
                     return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
                 if (w->basis_n == n && w->basis_k == k &&
-                    memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) == 0)
+                    (k == 0 || memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) == 0))
                     lo.warm_basis = w->basis;
                 st = cdyn_lemke_ex(&lcp, &lo, z, wv, basis, &lr);
                 if (st != CDYN_OK) {
@@ -461,7 +540,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                     w->basis_n = 0;
                 } else if (pass == 1 || far_rows_hold(n, qt, q, z)) {
                     memcpy(w->basis, basis, nn * sizeof(int));
-                    memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
+                    if (k > 0) /* basis_rows is NULL before a step with contact rows */
+                        memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
                     w->basis_n = n;
                     w->basis_k = k;
                 }
@@ -493,6 +573,12 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         }
         if (cs_apply_impulses(s, &w->trees, &p, imp, x1->v) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+        double *fj = imp + p.m; /* net impulse of each joint row along its g */
+        for (int rr = 0; rr < jr.n; rr++)
+            fj[rr] = 0;
+        for (int a = 0; a < nju; a++)
+            fj[ju_row[a]] += ju_phi[a] * z[jb + a];
+        jr_apply(&jr, s->nv, fj, x1->v);
         /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
            the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */
         double *u = NULL, vscale = 1;

@@ -152,6 +152,21 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
     if (st != CDYN_OK)
         return st;
     const step_scheme *sc = schemes[o.scheme];
+    int fbody;
+    const int nlim = cdyn_model_joint_limit_count(model, &fbody);
+    if (nlim > 0 && (o.scheme == CDYN_SCHEME_IMPLICIT_NCP || o.scheme == CDYN_SCHEME_BAUMGARTE))
+        return cdyn_fail(report, CDYN_ENOTSUP,
+                         "cdyn_stepper_create: body %d has joint limits (%d bodies in all): the "
+                         "%s scheme does not take joint limits yet, the pyramid-lcp, cone-step "
+                         "and coulomb-step schemes do (docs/api.md, \"Joint limits\")",
+                         fbody, nlim, sc->name);
+    const int nfric = cdyn_model_joint_friction_count(model, &fbody);
+    if (nfric > 0 && o.scheme != CDYN_SCHEME_PYRAMID_LCP)
+        return cdyn_fail(report, CDYN_ENOTSUP,
+                         "cdyn_stepper_create: body %d has joint friction (%d bodies in all): "
+                         "the %s scheme does not take joint friction yet, the pyramid-lcp "
+                         "scheme does (docs/api.md, \"Joint damping and friction\")",
+                         fbody, nfric, sc->name);
 
     cdyn_stepper *s = cdyn_mem_alloc(o.allocator, sizeof *s);
     if (s == NULL)

@@ -32,7 +32,8 @@ static cdyn_status check_args(const cdyn_builder *b, const void *input,
         (o->cylinder_as_capsule != 0 && o->cylinder_as_capsule != 1))
         return cdyn_fail(r, CDYN_EINVAL, "floating_base and cylinder_as_capsule must be 0 or 1");
     const unsigned all = CDYN_URDF_SKIP_MESH | CDYN_URDF_SKIP_MIMIC |
-                         CDYN_URDF_SKIP_TRANSMISSION | CDYN_URDF_SKIP_UNKNOWN;
+                         CDYN_URDF_SKIP_TRANSMISSION | CDYN_URDF_SKIP_UNKNOWN |
+                         CDYN_URDF_SKIP_FRICTION | CDYN_URDF_SKIP_LIMITS;
     if (o->skip & ~all)
         return cdyn_fail(r, CDYN_EINVAL, "skip = 0x%x has unknown bits", o->skip);
     for (int i = 0; i < 4; ++i)

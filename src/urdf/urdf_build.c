@@ -59,6 +59,30 @@ static cdyn_status link_desc(const cdyn_urdf_map *m, const ur_link *l, const ur_
     default:
         d->joint = CDYN_JOINT_REVOLUTE;
     }
+    /* <dynamics> of a joint with one dof; fixed and floating joints ignore it (cdyn.urdf.h) */
+    if (j->pub.has_dynamics && (d->joint == CDYN_JOINT_REVOLUTE ||
+                                d->joint == CDYN_JOINT_PRISMATIC)) {
+        if (!(j->pub.damping >= 0.0) || !(j->pub.friction >= 0.0))
+            return cdyn_fail(r, CDYN_EFORMAT,
+                             "line %d: joint '%.40s': <dynamics> damping = %g and friction = %g "
+                             "must be >= 0",
+                             j->pub.line, j->pub.name, j->pub.damping, j->pub.friction);
+        d->damping = j->pub.damping;
+        d->friction = (o->skip & CDYN_URDF_SKIP_FRICTION) ? 0.0 : j->pub.friction;
+    }
+    /* <limit lower upper> of revolute and prismatic joints (continuous joints have none); both
+     * 0 (absent: URDF's default) is no position limit, not a joint locked at 0 */
+    if (j->pub.has_limit && !(o->skip & CDYN_URDF_SKIP_LIMITS) &&
+        (j->pub.type == CDYN_URDF_REVOLUTE || j->pub.type == CDYN_URDF_PRISMATIC) &&
+        !(j->pub.lower == 0.0 && j->pub.upper == 0.0)) {
+        if (!(j->pub.lower <= j->pub.upper))
+            return cdyn_fail(r, CDYN_EFORMAT,
+                             "line %d: joint '%.40s': <limit> lower = %g > upper = %g",
+                             j->pub.line, j->pub.name, j->pub.lower, j->pub.upper);
+        d->limited = 1;
+        d->lower = j->pub.lower;
+        d->upper = j->pub.upper;
+    }
     if (j->pub.type == CDYN_URDF_FLOATING && parent != CDYN_GROUND)
         return cdyn_fail(r, CDYN_EFORMAT,
                          "line %d: floating joint '%.40s' below link '%.40s', which is not the "

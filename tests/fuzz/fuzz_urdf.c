@@ -1,10 +1,11 @@
 /* libFuzzer target: cdyn_builder_add_urdf_string on arbitrary text (seeds: tests/fuzz/corpus/
  * fuzz_urdf; dictionary fuzz_urdf.dict). The first byte picks the options (floating base,
- * cylinders as capsules, skip bits) and the mode: the rest of the input is the URDF text, given
- * without a terminating NUL so that AddressSanitizer sees any read past it, or (bit 6) drives a
- * generator of well-formed robots (links, joints of every type with any parent, inertials,
- * collisions, limits, numbers from fz_double printed with %.17g: NaN, Inf, huge, negative),
- * which reaches the tree and builder checks that mutated XML rarely gets to.
+ * cylinders as capsules, skip bits; bit 7 the friction and limit skips) and the mode: the rest of
+ * the input is the URDF text, given without a terminating NUL so that AddressSanitizer sees any
+ * read past it, or (bit 6) drives a generator of well-formed robots (links, joints of every type
+ * with any parent, inertials, collisions, limits and dynamics, numbers from fz_double printed
+ * with %.17g: NaN, Inf, huge, negative), which reaches the tree and builder checks that mutated
+ * XML rarely gets to.
  * Invariants: a valid status echoed by the report; on failure the builder's sizes are as before
  * and *map untouched; on CDYN_OK a consistent map (every link's body and every collision's
  * geometry an id the builder holds, joints moving their child links' bodies, lookups by name
@@ -174,10 +175,18 @@ static void generate(gen *g, fz_reader *f)
         put(g, "/><axis");
         put_numbers(g, f, "xyz", 3);
         put(g, "/>");
-        if (!(t & 8u))
-            put(g, "<limit lower='-1' upper='1' effort='1' velocity='1'/>");
-        if (t & 16u)
-            put(g, "<dynamics damping='0.1' friction='0.2'/>");
+        if (!(t & 8u)) { /* any lower, upper (reversed, NaN, ...): joint limits */
+            put(g, "<limit effort='1' velocity='1'");
+            put_numbers(g, f, "lower", 1);
+            put_numbers(g, f, "upper", 1);
+            put(g, "/>");
+        }
+        if (t & 16u) { /* any damping, friction (negative, NaN, ...) */
+            put(g, "<dynamics");
+            put_numbers(g, f, "damping", 1);
+            put_numbers(g, f, "friction", 1);
+            put(g, "/>");
+        }
         if ((t & 96u) == 96u)
             put(g, "<mimic joint='j0'/>");
         put(g, "</joint>\n");
@@ -194,7 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cdyn_urdf_defaults(&o);
     o.floating_base = (int)(flags & 1u);
     o.cylinder_as_capsule = (int)((flags >> 1) & 1u);
-    o.skip = (flags >> 2) & 15u;
+    o.skip = ((flags >> 2) & 15u) | ((flags & 128u) ? CDYN_URDF_SKIP_FRICTION |
+                                                          CDYN_URDF_SKIP_LIMITS : 0u);
     static gen g;
     g.len = 0;
     if (flags & 64u) {

@@ -1,0 +1,560 @@
+/* Viscous joint damping (issue 20 item 3): cdyn_body_desc.damping d >= 0 adds the generalized
+ * force -d v_j to the joint's dof, as part of h(q, v), and every scheme but BAUMGARTE takes it
+ * implicitly. Against closed forms and differences:
+ *  - the builder refuses NaN, Inf, negative values and damping or friction on FREE and FIXED
+ *    joints, with a message; body_info and cdyn_model_joint_damping report what was given;
+ *  - the bias of a damped model minus the undamped one's is d v exactly; d id/dv (analytic)
+ *    against central differences of id in v on a damped revolute-prismatic-revolute chain;
+ *  - a damped pendulum at small angle: each scheme's step is a linear map z -> Phi z of
+ *    (theta, thetadot), so theta_n obeys a two-term recurrence whose coefficients are fitted from
+ *    the trajectory; its root modulus |z| gives the decay rate -ln|z|/h, compared with the
+ *    scheme's own discrete closed form (below) to 1e-6 relative and with the continuous
+ *    sigma = d / (2 I_O) within the scheme's first-order error;
+ *  - a damped prismatic slider without other forces: v_n = v0 (m / (m + h d))^n exactly in the
+ *    implicit and the rigid schemes (backward Euler of m vdot = -d v), and the instantaneous
+ *    problem's vdot = (tau - d v) / m;
+ *  - the stiff limit d h / I_O = 385: no blow-up, energy never grows, the creeping speed
+ *    -k theta / d within the scheme's I_O / (h d); BAUMGARTE (explicit RK4) refuses the step
+ *    (h trace(M^-1 D) above RK4's real stability interval 2.785) until halved enough;
+ *  - joint friction is refused by every scheme but the pyramid LCP (CDYN_ENOTSUP, naming the
+ *    body; the pyramid's joint friction: tests/test_joint_friction.c).
+ *
+ * Closed forms of the linearized pendulum I thetaddot + d thetadot + k theta = 0 (I = I_O, the
+ * inertia about the pivot, k = m g l):
+ *   implicit NCP (backward Euler in q and v): v+ (I + h d + h^2 k) = I v - h k theta, theta+ =
+ *     theta + h v+, so det Phi = I / (I + h d + h^2 k) = |z|^2 for the complex pair of roots;
+ *   rigid schemes ((M + h D)(v+ - v) = -h (k theta + d v), theta+ = theta + h v+): det Phi =
+ *     I / (I + h d);
+ *   BAUMGARTE (RK4 on the ODE): z = R(h lambda), R(x) = 1 + x + x^2/2 + x^3/6 + x^4/24 with
+ *     lambda = -sigma + i omega_d, the eigenvalue of the linear ODE. */
+#include <complex.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/cdyn.h"
+#include "support.h"
+
+static const double G = 9.81; /* the builder's default gravity */
+
+/* ---- models -------------------------------------------------------------------------------- */
+
+/* Planar pendulum: a revolute joint at the origin, the body's centre of mass l below the pivot
+ * (hanging at theta = 0), mass m, Izz about the centre of mass. */
+#define PM 1.0
+#define PL 0.5
+#define PIZZ 0.01
+static double pend_inertia(void)
+{
+    return PIZZ + PM * PL * PL; /* I_O */
+}
+
+static cdyn_model *pendulum(double damping, double friction)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_REVOLUTE;
+    d.mass = PM;
+    d.com[1] = -PL;
+    d.inertia[2] = PIZZ;
+    d.damping = damping;
+    d.friction = friction;
+    cdyn_report r;
+    assert_int_equal(cdyn_builder_add_body(b, &d, NULL, &r), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, &r), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* Spatial revolute-prismatic-revolute chain hanging from the ground, each joint damped. */
+static cdyn_model *chain(const double damping[3])
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc l[3];
+    const cdyn_joint_type jt[3] = {CDYN_JOINT_REVOLUTE, CDYN_JOINT_PRISMATIC,
+                                   CDYN_JOINT_REVOLUTE};
+    for (int k = 0; k < 3; ++k) {
+        cdyn_body_desc_defaults(&l[k]);
+        l[k].joint = jt[k];
+        l[k].axis[0] = 0.3 * k;
+        l[k].axis[1] = 1.0;
+        l[k].axis[2] = 0.2;
+        l[k].frame.pos[0] = 0.2;
+        l[k].frame.pos[2] = -0.1 * k;
+        l[k].mass = 1.0 + 0.5 * k;
+        l[k].com[0] = 0.1;
+        l[k].com[2] = -0.05;
+        l[k].inertia[0] = 0.02;
+        l[k].inertia[1] = 0.03;
+        l[k].inertia[2] = 0.025;
+        l[k].inertia[3] = 0.001;
+        l[k].damping = damping[k];
+    }
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* ---- builder -------------------------------------------------------------------------------- */
+
+static void expect_refused(cdyn_builder *b, const cdyn_body_desc *d, const char *word)
+{
+    cdyn_report r;
+    int id = 12345;
+    assert_int_equal(cdyn_builder_add_body(b, d, &id, &r), CDYN_EINVAL);
+    assert_int_equal(id, 12345);
+    if (strstr(r.message, word) == NULL)
+        fail_msg("message '%s' does not name '%s'", r.message, word);
+}
+
+static void test_builder_checks(void **state)
+{
+    (void)state;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(NULL, &b, NULL), CDYN_OK);
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    assert_true(d.damping == 0.0 && d.friction == 0.0);
+    d.joint = CDYN_JOINT_REVOLUTE;
+    d.mass = 1;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.1;
+    const double bad[3] = {NAN, -1e-3, INFINITY};
+    for (int k = 0; k < 3; ++k) {
+        cdyn_body_desc e = d;
+        e.damping = bad[k];
+        expect_refused(b, &e, "damping");
+        e = d;
+        e.friction = bad[k];
+        expect_refused(b, &e, "friction");
+    }
+    cdyn_body_desc f = d;
+    f.joint = CDYN_JOINT_FREE;
+    f.damping = 0.5;
+    expect_refused(b, &f, "FREE");
+    f.joint = CDYN_JOINT_FIXED;
+    f.damping = 0;
+    f.friction = 0.5;
+    expect_refused(b, &f, "FIXED");
+    /* a chain is all or nothing and names the link */
+    cdyn_body_desc links[2] = {d, d};
+    links[1].damping = -2;
+    cdyn_report r;
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, links, NULL, &r), CDYN_EINVAL);
+    assert_non_null(strstr(r.message, "link 1"));
+    assert_non_null(strstr(r.message, "damping"));
+    /* accepted values are reported */
+    d.damping = 0.7;
+    d.friction = 0.2;
+    int id;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &id, NULL), CDYN_OK);
+    assert_int_equal(id, 0);
+    cdyn_body_desc p = d;
+    p.joint = CDYN_JOINT_PRISMATIC;
+    p.parent = 0;
+    p.damping = 3;
+    p.friction = 0;
+    assert_int_equal(cdyn_builder_add_body(b, &p, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_body_info bi;
+    assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+    assert_true(bi.damping == 0.7 && bi.friction == 0.2);
+    assert_int_equal(cdyn_model_body_info(m, 1, &bi), CDYN_OK);
+    assert_true(bi.damping == 3 && bi.friction == 0);
+    double dd[2];
+    assert_int_equal(cdyn_model_joint_damping(m, dd), 2);
+    assert_true(dd[0] == 0.7 && dd[1] == 3);
+    int first = 7;
+    assert_int_equal(cdyn_model_joint_friction_count(m, &first), 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(cdyn_model_joint_damping(NULL, dd), 0);
+    assert_int_equal(cdyn_model_joint_friction_count(NULL, &first), 0);
+    assert_int_equal(first, -1);
+    cdyn_model_free(m);
+    cdyn_builder_free(b);
+}
+
+/* ---- model: bias and derivatives ------------------------------------------------------------- */
+
+static void eval_bias(const cdyn_model *m, cdyn_data *d, const double *q, const double *v,
+                      double *h)
+{
+    assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_ALL, NULL), CDYN_OK);
+    memcpy(h, cdyn_data_bias(d), 3 * sizeof(double));
+}
+
+static void test_bias_and_derivative(void **state)
+{
+    (void)state;
+    const double damp[3] = {0.3, 2.0, 0.05}, none[3] = {0, 0, 0};
+    cdyn_model *m = chain(damp), *m0 = chain(none);
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.dense = 1;
+    cdyn_data *d = NULL, *d0 = NULL;
+    assert_int_equal(cdyn_data_create(m, &dopt, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_data_create(m0, &dopt, &d0, NULL), CDYN_OK);
+    test_rng rng;
+    test_rng_seed(&rng, 20);
+    double worst = 0;
+    for (int sample = 0; sample < 10; ++sample) {
+        double q[3], v[3], a[3], h[3], h0[3];
+        for (int i = 0; i < 3; ++i) {
+            q[i] = test_rng_range(&rng, -1, 1);
+            v[i] = test_rng_range(&rng, -2, 2);
+            a[i] = test_rng_range(&rng, -3, 3);
+        }
+        eval_bias(m, d, q, v, h);
+        eval_bias(m0, d0, q, v, h0);
+        for (int i = 0; i < 3; ++i) /* the same RNEA, plus d v: rounding of one addition */
+            assert_true(fabs(h[i] - h0[i] - damp[i] * v[i]) <= 1e-14 * (1 + fabs(h[i])));
+        /* d id/dv against central differences of id = M a + h in v (from cdyn_eval's dense
+         * outputs, not the derivative code) */
+        assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_ALL, NULL), CDYN_OK);
+        assert_int_equal(cdyn_eval_derivatives(m, d, a, NULL, NULL, NULL), CDYN_OK);
+        double Dv[9], Dq[9], id[3];
+        memcpy(Dv, cdyn_data_id_dv(d), sizeof Dv);
+        memcpy(Dq, cdyn_data_id_dq(d), sizeof Dq);
+        memcpy(id, cdyn_data_inverse_dynamics(d), sizeof id);
+        const double step = 1e-6;
+        for (int j = 0; j < 3; ++j) {
+            double idp[3], idm[3];
+            for (int s = 0; s < 2; ++s) {
+                double vv[3];
+                memcpy(vv, v, sizeof vv);
+                vv[j] += s == 0 ? step : -step;
+                assert_int_equal(cdyn_eval(m, d, q, vv, CDYN_EVAL_ALL, NULL), CDYN_OK);
+                const double *M = cdyn_data_mass(d), *hb = cdyn_data_bias(d);
+                double *out = s == 0 ? idp : idm;
+                for (int i = 0; i < 3; ++i) {
+                    out[i] = hb[i];
+                    for (int k = 0; k < 3; ++k)
+                        out[i] += M[i + 3 * k] * a[k];
+                }
+            }
+            for (int i = 0; i < 3; ++i) {
+                const double fd = (idp[i] - idm[i]) / (2 * step);
+                worst = fmax(worst, fabs(fd - Dv[i + 3 * j]) / (1 + fabs(Dv[i + 3 * j])));
+            }
+        }
+        /* id itself and d id/dq: the undamped chain's d/dq is unchanged (damping does not
+         * depend on q), its id shifted by d v */
+        assert_int_equal(cdyn_eval(m0, d0, q, v, CDYN_EVAL_ALL, NULL), CDYN_OK);
+        assert_int_equal(cdyn_eval_derivatives(m0, d0, a, NULL, NULL, NULL), CDYN_OK);
+        for (int i = 0; i < 3; ++i) {
+            assert_true(fabs(id[i] - cdyn_data_inverse_dynamics(d0)[i] - damp[i] * v[i]) <=
+                        1e-13 * (1 + fabs(id[i])));
+            for (int j = 0; j < 3; ++j) {
+                assert_true(Dq[i + 3 * j] == cdyn_data_id_dq(d0)[i + 3 * j]);
+                const double dv0 = cdyn_data_id_dv(d0)[i + 3 * j];
+                assert_true(fabs(Dv[i + 3 * j] - dv0 - (i == j ? damp[i] : 0.0)) <=
+                            1e-14 * (1 + fabs(dv0)));
+            }
+        }
+    }
+    print_message("d id/dv of the damped chain against central differences: %.2e\n", worst);
+    assert_true(worst <= 1e-7);
+    cdyn_data_free(d);
+    cdyn_data_free(d0);
+    cdyn_model_free(m);
+    cdyn_model_free(m0);
+}
+
+/* ---- the damped pendulum --------------------------------------------------------------------- */
+
+static cdyn_stepper *make_stepper(const cdyn_model *m, cdyn_scheme scheme, double h)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, scheme);
+    o.h = h;
+    cdyn_stepper *s = NULL;
+    cdyn_report r;
+    const cdyn_status st = cdyn_stepper_create(m, &o, &s, &r);
+    if (st != CDYN_OK)
+        fail_msg("%s: %s", cdyn_scheme_str(scheme), r.message);
+    return s;
+}
+
+/* The decay rate of the scheme's linear map from n steps of theta: least squares for
+ * theta_{k+2s} = a theta_{k+s} + b theta_k with a stride of s steps (s h = 0.01 s, so that
+ * theta_{k+s} and theta_k are not nearly equal, which would make the fit ill-conditioned);
+ * the roots of z^2 - a z - b are the s-th powers of the map's, |z|^2 = -b for a complex pair,
+ * rate = -ln(-b) / (2 s h). */
+static double measured_rate(const cdyn_model *m, cdyn_scheme scheme, double h, int n,
+                            double theta0)
+{
+    cdyn_stepper *s = make_stepper(m, scheme, h);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[0] = theta0;
+    double *th = malloc(sizeof(double) * (size_t)(n + 1));
+    assert_non_null(th);
+    th[0] = theta0;
+    for (int k = 0; k < n; ++k) {
+        cdyn_step_report sr;
+        const cdyn_status st = cdyn_step(s, NULL, x, &sr);
+        if (st != CDYN_OK)
+            fail_msg("%s step %d: %s", cdyn_scheme_str(scheme), k, sr.solver.message);
+        th[k + 1] = x->q[0];
+    }
+    const int st = (int)lround(0.01 / h) > 1 ? (int)lround(0.01 / h) : 1;
+    double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+    for (int k = 0; k + 2 * st <= n; ++k) {
+        const double x1 = th[k + st], x2 = th[k], y = th[k + 2 * st];
+        s11 += x1 * x1;
+        s12 += x1 * x2;
+        s22 += x2 * x2;
+        r1 += x1 * y;
+        r2 += x2 * y;
+    }
+    const double det = s11 * s22 - s12 * s12;
+    const double b = (s11 * r2 - s12 * r1) / det;
+    free(th);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    assert_true(b < 0);
+    return -0.5 * log(-b) / (h * st);
+}
+
+static double rk4_rate(double h, double sigma, double omega_d)
+{
+    const double complex x = h * (-sigma + I * omega_d);
+    const double complex R = 1 + x + x * x / 2 + x * x * x / 6 + x * x * x * x / 24;
+    return -log(cabs(R)) / h;
+}
+
+static void test_pendulum_decay(void **state)
+{
+    (void)state;
+    const double d = 0.1, Io = pend_inertia(), k = PM * G * PL;
+    const double sigma = d / (2 * Io), w0sq = k / Io, wd = sqrt(w0sq - sigma * sigma);
+    cdyn_model *m = pendulum(d, 0);
+    const cdyn_scheme schemes[5] = {CDYN_SCHEME_IMPLICIT_NCP, CDYN_SCHEME_PYRAMID_LCP,
+                                    CDYN_SCHEME_CONE_STEP, CDYN_SCHEME_COULOMB_STEP,
+                                    CDYN_SCHEME_BAUMGARTE};
+    const double hs[2] = {1e-2, 1e-3};
+    print_message("damped pendulum: I_O = %.4g, d = %g, k = m g l = %.4g, sigma = d / (2 I_O) = "
+                  "%.8f 1/s\n",
+                  Io, d, k, sigma);
+    for (int hi = 0; hi < 2; ++hi) {
+        const double h = hs[hi];
+        for (int sc = 0; sc < 5; ++sc) {
+            const int n = (int)(4.0 / h); /* 4 s: about 2.8 periods */
+            const double rate = measured_rate(m, schemes[sc], h, n, 1e-4);
+            double discrete, bound;
+            if (schemes[sc] == CDYN_SCHEME_IMPLICIT_NCP) {
+                discrete = 0.5 * log1p((h * d + h * h * k) / Io) / h;
+                bound = h * (w0sq / 2 + sigma * sigma); /* 1/2 ln(1 + x) <= x / 2 ... */
+            } else if (schemes[sc] == CDYN_SCHEME_BAUMGARTE) {
+                discrete = rk4_rate(h, sigma, wd);
+                bound = pow(h, 4) * pow(w0sq, 2.5); /* RK4: O(h^4 omega^5) */
+            } else {
+                discrete = 0.5 * log1p(h * d / Io) / h;
+                bound = h * sigma * sigma; /* 1/2 ln(1 + 2 h sigma) = sigma - h sigma^2 + ... */
+            }
+            print_message("  %-13s h = %-6g rate %.8f  discrete closed form %.8f (rel %.1e)  "
+                          "sigma %.8f (diff %.2e, first-order bound %.2e)\n",
+                          cdyn_scheme_str(schemes[sc]), h, rate, discrete,
+                          fabs(rate - discrete) / discrete, sigma, fabs(rate - sigma), bound);
+            assert_true(fabs(rate - discrete) <= 1e-6 * discrete);
+            assert_true(fabs(discrete - sigma) <= bound);
+        }
+    }
+    cdyn_model_free(m);
+}
+
+/* A prismatic slider (spatial, horizontal axis: gravity does not act along it), v0 = 1:
+ * v_n = v0 (m / (m + h d))^n exactly for backward Euler of m vdot = -d v. */
+static void test_slider_exact(void **state)
+{
+    (void)state;
+    const double mass = 2.0, d = 5.0, h = 0.01;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(NULL, &b, NULL), CDYN_OK);
+    cdyn_body_desc bd;
+    cdyn_body_desc_defaults(&bd);
+    bd.joint = CDYN_JOINT_PRISMATIC;
+    bd.axis[0] = 1;
+    bd.axis[2] = 0;
+    bd.mass = mass;
+    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.1;
+    bd.damping = d;
+    assert_int_equal(cdyn_builder_add_body(b, &bd, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    const cdyn_scheme schemes[4] = {CDYN_SCHEME_IMPLICIT_NCP, CDYN_SCHEME_PYRAMID_LCP,
+                                    CDYN_SCHEME_CONE_STEP, CDYN_SCHEME_COULOMB_STEP};
+    for (int sc = 0; sc < 4; ++sc) {
+        cdyn_stepper *s = make_stepper(m, schemes[sc], h);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->v[0] = 1.0;
+        double worst = 0, pos = 0, vexp = 1.0;
+        for (int k = 0; k < 200; ++k) {
+            assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+            vexp *= mass / (mass + h * d);
+            pos += h * vexp;
+            worst = fmax(worst, fabs(x->v[0] - vexp) + fabs(x->q[0] - pos));
+        }
+        print_message("slider, %-13s: |v - v0 (m/(m + h d))^n| + |x - sum h v| <= %.1e over 200 "
+                      "steps\n",
+                      cdyn_scheme_str(schemes[sc]), worst);
+        /* the implicit scheme solves to its Newton tolerance, the rigid ones exactly */
+        assert_true(worst <= 1e-9);
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    /* the instantaneous problem takes the damping through h: vdot = (tau - d v) / m */
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.dense = 1;
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, &dopt, &data, NULL), CDYN_OK);
+    const double q = 0.3, v = 1.5, tau = 2.0;
+    double vdot = 0;
+    cdyn_instant_result res;
+    memset(&res, 0, sizeof res);
+    res.vdot = &vdot;
+    cdyn_report r;
+    assert_int_equal(cdyn_instant_solve(m, data, &q, &v, &tau, NULL, &res, &r), CDYN_OK);
+    print_message("instant: vdot = %.17g, (tau - d v) / m = %.17g\n", vdot, (tau - d * v) / mass);
+    assert_true(fabs(vdot - (tau - d * v) / mass) <= 1e-15);
+    cdyn_data_free(data);
+    cdyn_model_free(m);
+}
+
+/* The stiff limit: d h / I_O = 385. An explicit treatment would blow up (|1 - h d / I| >> 1);
+ * backward Euler and M + h D creep towards theta = 0 at about -k theta / d. */
+static void test_stiff_limit(void **state)
+{
+    (void)state;
+    const double d = 1e4, h = 0.01, Io = pend_inertia(), k = PM * G * PL;
+    cdyn_model *m = pendulum(d, 0);
+    const cdyn_scheme schemes[4] = {CDYN_SCHEME_IMPLICIT_NCP, CDYN_SCHEME_PYRAMID_LCP,
+                                    CDYN_SCHEME_CONE_STEP, CDYN_SCHEME_COULOMB_STEP};
+    for (int sc = 0; sc < 4; ++sc) {
+        cdyn_stepper *s = make_stepper(m, schemes[sc], h);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = 0.5;
+        x->v[0] = 3.0; /* a kick against the damper */
+        double energy = 0.5 * Io * 9.0 + k * (1 - cos(0.5)), creep = 0;
+        for (int n = 0; n < 1000; ++n) {
+            const double th = x->q[0];
+            assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+            assert_true(isfinite(x->q[0]) && isfinite(x->v[0]));
+            const double e = 0.5 * Io * x->v[0] * x->v[0] + k * (1 - cos(x->q[0]));
+            assert_true(e <= energy * (1 + 1e-12));
+            energy = e;
+            assert_true(x->q[0] > 0 && x->q[0] <= 0.5 + h * 3.0);
+            if (n >= 10) /* after the kick is gone: v = -k sin(theta) / d to I / (h d) */
+                creep = fmax(creep, fabs(x->v[0] + k * sin(th) / d) / (k * sin(th) / d));
+        }
+        print_message("stiff damping, %-13s: creep speed within %.2e of -k sin(theta)/d "
+                      "(bound 2 (I/(h d) + h k/d) = %.2e)\n",
+                      cdyn_scheme_str(schemes[sc]), creep, 2 * (Io / (h * d) + h * k / d));
+        assert_true(creep <= 2 * (Io / (h * d) + h * k / d));
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    cdyn_model_free(m);
+}
+
+/* BAUMGARTE integrates the damping with RK4 (explicit): a step with h trace(M^-1 D) > 2.785
+ * (RK4's real stability interval; here trace = d / I_O) fails with CDYN_ENUMERIC and leaves
+ * the state bit-identical; max_halvings finds substeps short enough (2^k >= 384 / 2.785). */
+static void test_baumgarte_stiff(void **state)
+{
+    (void)state;
+    const double d = 1e4, h = 0.01, Io = pend_inertia();
+    cdyn_model *m = pendulum(d, 0);
+    cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_BAUMGARTE, h);
+    cdyn_state *x = NULL, *x0 = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &x0, NULL), CDYN_OK);
+    x->q[0] = 0.5;
+    x->v[0] = 3.0;
+    assert_int_equal(cdyn_state_copy(x0, x, NULL), CDYN_OK);
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_ENUMERIC);
+    assert_non_null(strstr(sr.solver.message, "joint damping"));
+    assert_true(memcmp(x->q, x0->q, sizeof(double)) == 0);
+    assert_true(memcmp(x->v, x0->v, sizeof(double)) == 0);
+    cdyn_stepper_free(s);
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_BAUMGARTE);
+    o.h = h;
+    o.max_halvings = 10;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+    const int need = (int)ceil(log2(h * d / Io / 2.785));
+    print_message("baumgarte, h d / I_O = %.0f: refused, then %d substeps (2^%d >= %.0f / 2.785)\n",
+                  h * d / Io, sr.substeps, need, h * d / Io);
+    assert_int_equal(sr.halvings, need);
+    assert_true(fabs(x->v[0]) < 3.0 && isfinite(x->q[0]));
+    cdyn_state_free(x);
+    cdyn_state_free(x0);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+/* ---- joint friction: refused -------------------------------------------------------------- */
+
+static void test_friction_refused(void **state)
+{
+    (void)state;
+    cdyn_model *m = pendulum(0.1, 0.3);
+    for (int sc = 0; sc <= CDYN_SCHEME_COULOMB_STEP; ++sc) {
+        if (sc == CDYN_SCHEME_PYRAMID_LCP)
+            continue; /* takes it: tests/test_joint_friction.c */
+        cdyn_step_options o;
+        cdyn_step_defaults(&o, (cdyn_scheme)sc);
+        cdyn_stepper *s = (cdyn_stepper *)&o; /* must be reset to NULL */
+        cdyn_report r;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, &r), CDYN_ENOTSUP);
+        assert_null(s);
+        assert_non_null(strstr(r.message, "body 0"));
+        assert_non_null(strstr(r.message, "friction"));
+        assert_non_null(strstr(r.message, cdyn_scheme_str((cdyn_scheme)sc)));
+    }
+    /* the BVP builds the implicit step itself: it refuses too */
+    cdyn_bvp_options bo;
+    cdyn_bvp_defaults(&bo);
+    bo.N = 2;
+    bo.use_guess = 1;
+    cdyn_bvp_conditions bc;
+    memset(&bc, 0, sizeof bc);
+    cdyn_bvp_report br;
+    assert_int_equal(cdyn_bvp_solve(m, &bo, &bc, NULL, &br), CDYN_ENOTSUP);
+    assert_non_null(strstr(br.solver.message, "body 0 has joint friction"));
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builder_checks),  cmocka_unit_test(test_bias_and_derivative),
+        cmocka_unit_test(test_pendulum_decay),  cmocka_unit_test(test_slider_exact),
+        cmocka_unit_test(test_stiff_limit),     cmocka_unit_test(test_baumgarte_stiff),
+        cmocka_unit_test(test_friction_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,580 @@
+/* Joint limits (issue 20 item 2) in the pyramid LCP, the cone step and the Coulomb step (there
+ * as blocks with mu = 0 of their one-step problems, whose conditions are the same row): per
+ * finite end of a limited
+ * joint a row 0 <= p ⊥ g' v+ + gap / h >= 0 (g = +e_j at lower, gap = q_j - lower; g = -e_j at
+ * upper, gap = upper - q_j), a rigid inelastic stop, so that q+_j = q_j + h v+_j stays within
+ * the limits at every step end: exactly for one limited dof (the row's own velocity), to the
+ * solver's accuracy in a chain. Checks:
+ *  - the builder refuses bad limits (limited not 0/1, NaN, lower > upper, an end at the wrong
+ *    infinity, limits on FREE or FIXED joints); body_info reports them;
+ *  - a vertical slider falling onto its lower limit: free fall (the scheme's discrete form
+ *    q_n = -h^2 g n (n + 1) / 2) until the step whose free motion would cross the limit, at
+ *    t* = sqrt(2 |lower| / g) within h; then at the limit exactly, at rest;
+ *  - a joint started beyond its limit is put back in one step;
+ *  - a pendulum swinging against a limit and a double pendulum with both joints limited, 10^4
+ *    steps each: no violation beyond rounding, no drift;
+ *  - a pendulum held by gravity against its limit rests there;
+ *  - Newton restitution at a limit (pyramid LCP): the rebound speed in closed form, no energy
+ *    gain in a bouncing sequence;
+ *  - joint rows coupled with a contact (an arm with limits and elbow friction dragging its tip
+ *    on the floor, 10^4 steps): limits and the floor hold; Lemke and FB-Newton agree;
+ *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body), and so do the BVP and
+ *    the instantaneous problem. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/cdyn.h"
+#include "support.h"
+
+static const double G = 9.81; /* the builder's default gravity */
+
+static cdyn_body_desc revolute(double lower, double upper)
+{
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_REVOLUTE;
+    d.mass = 1;
+    d.com[1] = -0.5; /* hanging at q = 0 (planar) */
+    d.inertia[2] = 0.01;
+    d.limited = 1;
+    d.lower = lower;
+    d.upper = upper;
+    return d;
+}
+
+static cdyn_model *build(int dim, int n, const cdyn_body_desc *d)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, dim);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_report r;
+    if (cdyn_builder_add_chain(b, CDYN_GROUND, n, d, NULL, &r) != CDYN_OK)
+        fail_msg("%s", r.message);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, &r), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* The schemes that take limits, and the accuracy of their one-step solvers: Lemke's answers are
+ * exact to rounding, the cone step's interior point and the Coulomb step's frictional contact
+ * solver certify their problems to about 1e-9 and 1e-10 (relative; options.coneqp, .fc3d),
+ * which a limit row's velocity carries into q as h times that. */
+#define NS 3
+static const cdyn_scheme SCHEMES[NS] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_CONE_STEP,
+                                        CDYN_SCHEME_COULOMB_STEP};
+static const double TOL[NS] = {1e-15, 1e-9, 1e-9};
+
+static cdyn_stepper *stepper(const cdyn_model *m, double h, cdyn_scheme scheme)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, scheme);
+    o.h = h;
+    cdyn_stepper *s = NULL;
+    cdyn_report r;
+    if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
+        fail_msg("%s", r.message);
+    return s;
+}
+
+static void step_ok(cdyn_stepper *s, cdyn_state *x, int k)
+{
+    cdyn_step_report sr;
+    if (cdyn_step(s, NULL, x, &sr) != CDYN_OK)
+        fail_msg("step %d: %s", k, sr.solver.message);
+}
+
+static void expect_refused(const cdyn_body_desc *d, const char *word)
+{
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(NULL, &b, NULL), CDYN_OK);
+    cdyn_report r;
+    assert_int_equal(cdyn_builder_add_body(b, d, NULL, &r), CDYN_EINVAL);
+    if (strstr(r.message, word) == NULL)
+        fail_msg("message '%s' lacks '%s'", r.message, word);
+    cdyn_builder_free(b);
+}
+
+static void test_builder(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(-1, 1);
+    d.inertia[0] = d.inertia[1] = 0.01;
+    cdyn_body_desc e = d;
+    e.limited = 2;
+    expect_refused(&e, "limited = 2");
+    const double bad[4][2] = {{NAN, 1}, {-1, NAN}, {1, -1}, {INFINITY, INFINITY}};
+    for (int k = 0; k < 4; ++k) {
+        e = d;
+        e.lower = bad[k][0];
+        e.upper = bad[k][1];
+        expect_refused(&e, "joint limits");
+    }
+    e = d;
+    e.limit_restitution = 1.5;
+    expect_refused(&e, "limit_restitution = 1.5");
+    e.limit_restitution = NAN;
+    expect_refused(&e, "limit_restitution");
+    e = d;
+    e.limited = 0;
+    e.limit_restitution = 0.5;
+    expect_refused(&e, "without limits");
+    e = d;
+    e.joint = CDYN_JOINT_FREE;
+    expect_refused(&e, "FREE");
+    e = d;
+    e.joint = CDYN_JOINT_FIXED;
+    expect_refused(&e, "FIXED");
+    /* accepted: open ends, lower = upper, and reported */
+    cdyn_body_desc ok[2] = {revolute(-INFINITY, 0.5), revolute(0.2, 0.2)};
+    cdyn_model *m = build(2, 2, ok);
+    cdyn_body_info bi;
+    assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+    assert_true(bi.limited == 1 && bi.lower == -INFINITY && bi.upper == 0.5);
+    int first = -2;
+    assert_int_equal(cdyn_model_joint_limit_count(m, &first), 2);
+    assert_int_equal(first, 0);
+    cdyn_model_free(m);
+    cdyn_body_desc none = revolute(0, 0);
+    none.limited = 0;
+    m = build(2, 1, &none);
+    assert_int_equal(cdyn_model_body_info(m, 0, &bi), CDYN_OK);
+    assert_true(bi.limited == 0 && bi.lower == -INFINITY && bi.upper == INFINITY);
+    assert_int_equal(cdyn_model_joint_limit_count(m, &first), 0);
+    assert_int_equal(first, -1);
+    cdyn_model_free(m);
+}
+
+/* A vertical prismatic slider (planar, axis y) falling onto lower = -0.3. */
+static void slider_lands(int sc)
+{
+    const double lower = -0.3, h = 0.002;
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_PRISMATIC;
+    d.axis[0] = 0;
+    d.axis[1] = 1;
+    d.axis[2] = 0;
+    d.mass = 2;
+    d.inertia[2] = 0.01;
+    d.limited = 1;
+    d.lower = lower;
+    d.upper = INFINITY;
+    cdyn_model *m = build(2, 1, &d);
+    cdyn_stepper *s = stepper(m, h, SCHEMES[sc]);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    double q = 0, v = 0, worst = 0;
+    int landed = -1;
+    for (int k = 0; k < 1000; ++k) {
+        step_ok(s, x, k);
+        /* the scheme's closed form: free fall while q + h (v - h g) >= lower, else the row
+         * stops it at the limit within the step */
+        const double vf = v - h * G;
+        if (q + h * vf >= lower) {
+            v = vf;
+            q += h * v;
+        } else {
+            v = (lower - q) / h;
+            q = lower;
+            if (landed < 0)
+                landed = k;
+            v = k == landed ? v : 0.0;
+        }
+        worst = fmax(worst, fabs(x->q[0] - q) + h * fabs(x->v[0] - v));
+    }
+    const double tstar = sqrt(2 * fabs(lower) / G), tland = (landed + 1) * h;
+    print_message("slider, %s: lands in step %d (t = %.4f s, t* = sqrt(2 |lower| / g) = %.4f "
+                  "s), closed form within %.1e, final q - lower = %.1e, v = %.1e\n",
+                  cdyn_scheme_str(SCHEMES[sc]), landed, tland, tstar, worst, x->q[0] - lower,
+                  x->v[0]);
+    assert_true(fabs(tland - tstar) <= h);
+    assert_true(worst <= (sc ? TOL[sc] : 1e-12));
+    assert_true(fabs(x->q[0] - lower) <= TOL[sc] && fabs(x->v[0]) <= TOL[sc] / h);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+static void test_slider_lands(void **state)
+{
+    (void)state;
+    for (int sc = 0; sc < NS; ++sc)
+        slider_lands(sc);
+}
+
+/* Started 0.2 rad beyond the upper limit: back at the limit after one step. */
+static void test_put_back(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(-0.4, 0.4);
+    cdyn_model *m = build(2, 1, &d);
+    for (int sc = 0; sc < NS; ++sc) {
+        cdyn_stepper *s = stepper(m, 0.01, SCHEMES[sc]);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = 0.6;
+        step_ok(s, x, 0);
+        print_message("put back, %s: q = %.17g after one step (upper 0.4)\n",
+                      cdyn_scheme_str(SCHEMES[sc]), x->q[0]);
+        assert_true(x->q[0] <= 0.4 + TOL[sc] && x->q[0] >= 0.4 - 0.01 * 0.01 * G);
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    cdyn_model_free(m);
+}
+
+/* The largest violation of the limits of every dof over n steps from q0. */
+static double swing(const cdyn_model *m, int sc, const double *q0, int n, double h,
+                    double *qmin, double *qmax)
+{
+    cdyn_stepper *s = stepper(m, h, SCHEMES[sc]);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    const int nv = cdyn_model_nv(m);
+    memcpy(x->q, q0, (size_t)nv * sizeof(double));
+    double viol = 0;
+    for (int j = 0; j < nv; ++j)
+        qmin[j] = qmax[j] = q0[j];
+    for (int k = 0; k < n; ++k) {
+        step_ok(s, x, k);
+        for (int j = 0; j < nv; ++j) {
+            cdyn_body_info bi;
+            cdyn_model_body_info(m, j, &bi);
+            viol = fmax(viol, fmax(bi.lower - x->q[j], x->q[j] - bi.upper));
+            qmin[j] = fmin(qmin[j], x->q[j]);
+            qmax[j] = fmax(qmax[j], x->q[j]);
+        }
+    }
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    return viol;
+}
+
+static void long_swings(int sc)
+{
+    /* one pendulum from 1.2 rad against its lower limit -1 */
+    cdyn_body_desc d = revolute(-1.0, 1.3);
+    cdyn_model *m = build(2, 1, &d);
+    double q0 = 1.2, lo[2], hi[2];
+    double viol = swing(m, sc, &q0, 10000, 0.01, lo, hi);
+    print_message("pendulum, %s, 1e4 steps: largest violation %.1e, q in [%.6f, %.6f] (limits "
+                  "-1, 1.3)\n",
+                  cdyn_scheme_str(SCHEMES[sc]), viol, lo[0], hi[0]);
+    assert_true(viol <= TOL[sc]);
+    assert_true(lo[0] <= -1.0 + 1e-8); /* it did reach the limit */
+    cdyn_model_free(m);
+    /* a double pendulum, both joints limited */
+    cdyn_body_desc c[2] = {revolute(-0.8, 0.8), revolute(-0.5, 0.5)};
+    c[1].frame = cdyn_pose_planar(0, -1.0, 0);
+    m = build(2, 2, c);
+    const double q2[2] = {0.75, -0.4};
+    viol = swing(m, sc, q2, 10000, 0.005, lo, hi);
+    print_message("double pendulum, %s, 1e4 steps: largest violation %.1e, q1 in [%.4f, %.4f], "
+                  "q2 in [%.4f, %.4f]\n",
+                  cdyn_scheme_str(SCHEMES[sc]), viol, lo[0], hi[0], lo[1], hi[1]);
+    assert_true(viol <= fmax(TOL[sc], 1e-12));
+    assert_true(lo[0] <= -0.8 + 1e-8 || hi[0] >= 0.8 - 1e-8 || lo[1] <= -0.5 + 1e-8 ||
+                hi[1] >= 0.5 - 1e-8);
+    cdyn_model_free(m);
+}
+
+static void test_long_swings(void **state)
+{
+    (void)state;
+    for (int sc = 0; sc < NS; ++sc)
+        long_swings(sc);
+}
+
+/* Limits [0.3, 1] with gravity pulling towards 0: from 0.5 it falls onto 0.3 and stays. */
+static void test_rest_on_limit(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(0.3, 1.0);
+    cdyn_model *m = build(2, 1, &d);
+    for (int sc = 0; sc < NS; ++sc) {
+        cdyn_stepper *s = stepper(m, 0.01, SCHEMES[sc]);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = 0.5;
+        for (int k = 0; k < 300; ++k)
+            step_ok(s, x, k);
+        print_message("rest, %s: q - lower = %.1e, v = %.1e after 3 s\n",
+                      cdyn_scheme_str(SCHEMES[sc]), x->q[0] - 0.3, x->v[0]);
+        assert_true(fabs(x->q[0] - 0.3) <= TOL[sc] && fabs(x->v[0]) <= fmax(TOL[sc], 1e-13));
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    cdyn_model_free(m);
+}
+
+/* Joint rows coupled with a contact: a planar two-link arm (limits on both joints, friction on
+ * the elbow) whose tip disk (mu = 0.5) lands on the floor and is dragged by a shoulder torque;
+ * 10^4 steps. The limits hold (1e-9: the LCP's accuracy in a chain) and the tip does not sink
+ * (gap >= -1e-9: the contact's own row); Lemke and FB-Newton solve the same LCPs, so their
+ * trajectories agree over the first 300 steps (while they are not yet apart by the chaos of
+ * repeated impacts: 1e-6). The cone step (which refuses joint friction: the arm without it)
+ * keeps the limits and the floor likewise, to its interior point's accuracy. */
+static cdyn_model *arm_on_floor(double elbow_friction)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc l[2] = {revolute(-1.2, 0.3), revolute(-1.0, 1.5)};
+    for (int k = 0; k < 2; ++k) {
+        l[k].com[0] = 0.2;
+        l[k].com[1] = 0;
+    }
+    l[1].frame = cdyn_pose_planar(0.4, 0, 0);
+    l[1].friction = elbow_friction;
+    int ids[2];
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
+    cdyn_geom_desc floor, tip;
+    cdyn_geom_desc_defaults(&floor);
+    floor.frame = cdyn_pose_planar(0, -0.55, 0);
+    cdyn_geom_desc_defaults(&tip);
+    tip.body = ids[1];
+    tip.type = CDYN_GEOM_CIRCLE;
+    tip.frame = cdyn_pose_planar(0.4, 0, 0);
+    tip.size[0] = 0.04;
+    int gf, gt;
+    assert_int_equal(cdyn_builder_add_geom(b, &floor, &gf, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &tip, &gt, NULL), CDYN_OK);
+    cdyn_contact_pair_desc p;
+    cdyn_contact_pair_desc_defaults(&p);
+    p.geom_a = gf;
+    p.geom_b = gt;
+    p.mu = 0.5;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &p, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+static void test_arm_on_floor(void **state)
+{
+    (void)state;
+    cdyn_model *m = arm_on_floor(0.3);
+    cdyn_stepper *s[2];
+    cdyn_state *x[2];
+    for (int be = 0; be < 2; ++be) {
+        cdyn_step_options o;
+        cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+        o.h = 0.002;
+        o.backend = be ? CDYN_BACKEND_FB_DENSE : CDYN_BACKEND_LEMKE;
+        cdyn_report r;
+        if (cdyn_stepper_create(m, &o, &s[be], &r) != CDYN_OK)
+            fail_msg("%s", r.message);
+        assert_int_equal(cdyn_state_create(m, NULL, &x[be], NULL), CDYN_OK);
+    }
+    double viol = 0, deepest = 0, apart = 0, tau[2] = {0, 0};
+    int touching = 0, at_limit = 0;
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    for (int k = 0; k < 10000; ++k) {
+        tau[0] = 2.0 * sin(0.002 * k * 3.0); /* drags the tip back and forth */
+        for (int be = 0; be < (k < 300 ? 2 : 1); ++be) {
+            cdyn_step_report sr;
+            if (cdyn_step(s[be], tau, x[be], &sr) != CDYN_OK)
+                fail_msg("%s, step %d: %s", be ? "fb-dense" : "lemke", k, sr.solver.message);
+        }
+        if (k < 300)
+            for (int j = 0; j < 2; ++j)
+                apart = fmax(apart, fabs(x[0]->q[j] - x[1]->q[j]));
+        const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
+        for (int j = 0; j < 2; ++j) {
+            viol = fmax(viol, fmax(lo[j] - x[0]->q[j], x[0]->q[j] - hi[j]));
+            at_limit += fabs(x[0]->q[j] - lo[j]) < 1e-9 || fabs(x[0]->q[j] - hi[j]) < 1e-9;
+        }
+        assert_int_equal(cdyn_eval(m, d, x[0]->q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        deepest = fmin(deepest, cdyn_data_gap(d)[0]);
+        touching += x[0]->lambda[0] > 0;
+    }
+    print_message("arm on the floor, 1e4 steps: limit violation %.1e (%d step-joints at a limit), "
+                  "deepest gap %.1e (%d steps touching), Lemke vs FB-Newton over 300 steps %.1e\n",
+                  viol, at_limit, deepest, touching, apart);
+    assert_true(viol <= 1e-9);
+    assert_true(deepest >= -1e-9);
+    assert_true(touching > 100 && at_limit > 100);
+    assert_true(apart <= 1e-6);
+    for (int be = 0; be < 2; ++be) {
+        cdyn_state_free(x[be]);
+        cdyn_stepper_free(s[be]);
+    }
+    cdyn_model_free(m);
+    /* the cone and Coulomb steps (no joint friction there: the same arm without it), limits and
+     * floor */
+    m = arm_on_floor(0.0);
+    cdyn_data_free(d);
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    for (int si = 1; si < NS; ++si) {
+        cdyn_stepper *sc = stepper(m, 0.002, SCHEMES[si]);
+        cdyn_state *y = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
+        viol = deepest = 0;
+        touching = at_limit = 0;
+        for (int k = 0; k < 10000; ++k) {
+            tau[0] = 2.0 * sin(0.002 * k * 3.0);
+            cdyn_step_report sr;
+            if (cdyn_step(sc, tau, y, &sr) != CDYN_OK)
+                fail_msg("%s, step %d: %s", cdyn_scheme_str(SCHEMES[si]), k, sr.solver.message);
+            const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
+            for (int j = 0; j < 2; ++j) {
+                viol = fmax(viol, fmax(lo[j] - y->q[j], y->q[j] - hi[j]));
+                at_limit += fabs(y->q[j] - lo[j]) < 1e-8 || fabs(y->q[j] - hi[j]) < 1e-8;
+            }
+            assert_int_equal(cdyn_eval(m, d, y->q, NULL, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+            deepest = fmin(deepest, cdyn_data_gap(d)[0]);
+            touching += y->lambda[0] > 1e-6;
+        }
+        print_message("arm on the floor, %s, 1e4 steps: limit violation %.1e (%d step-joints at "
+                      "a limit), deepest gap %.1e (%d steps touching)\n",
+                      cdyn_scheme_str(SCHEMES[si]), viol, at_limit, deepest, touching);
+        assert_true(viol <= 1e-9);
+        assert_true(deepest >= -1e-9);
+        assert_true(touching > 100 && at_limit > 100);
+        cdyn_state_free(y);
+        cdyn_stepper_free(sc);
+    }
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+}
+
+/* Newton restitution at a limit (the pyramid LCP with options.restitution, the contacts' rule:
+ * docs/theory.md, "Time stepping" Sec. 4): a slider on a horizontal rail (no force along it) at
+ * v0 = 1 towards its upper limit leaves it at exactly -e v0 in the step that would cross it
+ * (the rebound target e |u0| less a = max(0, u0 - u_free) = 0), e = 1 and 0.5; a vertical
+ * slider dropped onto its lower limit with e = 0.5 never gains energy 1/2 m v^2 + m g q from one
+ * step to the next and comes to rest on the limit. */
+static void test_limit_restitution(void **state)
+{
+    (void)state;
+    for (int vertical = 0; vertical < 2; ++vertical)
+        for (int ie = 0; ie < (vertical ? 1 : 2); ++ie) {
+            const double e = vertical ? 0.5 : (ie ? 0.5 : 1.0), h = 0.01, mass = 2;
+            cdyn_body_desc d;
+            cdyn_body_desc_defaults(&d);
+            d.joint = CDYN_JOINT_PRISMATIC;
+            d.axis[0] = vertical ? 0 : 1;
+            d.axis[1] = vertical ? 1 : 0;
+            d.axis[2] = 0;
+            d.mass = mass;
+            d.inertia[2] = 0.01;
+            d.limited = 1;
+            d.lower = vertical ? -0.5 : -1;
+            d.upper = vertical ? INFINITY : 0.055;
+            d.limit_restitution = e;
+            cdyn_model *m = build(2, 1, &d);
+            cdyn_step_options o;
+            cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+            o.h = h;
+            o.restitution = 1;
+            cdyn_stepper *s = NULL;
+            assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+            cdyn_state *x = NULL;
+            assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+            if (!vertical) {
+                x->v[0] = 1.0;
+                int bounced = -1;
+                for (int k = 0; k < 20; ++k) {
+                    const double q0 = x->q[0];
+                    step_ok(s, x, k);
+                    if (bounced < 0 && x->v[0] < 0) {
+                        bounced = k;
+                        /* the step whose free motion crosses 0.055: q0 + h > 0.055 */
+                        assert_true(q0 + h * 1.0 > 0.055 && q0 <= 0.055);
+                        assert_true(fabs(x->v[0] + e) <= 1e-15);
+                    }
+                    assert_true(x->q[0] <= 0.055 + 1e-15);
+                }
+                print_message("restitution e = %g: bounced in step %d, v = %.17g (closed form "
+                              "-%g)\n",
+                              e, bounced, x->v[0], e);
+                assert_true(bounced == 5 && fabs(x->v[0] + e) <= 1e-15);
+            } else {
+                double E = 0, worst = -INFINITY;
+                int bounces = 0;
+                for (int k = 0; k < 1000; ++k) {
+                    const double v0 = x->v[0];
+                    step_ok(s, x, k);
+                    bounces += v0 < 0 && x->v[0] > 0;
+                    const double En = 0.5 * mass * x->v[0] * x->v[0] + mass * G * x->q[0];
+                    worst = fmax(worst, En - E);
+                    E = En;
+                    assert_true(x->q[0] >= -0.5 - 1e-15);
+                }
+                print_message("restitution e = 0.5, dropped 0.5 m: %d bounces, largest energy "
+                              "gain per step %.1e J, final q - lower = %.1e, v = %.1e\n",
+                              bounces, worst, x->q[0] + 0.5, x->v[0]);
+                assert_true(bounces >= 3);
+                assert_true(worst <= 1e-12);
+                assert_true(fabs(x->q[0] + 0.5) <= 1e-12 && fabs(x->v[0]) <= 1e-12);
+            }
+            cdyn_state_free(x);
+            cdyn_stepper_free(s);
+            cdyn_model_free(m);
+        }
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    cdyn_body_desc d = revolute(-1, 1);
+    cdyn_model *m = build(2, 1, &d);
+    for (int sc = 0; sc <= CDYN_SCHEME_COULOMB_STEP; ++sc) {
+        if (sc != CDYN_SCHEME_IMPLICIT_NCP && sc != CDYN_SCHEME_BAUMGARTE)
+            continue;
+        cdyn_step_options o;
+        cdyn_step_defaults(&o, (cdyn_scheme)sc);
+        cdyn_stepper *s = NULL;
+        cdyn_report r;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, &r), CDYN_ENOTSUP);
+        assert_null(s);
+        assert_non_null(strstr(r.message, "body 0 has joint limits"));
+    }
+    /* and so do the BVP (which builds the implicit step itself) and the instantaneous problem */
+    cdyn_bvp_options bo;
+    cdyn_bvp_defaults(&bo);
+    bo.N = 2;
+    bo.use_guess = 1;
+    cdyn_bvp_conditions bc;
+    memset(&bc, 0, sizeof bc);
+    cdyn_bvp_report br;
+    assert_int_equal(cdyn_bvp_solve(m, &bo, &bc, NULL, &br), CDYN_ENOTSUP);
+    assert_non_null(strstr(br.solver.message, "body 0 has joint limits"));
+    cdyn_data_options dopt;
+    cdyn_data_defaults(&dopt);
+    dopt.dense = 1;
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, &dopt, &data, NULL), CDYN_OK);
+    const double q = 0, v = 0, tau = 0;
+    cdyn_instant_result res;
+    memset(&res, 0, sizeof res);
+    cdyn_report r;
+    assert_int_equal(cdyn_instant_solve(m, data, &q, &v, &tau, NULL, &res, &r), CDYN_ENOTSUP);
+    assert_non_null(strstr(r.message, "body 0 has joint limits"));
+    cdyn_data_free(data);
+    cdyn_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builder),      cmocka_unit_test(test_slider_lands),
+        cmocka_unit_test(test_put_back),     cmocka_unit_test(test_long_swings),
+        cmocka_unit_test(test_rest_on_limit), cmocka_unit_test(test_arm_on_floor),
+        cmocka_unit_test(test_limit_restitution), cmocka_unit_test(test_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
