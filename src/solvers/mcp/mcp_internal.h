@@ -196,7 +196,7 @@ typedef struct mcp_work {
     int *jints;
 } mcp_work;
 
-/* Shared by fb_newton.c and mcp_josephy.c: F itself (no proximal term) at x into out, nonzero
+/* Shared by fb_newton.c and mcp_josephy.c (mcp_work.c): F itself (no proximal term) at x into out, nonzero
  * when F fails or is not finite there; max_j |J_ij| of each row of w->J into rowmax (n); swap
  * two iterate pointers. */
 int cdyn_mcp_raw_F(mcp_work *w, const double *x, double *out);
@@ -208,6 +208,9 @@ void cdyn_mcp_swap(double **a, double **b);
  * w->floor is its scratch). */
 void cdyn_mcp_floor_update(mcp_work *w);
 double cdyn_mcp_excess(mcp_work *w, const double *x, const double *F);
+/* The same given the plain natural residual nat at (x, F) (the floors are read only when nat
+ * alone fails the test). */
+double cdyn_mcp_excess_from(mcp_work *w, const double *x, const double *F, double nat);
 
 /* Josephy–Newton iterations from the stall point w->x (J evaluated anywhere: it is evaluated
  * again): 1 solved (w->x, w->F hold the solution, r's method and message say so), 0 not (w->x,
