@@ -224,6 +224,10 @@ typedef struct cdyn_step_report {
     int orderings, analyses;
     /* Implicit NCP: m when the last solve needed the continuation from h/2^m (0: not). */
     int continued;
+    /* Implicit NCP: 1 when the step's solve started from the other friction law's solution
+     * (the QP's for the NCP rows, or the other way round), after its own starts and the
+     * continuation failed; the answer is the step's own law's (0: not). */
+    int other_law;
 } cdyn_step_report;
 
 /* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the

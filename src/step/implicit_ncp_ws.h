@@ -56,6 +56,7 @@ typedef struct ncp_ws {
     ncp_form flast;
     double *ylast, *x0last, *taulast; /* ny max, nx max, nv */
     int last_ok, last_tau;
+    int other_law; /* nonzero: the rows take the other friction law (ncp_other_law) */
 } ncp_ws;
 
 /* Seconds, for the step report's profile (C11's timespec_get: the library stays portable). */
