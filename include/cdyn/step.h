@@ -156,7 +156,9 @@ typedef struct cdyn_step_options {
     int continuation;   /* after a failed solve, the same step solved again along a path in the
                            step length: from h/2^m (m = 1 .. continuation) doubling to h, each
                            solve starting from the last (a failed stage retried with half the
-                           increment, to 1/64 of t); the answer is the step at h itself,
+                           increment, to 1/64 of t), then from the other friction law's
+                           solution (report.other_law; 0 turns both off); the answer is the
+                           step at h itself,
                            unlike max_halvings' substeps. 0..10 (4; 0: off) */
     cdyn_mcp_options mcp;  /* FB-Newton settings (cdyn_mcp_defaults; tol 1e-10) */
 

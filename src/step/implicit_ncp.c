@@ -514,7 +514,7 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         cdyn_report first = mr;
         const cdyn_status st0 = st;
         st = ncp_continue(s, w, tau, h, x0, r, &mr);
-        if (retry_solve(st))
+        if (retry_solve(st) && s->opts.continuation > 0) /* 0: no recovery at all */
             st = ncp_other_law(s, w, tau, h, x0, r, &mr);
         if (retry_solve(st)) {
             mr = first; /* the failure of the step as asked */
