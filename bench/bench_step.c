@@ -14,9 +14,9 @@
  * When built with ODE (CDYN_BENCH_ODE, bench_ode.c), the pile and the resting spheres also run
  * in ODE's dWorldStep and dWorldQuickStep.
  *
- * Usage: bench_step [--max-contacts N] [--csv FILE] [--only billiard|incline|pile|sweep]. Prints the Markdown tables of
- * docs/benchmarks.md. A cdyn scheme whose step takes longer than STEP_BUDGET seconds is not run
- * on larger scenes (reported as "—"). */
+ * Usage: bench_step [--max-contacts N] [--csv FILE] [--only billiard|incline|pile|sweep].
+ * Prints the Markdown tables of docs/benchmarks.md. A cdyn scheme (or ODE stepper) whose step
+ * takes longer than STEP_BUDGET seconds is not run on larger scenes (reported as "—"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
