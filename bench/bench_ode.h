@@ -5,9 +5,10 @@
  *
  * Contact joints: dContactApprox1 (the friction pyramid: each of two tangent directions bounded
  * by mu times the normal force, as cdyn's pyramid LCP (box)), soft_cfm = 1e-10 (ODE's own
- * double-precision default CFM: a hard constraint up to a regularization that keeps the LCP of
- * redundant contacts nonsingular) and soft_erp = 0.2 (ODE's default: a fifth of the penetration
- * corrected per step), no contact surface layer, no bounce. */
+ * double-precision default CFM, dWorldSetCFM's doc: a hard constraint up to a regularization that
+ * keeps the LCP of redundant contacts nonsingular) and soft_erp = 0.2 (ODE's default, within
+ * dWorldSetERP's typical 0.1-0.8: a fifth of the penetration corrected per step), no contact
+ * surface layer, no bounce. */
 #ifndef CDYN_BENCH_ODE_H
 #define CDYN_BENCH_ODE_H
 
