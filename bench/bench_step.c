@@ -796,7 +796,7 @@ static void bench_pile(FILE *csv)
         }
         fmt_us(buf, sizeof buf, r.per_step);
         const double depth = pile_depth(fq, 7);
-        printf("| ODE %s %s | %s | %.2f | %.1e m (%d contacts) |\n", bench_ode_version(),
+        printf("| ODE %s %s | %s | %.3g | %.1e m (%d contacts) |\n", bench_ode_version(),
                ODE_NAMES[w], buf, r.per_step / t_mj, depth, r.contacts);
         if (csv)
             fprintf(csv, "pile,ode %s,%d,%.6e,%.3e\n", ODE_NAMES[w], PILE_N, r.per_step, depth);
