@@ -11,10 +11,12 @@
  *              interpenetration at the end
  *   sweep      N spheres resting on a plane, N = 10 ... 10^4 contacts: time per step and the
  *              exponent of a least-squares fit time ~ N^p
+ * When built with ODE (CDYN_BENCH_ODE, bench_ode.c), the pile and the resting spheres also run
+ * in ODE's dWorldStep and dWorldQuickStep.
  *
- * Usage: bench_step [--max-contacts N] [--csv FILE]. Prints the Markdown tables of
- * docs/benchmarks.md. A cdyn scheme whose step takes longer than STEP_BUDGET seconds is not run
- * on larger scenes (reported as "—"). */
+ * Usage: bench_step [--max-contacts N] [--csv FILE] [--only billiard|incline|pile|sweep].
+ * Prints the Markdown tables of docs/benchmarks.md. A cdyn scheme (or ODE stepper) whose step
+ * takes longer than STEP_BUDGET seconds is not run on larger scenes (reported as "—"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,9 @@
 #include "bench_mujoco.h"
 #include "bench_timer.h"
 #include "cdyn/cdyn.h"
+#ifdef CDYN_BENCH_ODE
+#include "bench_ode.h"
+#endif
 
 /* MuJoCo 2.2's constraint solver works on dense matrices of the constraint space: its stack
  * (mjData) for n resting spheres grows as n^2 (measured: 9.7e6 doubles used at n = 300,
@@ -366,6 +371,24 @@ static void fmt_us(char *buf, size_t n, double s)
         snprintf(buf, n, "%.3g ms", s * 1e3);
 }
 
+#ifdef CDYN_BENCH_ODE
+static const char *const ODE_NAMES[2] = {"dWorldStep", "dWorldQuickStep"};
+
+/* ODE's stepper `w` on spheres at q (at rest) among planes: -1 when it could not be set up or
+ * passed the 60 s deadline of its first run (*r says which), else 0 with r and final_q. */
+static int time_ode(int w, int n, const double *q, double mu, int nplanes,
+                    const double (*planes)[4], double h, int steps, bench_ode_result *r,
+                    double *final_q)
+{
+    const bench_ode_scene sc = {n, q, RADIUS, MASS, mu, nplanes, planes, {0, 0, -GRAV}, h};
+    r->finished = 0;
+    r->steps_done = 0;
+    if (bench_ode_time(&sc, (bench_ode_stepper)w, steps, 60.0, &BUDGET, r, final_q) != 0)
+        return -1;
+    return r->finished ? 0 : -1;
+}
+#endif
+
 /* ---- billiard ---------------------------------------------------------------------------- */
 
 static const double V0[6] = {1, 0.5, 0, 40, -20, -10};
@@ -562,9 +585,16 @@ static void bench_sweep(FILE *csv, int max_contacts)
            "steps)\n\n| contacts |");
     for (int k = 0; k < NSCHEMES; k++)
         printf(" cdyn %s |", SCHEMES[k].name);
+#ifdef CDYN_BENCH_ODE
+    int ode_alive[2] = {1, 1};
+    printf(" ODE %s dWorldStep | ODE dWorldQuickStep |", bench_ode_version());
+#endif
     printf(" MuJoCo | best cdyn / MuJoCo |\n|---|");
     for (int k = 0; k <= NSCHEMES + 1; k++)
         printf("---|");
+#ifdef CDYN_BENCH_ODE
+    printf("---|---|");
+#endif
     printf("\n");
     char buf[32];
     for (int s = 0; s < nsizes && sizes[s] <= max_contacts; s++) {
@@ -596,6 +626,28 @@ static void bench_sweep(FILE *csv, int max_contacts)
         for (int k = 0; k < NIMPLICIT; k++)
             if (last_profile[k].steps > 0)
                 sweep_profile[k][s] = last_profile[k];
+#ifdef CDYN_BENCH_ODE
+        {
+            static const double floor_plane[1][4] = {{0, 0, 1, 0}};
+            double *q = calloc((size_t)7 * n, sizeof(double));
+            resting_q(n, q);
+            for (int w = 0; w < 2; w++) {
+                bench_ode_result r;
+                if (!ode_alive[w] || time_ode(w, n, q, 0.5, 1, floor_plane, 0.01, 10, &r, NULL)) {
+                    printf(" %s |", ode_alive[w] ? "too slow (> 60 s per run)" : "—");
+                    ode_alive[w] = 0;
+                    continue;
+                }
+                fmt_us(buf, sizeof buf, r.per_step);
+                printf(" %s |", buf);
+                if (r.per_step > STEP_BUDGET)
+                    ode_alive[w] = 0;
+                if (csv)
+                    fprintf(csv, "resting,ode %s,%d,%.6e,\n", ODE_NAMES[w], n, r.per_step);
+            }
+            free(q);
+        }
+#endif
         if (n > MJ_MAX_RESTING) {
             printf(" — | |\n");
             cdyn_model_free(m);
@@ -726,9 +778,31 @@ static void bench_pile(FILE *csv)
     }
     fmt_us(buf, sizeof buf, t_mj);
     const double depth_mj = pile_depth(md->qpos, 7);
-    printf("| MuJoCo (elliptic) | %s | 1 | %.1e m |\n\n", buf, depth_mj);
+    printf("| MuJoCo (elliptic) | %s | 1 | %.1e m |\n", buf, depth_mj);
     if (csv)
         fprintf(csv, "pile,mujoco,%d,%.6e,%.3e\n", PILE_N, t_mj, depth_mj);
+#ifdef CDYN_BENCH_ODE
+    static const double planes[5][4] = {{0, 0, 1, 0},         {1, 0, 0, -PILE_HALF},
+                                        {-1, 0, 0, -PILE_HALF}, {0, 1, 0, -PILE_HALF},
+                                        {0, -1, 0, -PILE_HALF}};
+    for (int w = 0; w < 2; w++) {
+        bench_ode_result r;
+        double fq[7 * PILE_N];
+        if (time_ode(w, PILE_N, q, 0.5, 5, planes, 0.005, 200, &r, fq)) {
+            fmt_us(buf, sizeof buf, r.per_step);
+            printf("| ODE %s %s | failed: too slow (> 60 s per run; %s per step over its first "
+                   "%d steps) | | |\n", bench_ode_version(), ODE_NAMES[w], buf, r.steps_done);
+            continue;
+        }
+        fmt_us(buf, sizeof buf, r.per_step);
+        const double depth = pile_depth(fq, 7);
+        printf("| ODE %s %s | %s | %.3g | %.1e m (%d contacts) |\n", bench_ode_version(),
+               ODE_NAMES[w], buf, r.per_step / t_mj, depth, r.contacts);
+        if (csv)
+            fprintf(csv, "pile,ode %s,%d,%.6e,%.3e\n", ODE_NAMES[w], PILE_N, r.per_step, depth);
+    }
+#endif
+    printf("\n");
     mj_deleteData(md);
     mj_deleteModel(mm);
     cdyn_model_free(m);

@@ -2,7 +2,7 @@
 # The benchmark command: cdyn against Siconos Numerics, one section of docs/benchmarks.md each:
 #   lcp  bench_lcp: "## LCP: cdyn Lemke vs Siconos lexicographic Lemke" (bench-lcp markers)
 #   fb   bench_fb:  "## LCP: cdyn FB-Newton vs Siconos Newton–FB (and cdyn Lemke)" (bench-fb)
-#   step bench_step: "## Time stepping: cdyn vs MuJoCo" (bench-step; peer libmujoco-dev)
+#   step bench_step: "## Time stepping: cdyn vs MuJoCo" (bench-step; peers libmujoco-dev, libode-dev)
 #   bvp  bench_bvp:  "## Boundary-value problems: time against N" (bench-bvp; no peer)
 #   fc3d bench_fc3d: "## Frictional contact problems: cdyn vs Siconos fc3d" (bench-fc3d)
 # It
@@ -41,7 +41,7 @@ esac
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 
-scripts/deps.sh libsiconos-numerics-dev libmujoco-dev
+scripts/deps.sh libsiconos-numerics-dev libmujoco-dev libode-dev
 
 jobs=$(nproc 2>/dev/null || echo 2)
 export OPENBLAS_NUM_THREADS=1
@@ -120,7 +120,8 @@ run_section() {
     echo "- Siconos Numerics: libsiconos-numerics-dev $(pkg_version libsiconos-numerics-dev);" \
          "OpenBLAS $(pkg-config --modversion openblas 2>/dev/null || echo '?') ($blas);" \
          "LAPACKE $(pkg-config --modversion lapacke 2>/dev/null || echo '?');" \
-         "MuJoCo: libmujoco-dev $(pkg_version libmujoco-dev)"
+         "MuJoCo: libmujoco-dev $(pkg_version libmujoco-dev);" \
+         "ODE: libode-dev $(pkg_version libode-dev)"
     if [ "$noisy" = 1 ]; then
       echo
       echo "**Noisy run:** other work was running on the machine (see the load averages above);"
