@@ -252,6 +252,7 @@ static void stepper_for(const cdyn_model *m, const scene *s, int sc, cdyn_steppe
     o.fd_jacobian = getenv("CDYN_STRESS_FDJAC") != NULL;
     o.mcp.nonmonotone_memory = env_int("CDYN_STRESS_NM", o.mcp.nonmonotone_memory);
     o.continuation = env_int("CDYN_STRESS_CONT", o.continuation);
+    o.mcp.max_iter = env_int("CDYN_STRESS_MAXIT", o.mcp.max_iter);
     if (getenv("CDYN_STRESS_TOL") != NULL)
         o.mcp.tol = atof(getenv("CDYN_STRESS_TOL"));
     if (getenv("CDYN_STRESS_PENALIZED") != NULL)
