@@ -93,7 +93,7 @@ static void scene_draw(scene *s, unsigned long seed, int nmax)
     s->seed = seed;
     s->n = 1 + (int)(test_rng_uniform(&g) * nmax);
     s->box = test_rng_uniform(&g) < 0.5;
-    s->halvings = test_rng_uniform(&g) < 0.5 ? 0 : 4;
+    s->halvings = test_rng_uniform(&g) < 0.5 ? 0 : 8; /* off, or the default */
     s->mu = test_rng_uniform(&g) < 0.15 ? 0.0 : test_rng_range(&g, 0, 1.5);
     s->kn = log_range(&g, 1e3, 1e7);
     s->kt = s->kn * test_rng_range(&g, 0.3, 1.0);

@@ -45,8 +45,11 @@
  * that the scheme does not take.
  *
  * A failed step returns its status and leaves the state bit-identical. With
- * options.max_halvings = k > 0 a step whose solver does not converge is retried as 2, 4, ... 2^k
- * substeps of h / 2, h / 4, ...; the report says how many were used.
+ * options.max_halvings = k > 0 (default 8) a (sub)step whose solver does not converge is retried
+ * at half its length, down to h / 2^k, and the length doubles again after two successes: the
+ * step covers h in substeps of h / 2^j (j <= k), each solved and checked as a step; the report
+ * says how many (substeps) and how short (halvings). max_halvings = 0: the step as asked or its
+ * failure.
  *
  * Thread safety: a model may be shared; a stepper, a state or a recorder belongs to one thread at
  * a time. */
@@ -141,7 +144,8 @@ typedef struct cdyn_step_options {
     cdyn_scheme scheme;
     cdyn_step_backend backend; /* CDYN_BACKEND_AUTO */
     double h;                  /* time step, > 0 (0.01) */
-    int max_halvings;          /* retries with 2^k substeps after a solver failure (0) */
+    int max_halvings;          /* a failed (sub)step retried at half its length, down to
+                                  h / 2^max_halvings (8; 0: no substeps) */
 
     /* implicit NCP */
     double gamma;       /* smoothing of the friction cone, >= 0 (1e-4) */
@@ -205,8 +209,9 @@ typedef struct cdyn_step_report {
     cdyn_report solver; /* the backend's report of the last solve: status, iterations (summed
                            over the step's solves), residual, method, message */
     double h;           /* the step length advanced (options.h) */
-    int substeps;       /* 1, or 2^k after k halvings */
-    int halvings;       /* k */
+    int substeps;       /* substeps the step took (1: the step as asked); after a failure
+                           2^halvings */
+    int halvings;       /* the shortest substep's length is h / 2^halvings */
     int solves;         /* one-step problems solved (substeps, events) */
     int events;         /* Baumgarte: mode changes located inside the step */
     int nactive;        /* contact rows in the problem of the last solve */

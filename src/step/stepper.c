@@ -53,7 +53,7 @@ void cdyn_step_defaults(cdyn_step_options *o, cdyn_scheme scheme)
     o->scheme = scheme;
     o->backend = CDYN_BACKEND_AUTO;
     o->h = 0.01;
-    o->max_halvings = 0;
+    o->max_halvings = 8;
     o->gamma = 1e-4;
     o->friction_qp = 1;
     o->sparse_above = 200;
@@ -279,25 +279,44 @@ static int retryable(cdyn_status st)
            st == CDYN_ENOSOLUTION;
 }
 
-/* 2^k substeps of h / 2^k from x0; the result in *res (one of s->a, s->b). */
-static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state *x0, int k,
+/* The interval h from x0 in substeps, the result in *res (one of s->a, s->b). The first try is
+ * the whole step; a (sub)step that fails is retried at half its length, down to
+ * h / 2^max_halvings, from the same state; after two successes in a row the length doubles again
+ * where the time reached allows it (a multiple of twice the length), so that a stiff moment
+ * costs short substeps only while it lasts. */
+static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state *x0,
                             cdyn_state **res, cdyn_step_report *rep)
 {
-    const int n = 1 << k;
-    const double h = s->opts.h / n;
+    const int kmax = s->opts.max_halvings;
+    const long end = 1L << kmax; /* the step in units of its shortest substep */
     const cdyn_state *cur = x0;
     cdyn_state *next = s->a;
-    for (int i = 0; i < n; i++) {
+    long pos = 0;
+    int k = 0, streak = 0;
+    while (pos < end) {
         if (cdyn_arena_reset(&s->arena) != 0)
             return cdyn_fail(&rep->solver, CDYN_ENOMEM, "cdyn_step: out of memory (arena)");
-        cdyn_status st = s->scheme->advance(s, tau, h, cur, next, rep);
+        const cdyn_status st = s->scheme->advance(s, tau, ldexp(s->opts.h, -k), cur, next, rep);
         rep->solves++;
-        if (st != CDYN_OK)
-            return st;
-        /* The time of substep i from the start, not accumulated, so 2^k steps land on t + h. */
-        next->t = x0->t + s->opts.h * (double)(i + 1) / n;
+        if (st != CDYN_OK) {
+            if (!retryable(st) || k >= kmax) {
+                rep->substeps = 1 << rep->halvings;
+                return st;
+            }
+            k++;
+            streak = 0;
+            rep->halvings = k > rep->halvings ? k : rep->halvings;
+            continue;
+        }
+        const long len = end >> k;
+        pos += len;
+        /* the time from the start, not accumulated, so that the substeps land on t + h */
+        next->t = x0->t + s->opts.h * (double)pos / (double)end;
+        rep->substeps++;
         cur = next;
         next = next == s->a ? s->b : s->a;
+        if (++streak >= 2 && k > 0 && pos % (2 * len) == 0)
+            k--, streak = 0;
     }
     *res = (cdyn_state *)cur;
     return CDYN_OK;
@@ -318,13 +337,7 @@ cdyn_status cdyn_step(cdyn_stepper *s, const double *tau, cdyn_state *state,
     if (st != CDYN_OK)
         return st;
     cdyn_state *res = NULL;
-    for (int k = 0;; k++) {
-        rep->substeps = 1 << k;
-        rep->halvings = k;
-        st = substeps(s, tau, state, k, &res, rep);
-        if (st == CDYN_OK || !retryable(st) || k >= s->opts.max_halvings)
-            break;
-    }
+    st = substeps(s, tau, state, &res, rep);
     rep->solver.status = st;
     if (st != CDYN_OK)
         return st;
