@@ -80,6 +80,17 @@ typedef enum cdyn_contact_mode {
 /* "free", "stick", "slip", "contact", "ballistic"; never NULL. */
 CDYN_API const char *cdyn_contact_mode_str(cdyn_contact_mode mode);
 
+/* The mode of one joint-limit row (one finite end of a limited joint) after a step. */
+typedef enum cdyn_limit_mode {
+    CDYN_LIMIT_FREE = 0,     /* the stop does not act */
+    CDYN_LIMIT_AT_LOWER = 1, /* the row of a lower end acts: the joint is at (or within the
+                                compliance of) its lower limit */
+    CDYN_LIMIT_AT_UPPER = 2  /* the row of an upper end acts */
+} cdyn_limit_mode;
+
+/* "free", "lower", "upper"; never NULL. */
+CDYN_API const char *cdyn_limit_mode_str(cdyn_limit_mode mode);
+
 typedef struct cdyn_state {
     int nq, nv, nc;  /* sizes (read only): cdyn_model_nq, _nv, _ncontact */
     double t;        /* time */
@@ -88,6 +99,14 @@ typedef struct cdyn_state {
     double *delta;   /* 3 nc: contact deformations (n, t, o) per row (compliant scheme) */
     double *lambda;  /* 3 nc: contact forces (n, t, o) per row */
     int *mode;       /* nc: cdyn_contact_mode per row */
+    /* Joint-limit rows (cdyn_model_limit_rows, cdyn_model_limit_row: one per finite end of a
+     * limited joint, bodies in id order, lower before upper): */
+    int nl;               /* size (read only) */
+    double *limit_delta;  /* nl: deformation of the compliant stop (IMPLICIT_NCP; 0 otherwise),
+                             along the row (positive into the stop) */
+    double *limit_lambda; /* nl: the stop's force or torque >= 0 along the row (N or N m: +e_j
+                             at a lower end, -e_j at an upper); the rigid schemes report 0 */
+    int *limit_mode;      /* nl: cdyn_limit_mode per row */
 } cdyn_state;
 
 /* A state for model: t = 0, q = cdyn_model_default_q, v = delta = lambda = 0, modes FREE. One
@@ -256,7 +275,8 @@ CDYN_API cdyn_status cdyn_step(cdyn_stepper *stepper, const double *tau, cdyn_st
 /* ---- recorder ---------------------------------------------------------------------------- */
 
 /* CSV writer of states: a header "t,q0..,v0..,delta_n0,delta_t0,delta_o0,..,lambda_n0,..,mode0.."
- * and one line per cdyn_recorder_write, full precision (%.17g). */
+ * (for models with joint limits followed by ",limit_delta0..,limit_lambda0..,limit_mode0..", one
+ * per limit row) and one line per cdyn_recorder_write, full precision (%.17g). */
 typedef struct cdyn_recorder cdyn_recorder;
 
 /* Open path for writing (truncates). CDYN_EIO with the system's reason when it cannot. */
