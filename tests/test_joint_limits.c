@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "cdyn/cdyn.h"
+#include "step/implicit_limits.h"
 #include "support.h"
 
 static const double G = 9.81; /* the builder's default gravity */
@@ -527,13 +528,297 @@ static void test_limit_restitution(void **state)
         }
 }
 
+
+/* ---- compliant stops in the implicit scheme (docs/theory.md, "Time stepping" Sec. 10) ---- */
+
+/* A stop's force is certified through the dynamics row M (v - v0) - h (tau - bias) - h lambda,
+ * whose residual FB-Newton brings below options.mcp.tol = 1e-10 (with the velocity's own,
+ * as small): lambda to a few tol / h. */
+#define LAMBDA_TOL(h) (5 * 1e-10 / (h))
+
+static cdyn_stepper *implicit(const cdyn_model *m, double h, int fd, cdyn_step_backend backend)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.h = h;
+    o.fd_jacobian = fd;
+    o.backend = backend;
+    cdyn_stepper *s = NULL;
+    cdyn_report r;
+    if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
+        fail_msg("%s", r.message);
+    return s;
+}
+
+static cdyn_model *vertical_slider(double mass, double lower)
+{
+    cdyn_body_desc d;
+    cdyn_body_desc_defaults(&d);
+    d.joint = CDYN_JOINT_PRISMATIC;
+    d.axis[0] = 0;
+    d.axis[1] = 1;
+    d.axis[2] = 0;
+    d.mass = mass;
+    d.inertia[2] = 0.01;
+    d.limited = 1;
+    d.lower = lower;
+    d.upper = INFINITY;
+    return build(2, 1, &d);
+}
+
+/* The deepest a stop of stiffness K is pressed by an impact of kinetic energy E while a load
+ * f <= fmax presses it too: 1/2 K d^2 - fmax d <= E (the damping C and backward Euler only take
+ * energy away), so d <= (fmax + sqrt(fmax^2 + 2 K E)) / K: the static deflection fmax / K plus
+ * the energy's share. */
+static double stop_depth_bound(double K, double fmax, double E)
+{
+    return (fmax + sqrt(fmax * fmax + 2 * K * E)) / K;
+}
+
+/* The slider (m = 2 kg) falling onto lower = -0.3 with the default limit_solref (tau = 0.02 s,
+ * zeta = 1: K = m / tau^2 = 5000 N/m, C = 2 m / tau = 200 N s/m): backward Euler's free fall
+ * v_n = -n h g, q_n = -h^2 g n (n + 1) / 2 (the rigid schemes' too) until the first step whose
+ * free motion crosses the limit, which is the first with a force (mode AT_LOWER), at t* =
+ * sqrt(2 |lower| / g) within h; the impact no deeper than the energy bound; at rest after 2 s at
+ * the static deflection q = lower - m g / K = lower - g tau^2 with lambda = m g. */
+static void test_implicit_slider(void **state)
+{
+    (void)state;
+    const double lower = -0.3, h = 0.002, mass = 2, tau = CDYN_SOLREF_TIMECONST;
+    const double K = mass / (tau * tau);
+    cdyn_model *m = vertical_slider(mass, lower);
+    cdyn_stepper *s = implicit(m, h, 0, CDYN_BACKEND_AUTO);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    assert_int_equal(x->nl, 1);
+    double q = 0, v = 0, worst = 0, deepest = 0;
+    int landed = -1;
+    for (int k = 0; k < 1000; ++k) {
+        step_ok(s, x, k);
+        deepest = fmax(deepest, lower - x->q[0]);
+        if (landed >= 0)
+            continue;
+        v -= h * G;
+        q += h * v;
+        if (x->limit_mode[0] == CDYN_LIMIT_AT_LOWER) {
+            landed = k;
+            assert_true(q < lower); /* the free motion crosses in this step */
+            continue;
+        }
+        assert_int_equal(x->limit_mode[0], CDYN_LIMIT_FREE);
+        assert_true(x->limit_lambda[0] == 0.0);
+        worst = fmax(worst, fabs(x->q[0] - q) + h * fabs(x->v[0] - v));
+    }
+    const double tstar = sqrt(2 * fabs(lower) / G), tland = (landed + 1) * h;
+    const double vimp = sqrt(2 * G * fabs(lower));
+    const double bound = stop_depth_bound(K, mass * G, 0.5 * mass * vimp * vimp);
+    const double qrest = lower - G * tau * tau;
+    print_message("implicit slider: lands in step %d (t = %.4f s, t* = %.4f s), free fall within "
+                  "%.1e; deepest %.4e m (bound %.4e); rest q - (lower - g tau^2) = %.1e, "
+                  "lambda / m g - 1 = %.1e, v = %.1e\n",
+                  landed, tland, tstar, worst, deepest, bound, x->q[0] - qrest,
+                  x->limit_lambda[0] / (mass * G) - 1, x->v[0]);
+    assert_true(fabs(tland - tstar) <= h);
+    assert_true(worst <= 1e-12);
+    assert_true(deepest <= bound);
+    assert_true(fabs(x->q[0] - qrest) <= 1e-9);
+    assert_true(fabs(x->limit_lambda[0] - mass * G) <= LAMBDA_TOL(h));
+    assert_true(fabs(x->limit_delta[0] - G * tau * tau) <= 1e-9);
+    assert_int_equal(x->limit_mode[0], CDYN_LIMIT_AT_LOWER);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+/* The pendulum (m = 1 kg, l = 0.5 m, I = 0.01 + m l^2 = 0.26 kg m^2 about the pivot; default
+ * stops K = I / tau^2 = 650 N m/rad) over 10^4 steps of 10 ms:
+ *  - from 1.2 rad against its lower limit -1: the deepest violation is within the energy bound
+ *    with E = m g l (cos 1 - cos 1.2) (the impact's kinetic energy) and the gravity torque
+ *    m g l as the load;
+ *  - limits [0.3, 1.3] from 1.2: it falls onto 0.3 and rests at the static deflection, the root
+ *    of K (0.3 - q) = m g l sin q, with lambda = m g l sin q, mode AT_LOWER, the upper FREE;
+ *  - limits [-1, -0.3] from -0.5: it rests against the upper end likewise (AT_UPPER). */
+static void test_implicit_swings(void **state)
+{
+    (void)state;
+    const double mgl = 1.0 * G * 0.5, I = 0.26, tau = CDYN_SOLREF_TIMECONST, K = I / (tau * tau);
+    cdyn_body_desc d = revolute(-1.0, 1.3);
+    cdyn_model *m = build(2, 1, &d);
+    cdyn_stepper *s = implicit(m, 0.01, 0, CDYN_BACKEND_AUTO);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[0] = 1.2;
+    double viol = 0;
+    int pressed = 0;
+    for (int k = 0; k < 10000; ++k) {
+        step_ok(s, x, k);
+        viol = fmax(viol, fmax(-1.0 - x->q[0], x->q[0] - 1.3));
+        pressed += x->limit_mode[0] == CDYN_LIMIT_AT_LOWER;
+        assert_int_equal(x->limit_mode[1], CDYN_LIMIT_FREE);
+    }
+    const double bound = stop_depth_bound(K, mgl, mgl * (cos(1.0) - cos(1.2)));
+    print_message("implicit pendulum, 1e4 steps: deepest violation %.4e rad (energy bound %.4e), "
+                  "%d steps at the lower stop\n",
+                  viol, bound, pressed);
+    assert_true(viol > 0 && viol <= bound);
+    assert_true(pressed > 0);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+
+    const double lims[2][2] = {{0.3, 1.3}, {-1.0, -0.3}}, start[2] = {1.2, -0.5};
+    for (int c = 0; c < 2; ++c) {
+        d = revolute(lims[c][0], lims[c][1]);
+        m = build(2, 1, &d);
+        s = implicit(m, 0.01, 0, CDYN_BACKEND_AUTO);
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = start[c];
+        for (int k = 0; k < 10000; ++k)
+            step_ok(s, x, k);
+        /* the stop: b = 0.3 (lower, gravity pushes q down) or -0.3 (upper, pushes q up) */
+        const double b = c == 0 ? 0.3 : -0.3;
+        double qs = b;
+        for (int it = 0; it < 50; ++it) /* Newton on K (b - q) = m g l sin q (either end) */
+            qs -= (K * (b - qs) - mgl * sin(qs)) / (-K - mgl * cos(qs));
+        const int row = c == 0 ? 0 : 1;
+        print_message("implicit pendulum on its %s stop: q - q_static = %.1e (deflection %.4e), "
+                      "lambda - m g l |sin q| = %.1e, v = %.1e\n",
+                      c == 0 ? "lower" : "upper", x->q[0] - qs, fabs(b - qs),
+                      x->limit_lambda[row] - mgl * fabs(sin(qs)), x->v[0]);
+        assert_true(fabs(x->q[0] - qs) <= 1e-10);
+        assert_true(fabs(x->limit_lambda[row] - mgl * fabs(sin(qs))) <= LAMBDA_TOL(0.01));
+        assert_int_equal(x->limit_mode[row],
+                         c == 0 ? CDYN_LIMIT_AT_LOWER : CDYN_LIMIT_AT_UPPER);
+        assert_int_equal(x->limit_mode[1 - row], CDYN_LIMIT_FREE);
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+        cdyn_model_free(m);
+    }
+}
+
+
+/* The analytic Newton matrix with limit rows against central differences of the residual, in
+ * two ways on the arm (both joints limited, its tip disk over the floor):
+ *  - the matrices themselves (ncp_form_J against ncp_form_jac_fd, both row scalings) at a point
+ *    with every stop and the contact pressed: to 1e-7 of the largest entry (the differences'
+ *    truncation, O(eps^2) with eps = 1e-6 of each unknown, times the residual's curvature, and
+ *    rounding 1e-16 F / eps: test_step_ncp.c's check);
+ *  - whole steps with options.fd_jacobian (the oracle) against the analytic matrix, dense and
+ *    sparse (KLU on the pattern listed with the limit rows), each taken from the same state,
+ *    along 400 steps in which the shoulder strikes its lower stop and the tip the floor: the
+ *    solutions of one problem to FB-Newton's tolerance, so to 1e-9 (test_step_fd.c: 1e-10 for
+ *    contacts). */
+static void test_implicit_jacobian(void **state)
+{
+    (void)state;
+    cdyn_model *m = arm_on_floor(0);
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m);
+    cdyn_data *data = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &data, NULL), CDYN_OK);
+    lim_rows lr;
+    ncp_limits L;
+    assert_int_equal(lim_rows_create(m, NULL, &lr, NULL), CDYN_OK);
+    assert_int_equal(ncp_limits_create(m, &lr, NULL, &L, NULL), CDYN_OK);
+    assert_int_equal(lr.n, 4);
+    for (int l = 0; l < 4; ++l)
+        L.d0[l] = 0.001 * (l + 1);
+    ncp_form f;
+    int rows[1] = {0};
+    double mu[1], A[9], Ch[9];
+    const int nyf = nq + nv + 5 + 8; /* planar: delta, lambda (n, t), beta; 4 stops */
+    double *lo = calloc(nyf, sizeof(double)), *up = calloc(nyf, sizeof(double));
+    f.lower = lo;
+    f.upper = up;
+    f.scratch = calloc(ncp_form_scratch(nq, nv, 1, 2), sizeof(double));
+    ncp_form_setup(&f, m, data, 1, rows, mu, A, Ch, 0.01, 1e-4);
+    f.tau = NULL;
+    f.friction_qp = 1;
+    ncp_limits_attach(&f, &L);
+    const int n = f.ny;
+    assert_int_equal(n, nyf);
+    /* q at (or beyond) the stops' values do not matter: the rows are smooth in y */
+    double x0[4 + 2] = {-1.15, 0.2, -0.5, 0.3, 0.001, 0.002};
+    double *y = calloc(n, sizeof(double)), *J = calloc((size_t)n * n, sizeof(double));
+    double *Jd = calloc((size_t)n * n, sizeof(double)), *work = calloc(5 * (size_t)n, sizeof(double));
+    const double yv[] = {-1.21, 0.25, -0.8, 0.6, 0.002, 0.001, 30, -2, 0, /* beta */
+                         0.004, 0.003, 0.002, 0.001, 3, 2, 1, 0.5};
+    memcpy(y, yv, sizeof yv);
+    assert_int_equal((int)(sizeof yv / sizeof yv[0]), n);
+    for (f.scale_normal = 0; f.scale_normal <= 1; f.scale_normal++) {
+        assert_int_equal(ncp_form_J(&f, x0, y, J, NULL), 0);
+        memset(Jd, 0, (size_t)n * n * sizeof(double));
+        ncp_sink sk = {NCP_SINK_DENSE, Jd, n, NULL, NULL, NULL, 0, NULL, NULL, 0};
+        assert_int_equal(ncp_form_jac_fd(&f, x0, y, &sk, work), 0);
+        double worst = 0, big = 0;
+        for (int i = 0; i < n * n; ++i) {
+            worst = fmax(worst, fabs(J[i] - Jd[i]));
+            big = fmax(big, fabs(J[i]));
+        }
+        print_message("implicit Newton matrix with 4 limit rows (scale_normal %d): analytic - "
+                      "central differences %.1e, largest entry %.1e\n",
+                      f.scale_normal, worst, big);
+        assert_true(worst <= 1e-7 * big);
+    }
+    free(lo), free(up), free(f.scratch), free(y), free(J), free(Jd), free(work);
+    ncp_limits_free(&L, NULL);
+    lim_rows_free(&lr, NULL);
+    cdyn_data_free(data);
+
+    cdyn_stepper *s[3] = {implicit(m, 0.005, 0, CDYN_BACKEND_FB_DENSE),
+                          implicit(m, 0.005, 1, CDYN_BACKEND_FB_DENSE),
+                          implicit(m, 0.005, 0, CDYN_BACKEND_FB_SPARSE)};
+    cdyn_state *x[3];
+    for (int k = 0; k < 3; ++k)
+        assert_int_equal(cdyn_state_create(m, NULL, &x[k], NULL), CDYN_OK);
+    double dfd = 0, dsp = 0;
+    int pressed = 0, touched = 0;
+    for (int k = 0; k < 400; ++k) {
+        cdyn_state_copy(x[1], x[0], NULL);
+        cdyn_state_copy(x[2], x[0], NULL);
+        for (int c = 0; c < 3; ++c)
+            step_ok(s[c], x[c], k);
+        for (int j = 0; j < nq; ++j) {
+            dfd = fmax(dfd, fabs(x[1]->q[j] - x[0]->q[j]));
+            dsp = fmax(dsp, fabs(x[2]->q[j] - x[0]->q[j]));
+        }
+        for (int l = 0; l < 4; ++l) {
+            dfd = fmax(dfd, fabs(x[1]->limit_delta[l] - x[0]->limit_delta[l]));
+            dsp = fmax(dsp, fabs(x[2]->limit_delta[l] - x[0]->limit_delta[l]));
+            pressed += x[0]->limit_mode[l] != CDYN_LIMIT_FREE;
+        }
+        touched += x[0]->mode[0] != CDYN_MODE_FREE;
+    }
+    print_message("arm, 400 implicit steps (%d stop-steps pressed, %d floor steps): fd_jacobian - "
+                  "analytic %.1e, sparse - dense %.1e\n",
+                  pressed, touched, dfd, dsp);
+    assert_true(pressed > 0 && touched > 0);
+    assert_true(dfd <= 1e-9 && dsp <= 1e-9);
+    for (int k = 0; k < 3; ++k) {
+        cdyn_state_free(x[k]);
+        cdyn_stepper_free(s[k]);
+    }
+    cdyn_model_free(m);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
     cdyn_body_desc d = revolute(-1, 1);
     cdyn_model *m = build(2, 1, &d);
+    /* the implicit step takes limits, its per-step derivatives do not yet */
+    cdyn_stepper *si = implicit(m, 0.01, 0, CDYN_BACKEND_AUTO);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    step_ok(si, x, 0);
+    double A[4];
+    cdyn_step_deriv_report dr;
+    assert_int_equal(cdyn_step_derivatives(si, CDYN_DERIV_RELEASED, 2, 1, A, NULL, &dr),
+                     CDYN_ENOTSUP);
+    assert_non_null(strstr(dr.solver.message, "joint limits"));
+    cdyn_state_free(x);
+    cdyn_stepper_free(si);
     for (int sc = 0; sc <= CDYN_SCHEME_COULOMB_STEP; ++sc) {
-        if (sc != CDYN_SCHEME_IMPLICIT_NCP && sc != CDYN_SCHEME_BAUMGARTE)
+        if (sc != CDYN_SCHEME_BAUMGARTE)
             continue;
         cdyn_step_options o;
         cdyn_step_defaults(&o, (cdyn_scheme)sc);
@@ -575,6 +860,8 @@ int main(void)
         cmocka_unit_test(test_put_back),     cmocka_unit_test(test_long_swings),
         cmocka_unit_test(test_rest_on_limit), cmocka_unit_test(test_arm_on_floor),
         cmocka_unit_test(test_limit_restitution), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_implicit_slider), cmocka_unit_test(test_implicit_swings),
+        cmocka_unit_test(test_implicit_jacobian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,8 @@
 #include "cdyn/step.h"
 #include "step/friction_qp.h"
 
+typedef struct ncp_limits ncp_limits; /* joint-limit rows (implicit_limits.h) */
+
 typedef struct ncp_form {
     const cdyn_model *model;
     cdyn_data *data;           /* dense evaluation workspace (owned by the caller) */
@@ -49,6 +51,8 @@ typedef struct ncp_form {
     const double *tau;         /* nv, or NULL */
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */
+    const ncp_limits *lim;     /* NULL (set so by ncp_form_setup), or the stepper's joint-limit
+                                  rows appended to y and F (ncp_limits_attach) */
 } ncp_form;
 
 /* Fill f for the k model rows `rows` (kept by pointer) at step h: their friction coefficients
@@ -99,6 +103,9 @@ typedef struct ncp_sink {
     int *ti, *tj;
     size_t n;
 } ncp_sink;
+
+/* Add v at (i, j) of the sink. */
+void ncp_sink_put(ncp_sink *s, int i, int j, double v);
 
 /* The Jacobians into sinks (NULL: not wanted); dense and CSC sinks must hold zeros on entry. Cost
  * linear in the model's and the rows' entries. 0 on success. */

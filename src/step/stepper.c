@@ -154,7 +154,7 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
     const step_scheme *sc = schemes[o.scheme];
     int fbody;
     const int nlim = cdyn_model_joint_limit_count(model, &fbody);
-    if (nlim > 0 && (o.scheme == CDYN_SCHEME_IMPLICIT_NCP || o.scheme == CDYN_SCHEME_BAUMGARTE))
+    if (nlim > 0 && o.scheme == CDYN_SCHEME_BAUMGARTE)
         return cdyn_fail(report, CDYN_ENOTSUP,
                          "cdyn_stepper_create: body %d has joint limits (%d bodies in all): the "
                          "%s scheme does not take joint limits yet, the pyramid-lcp, cone-step "
