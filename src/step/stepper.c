@@ -153,13 +153,6 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
         return st;
     const step_scheme *sc = schemes[o.scheme];
     int fbody;
-    const int nlim = cdyn_model_joint_limit_count(model, &fbody);
-    if (nlim > 0 && o.scheme == CDYN_SCHEME_BAUMGARTE)
-        return cdyn_fail(report, CDYN_ENOTSUP,
-                         "cdyn_stepper_create: body %d has joint limits (%d bodies in all): the "
-                         "%s scheme does not take joint limits yet, the pyramid-lcp, cone-step "
-                         "and coulomb-step schemes do (docs/api.md, \"Joint limits\")",
-                         fbody, nlim, sc->name);
     const int nfric = cdyn_model_joint_friction_count(model, &fbody);
     if (nfric > 0 && o.scheme != CDYN_SCHEME_PYRAMID_LCP)
         return cdyn_fail(report, CDYN_ENOTSUP,
