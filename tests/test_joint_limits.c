@@ -311,6 +311,9 @@ static void test_rest_on_limit(void **state)
             step_ok(s, x, k);
         print_message("rest, %s: q - lower = %.1e, v = %.1e after 3 s\n",
                       cdyn_scheme_str(SCHEMES[sc]), x->q[0] - 0.3, x->v[0]);
+        /* the rigid schemes' modes are read off the positions (gap <= 1e-9) */
+        assert_int_equal(x->limit_mode[0], CDYN_LIMIT_AT_LOWER);
+        assert_int_equal(x->limit_mode[1], CDYN_LIMIT_FREE);
         assert_true(fabs(x->q[0] - 0.3) <= TOL[sc] && fabs(x->v[0]) <= fmax(TOL[sc], 1e-13));
         cdyn_state_free(x);
         cdyn_stepper_free(s);
@@ -930,6 +933,159 @@ static void test_baumgarte_swings(void **state)
     cdyn_model_free(m);
 }
 
+
+/* The limit rows' state, recorder columns, refusals and memory:
+ *  - cdyn_model_limit_rows / _row (one row per finite end, lower before upper), mode names;
+ *  - bad limit_solref refused by the builder; a state with a bad limit_mode or other limit rows
+ *    refused by cdyn_step and cdyn_state_copy;
+ *  - the recorder's limit columns (models without limits keep theirs: test_step.c);
+ *  - a Baumgarte step whose stop is passed deeper than max_penetration fails with the state
+ *    bit-identical;
+ *  - implicit (dense, sparse) and Baumgarte steps with limits allocate nothing after warm-up,
+ *    and every failed allocation at creation is a clean CDYN_ENOMEM. */
+static void test_limit_state(void **state)
+{
+    (void)state;
+    cdyn_body_desc c[2] = {revolute(-INFINITY, 0.8), revolute(-0.5, 0.5)};
+    c[1].frame = cdyn_pose_planar(0, -1.0, 0);
+    cdyn_model *m = build(2, 2, c);
+    assert_int_equal(cdyn_model_limit_rows(m), 3);
+    int body = -1, upper = -1;
+    const int want[3][2] = {{0, 1}, {1, 0}, {1, 1}};
+    for (int r = 0; r < 3; ++r) {
+        assert_int_equal(cdyn_model_limit_row(m, r, &body, &upper), CDYN_OK);
+        assert_true(body == want[r][0] && upper == want[r][1]);
+    }
+    assert_int_equal(cdyn_model_limit_row(m, 3, &body, &upper), CDYN_EINVAL);
+    assert_int_equal(cdyn_model_limit_row(m, -1, NULL, NULL), CDYN_EINVAL);
+    assert_string_equal(cdyn_limit_mode_str(CDYN_LIMIT_AT_UPPER), "upper");
+    assert_string_equal(cdyn_limit_mode_str((cdyn_limit_mode)7), "unknown limit mode");
+    cdyn_body_info bi;
+    cdyn_model_body_info(m, 0, &bi);
+    assert_true(bi.limit_solref[0] == CDYN_SOLREF_TIMECONST &&
+                bi.limit_solref[1] == CDYN_SOLREF_DAMPRATIO);
+
+    cdyn_body_desc e = revolute(-1, 1);
+    e.inertia[0] = e.inertia[1] = 0.01; /* expect_refused builds a spatial model */
+    const double bad[4][2] = {{-0.01, 1}, {0.01, 0}, {NAN, 1}, {0.01, INFINITY}};
+    for (int k = 0; k < 4; ++k) {
+        e.limit_solref[0] = bad[k][0];
+        e.limit_solref[1] = bad[k][1];
+        expect_refused(&e, "limit_solref");
+    }
+    e.limited = 0;
+    e.limit_solref[0] = 0.01;
+    e.limit_solref[1] = 1;
+    expect_refused(&e, "without limits");
+
+    cdyn_state *x = NULL, *y = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    assert_int_equal(x->nl, 3);
+    cdyn_model *m1 = build(2, 1, c);
+    assert_int_equal(cdyn_state_create(m1, NULL, &y, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_copy(y, x, NULL), CDYN_EINVAL);
+    cdyn_stepper *s = stepper(m, 0.01, CDYN_SCHEME_PYRAMID_LCP);
+    x->limit_mode[2] = 3;
+    cdyn_step_report sr;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_EINVAL);
+    assert_non_null(strstr(sr.solver.message, "limit_mode[2]"));
+    x->limit_mode[2] = CDYN_LIMIT_FREE;
+    x->limit_lambda[0] = NAN;
+    assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_EINVAL);
+    x->limit_lambda[0] = 0;
+    assert_int_equal(cdyn_step(s, NULL, y, &sr), CDYN_EINVAL); /* another model's state */
+    cdyn_stepper_free(s);
+
+    const char *path = CDYN_TEST_OUT_DIR "/test_joint_limits.csv";
+    cdyn_recorder *rec = NULL;
+    assert_int_equal(cdyn_recorder_open(m, path, &rec, NULL), CDYN_OK);
+    x->limit_lambda[1] = 0.25;
+    x->limit_mode[1] = CDYN_LIMIT_AT_LOWER;
+    assert_int_equal(cdyn_recorder_write(rec, x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_recorder_write(rec, y, NULL), CDYN_EINVAL);
+    assert_int_equal(cdyn_recorder_close(rec, NULL), CDYN_OK);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "t,q0,q1,v0,v1,limit_delta0,limit_delta1,limit_delta2,"
+                              "limit_lambda0,limit_lambda1,limit_lambda2,limit_mode0,"
+                              "limit_mode1,limit_mode2\n");
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "0,0,0,0,0,0,0,0,0,0.25,0,0,1,0\n");
+    fclose(f);
+    remove(path);
+    cdyn_state_free(y);
+    cdyn_model_free(m1);
+
+    /* Baumgarte's max_penetration covers the stops (rad here) */
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_BAUMGARTE);
+    o.max_penetration = 1e-3;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+    x->q[0] = 0.7;
+    x->v[0] = 5;
+    cdyn_state *keep = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &keep, NULL), CDYN_OK);
+    cdyn_state_copy(keep, x, NULL);
+    cdyn_status st = CDYN_OK;
+    for (int k = 0; k < 10 && st == CDYN_OK; ++k) {
+        cdyn_state_copy(keep, x, NULL);
+        st = cdyn_step(s, NULL, x, &sr);
+    }
+    assert_int_equal(st, CDYN_EPENETRATION);
+    assert_non_null(strstr(sr.solver.message, "upper limit of body 0"));
+    assert_memory_equal(x->q, keep->q, 2 * sizeof(double));
+    assert_memory_equal(x->limit_lambda, keep->limit_lambda, 3 * sizeof(double));
+    assert_memory_equal(x->limit_mode, keep->limit_mode, 3 * sizeof(int));
+    cdyn_stepper_free(s);
+    cdyn_state_free(keep);
+
+    /* memory: nothing after warm-up; clean failures at creation */
+    const cdyn_scheme sch[3] = {CDYN_SCHEME_IMPLICIT_NCP, CDYN_SCHEME_IMPLICIT_NCP,
+                                CDYN_SCHEME_BAUMGARTE};
+    for (int k = 0; k < 3; ++k) {
+        cdyn_step_defaults(&o, sch[k]);
+        o.backend = k == 1 ? CDYN_BACKEND_FB_SPARSE : CDYN_BACKEND_AUTO;
+        test_failing_alloc fa;
+        test_failing_alloc_init(&fa, -1);
+        o.allocator = &fa.allocator;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_OK);
+        const int at_create = fa.allocations;
+        x->q[0] = 0.7;
+        x->q[1] = 0.4;
+        x->v[0] = 3;
+        x->v[1] = -2;
+        for (int i = 0; i < 3; i++)
+            step_ok(s, x, i);
+        const int warm = fa.allocations;
+        int pressed = 0;
+        for (int i = 0; i < 100; i++) {
+            step_ok(s, x, i);
+            pressed += x->limit_mode[0] != CDYN_LIMIT_FREE || x->limit_mode[1] != CDYN_LIMIT_FREE ||
+                       x->limit_mode[2] != CDYN_LIMIT_FREE;
+        }
+        print_message("%s (%s) with limits: %d allocations at creation, %d in warm-up, %d after "
+                      "(%d of 100 steps at a stop)\n",
+                      cdyn_scheme_str(sch[k]), cdyn_step_backend_str(cdyn_stepper_options(s)->backend),
+                      at_create, warm - at_create, fa.allocations - warm, pressed);
+        assert_int_equal(fa.allocations, warm);
+        assert_true(pressed > 0);
+        cdyn_stepper_free(s);
+        assert_int_equal(fa.live, 0);
+        for (int f2 = 0; f2 < at_create; f2++) {
+            test_failing_alloc_init(&fa, f2);
+            s = (cdyn_stepper *)&s;
+            assert_int_equal(cdyn_stepper_create(m, &o, &s, &rep), CDYN_ENOMEM);
+            assert_null(s);
+            assert_int_equal(fa.live, 0);
+        }
+    }
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -981,7 +1137,7 @@ int main(void)
         cmocka_unit_test(test_limit_restitution), cmocka_unit_test(test_refused),
         cmocka_unit_test(test_implicit_slider), cmocka_unit_test(test_implicit_swings),
         cmocka_unit_test(test_implicit_jacobian), cmocka_unit_test(test_baumgarte_slider),
-        cmocka_unit_test(test_baumgarte_swings),
+        cmocka_unit_test(test_baumgarte_swings), cmocka_unit_test(test_limit_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
