@@ -40,9 +40,12 @@
  *             explicit in BAUMGARTE's RK4, which fails a step with h trace(M^-1 D) > 2.785
  *             (CDYN_ENUMERIC, retried by max_halvings);
  *   friction  PYRAMID_LCP only (complementarity rows in joint space);
- *   limits    PYRAMID_LCP, CONE_STEP, COULOMB_STEP (a unilateral row per finite end).
- * cdyn_stepper_create refuses (CDYN_ENOTSUP, naming the body) a model with friction or limits
- * that the scheme does not take.
+ *   limits    every scheme, a unilateral row per finite end: rigid in PYRAMID_LCP, CONE_STEP and
+ *             COULOMB_STEP, a compliant stop (cdyn_body_desc.limit_solref) in IMPLICIT_NCP, a
+ *             Baumgarte-stabilized row of the state machine in BAUMGARTE; the rows' deformation,
+ *             force and mode are in the state (limit_delta, limit_lambda, limit_mode).
+ * cdyn_stepper_create refuses (CDYN_ENOTSUP, naming the body) a model with friction that the
+ * scheme does not take.
  *
  * A failed step returns its status and leaves the state bit-identical. With
  * options.max_halvings = k > 0 a step whose solver does not converge is retried as 2, 4, ... 2^k
