@@ -75,16 +75,21 @@ static const cdyn_scheme SCHEMES[NS] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_CON
                                         CDYN_SCHEME_COULOMB_STEP};
 static const double TOL[NS] = {1e-15, 1e-9, 1e-9};
 
+static cdyn_stepper *stepper_with(const cdyn_model *m, const cdyn_step_options *o)
+{
+    cdyn_stepper *s = NULL;
+    cdyn_report r;
+    if (cdyn_stepper_create(m, o, &s, &r) != CDYN_OK)
+        fail_msg("%s", r.message);
+    return s;
+}
+
 static cdyn_stepper *stepper(const cdyn_model *m, double h, cdyn_scheme scheme)
 {
     cdyn_step_options o;
     cdyn_step_defaults(&o, scheme);
     o.h = h;
-    cdyn_stepper *s = NULL;
-    cdyn_report r;
-    if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
-        fail_msg("%s", r.message);
-    return s;
+    return stepper_with(m, &o);
 }
 
 static void step_ok(cdyn_stepper *s, cdyn_state *x, int k)
@@ -155,22 +160,28 @@ static void test_builder(void **state)
     cdyn_model_free(m);
 }
 
-/* A vertical prismatic slider (planar, axis y) falling onto lower = -0.3. */
-static void slider_lands(int sc)
+/* A vertical prismatic slider (planar, axis y) with a lower limit. */
+static cdyn_model *vertical_slider(double mass, double lower)
 {
-    const double lower = -0.3, h = 0.002;
     cdyn_body_desc d;
     cdyn_body_desc_defaults(&d);
     d.joint = CDYN_JOINT_PRISMATIC;
     d.axis[0] = 0;
     d.axis[1] = 1;
     d.axis[2] = 0;
-    d.mass = 2;
+    d.mass = mass;
     d.inertia[2] = 0.01;
     d.limited = 1;
     d.lower = lower;
     d.upper = INFINITY;
-    cdyn_model *m = build(2, 1, &d);
+    return build(2, 1, &d);
+}
+
+/* The slider (2 kg) falling onto lower = -0.3. */
+static void slider_lands(int sc)
+{
+    const double lower = -0.3, h = 0.002;
+    cdyn_model *m = vertical_slider(2, lower);
     cdyn_stepper *s = stepper(m, h, SCHEMES[sc]);
     cdyn_state *x = NULL;
     assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
@@ -546,27 +557,7 @@ static cdyn_stepper *implicit(const cdyn_model *m, double h, int fd, cdyn_step_b
     o.h = h;
     o.fd_jacobian = fd;
     o.backend = backend;
-    cdyn_stepper *s = NULL;
-    cdyn_report r;
-    if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
-        fail_msg("%s", r.message);
-    return s;
-}
-
-static cdyn_model *vertical_slider(double mass, double lower)
-{
-    cdyn_body_desc d;
-    cdyn_body_desc_defaults(&d);
-    d.joint = CDYN_JOINT_PRISMATIC;
-    d.axis[0] = 0;
-    d.axis[1] = 1;
-    d.axis[2] = 0;
-    d.mass = mass;
-    d.inertia[2] = 0.01;
-    d.limited = 1;
-    d.lower = lower;
-    d.upper = INFINITY;
-    return build(2, 1, &d);
+    return stepper_with(m, &o);
 }
 
 /* The deepest a stop of stiffness K is pressed by an impact of kinetic energy E while a load
