@@ -925,6 +925,41 @@ static void test_baumgarte_swings(void **state)
 }
 
 
+/* Stops and a contact in one W: the arm (both joints limited) whose tip disk lands on the floor,
+ * 10^4 Baumgarte steps of 2 ms. Every row in CONTACT obeys its own stabilized gap equation (W
+ * regular), so a stop struck at joint speed u goes at most u tau / e deep: bounded with the
+ * largest joint speed of the run; the floor holds within max_penetration (else the step fails). */
+static void test_baumgarte_arm(void **state)
+{
+    (void)state;
+    cdyn_model *m = arm_on_floor(0);
+    cdyn_stepper *s = baumgarte(m, 0.002);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    const double lo[2] = {-1.2, -1.0}, hi[2] = {0.3, 1.5};
+    double viol = 0, vmax = 0;
+    int pressed = 0, touched = 0;
+    for (int k = 0; k < 10000; ++k) {
+        step_ok(s, x, k);
+        for (int j = 0; j < 2; ++j) {
+            viol = fmax(viol, fmax(lo[j] - x->q[j], x->q[j] - hi[j]));
+            vmax = fmax(vmax, fabs(x->v[j]));
+        }
+        for (int l = 0; l < 4; ++l)
+            pressed += x->limit_mode[l] != CDYN_LIMIT_FREE;
+        touched += x->mode[0] == CDYN_MODE_CONTACT;
+    }
+    const double bound = vmax * CDYN_SOLREF_TIMECONST / exp(1.0);
+    print_message("baumgarte arm, 1e4 steps: %d stop-steps, %d floor steps; deepest stop %.3e "
+                  "(max |v_j| tau / e = %.3e)\n",
+                  pressed, touched, viol, bound);
+    assert_true(pressed > 0 && touched > 0);
+    assert_true(viol <= bound);
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
 /* The limit rows' state, recorder columns, refusals and memory:
  *  - cdyn_model_limit_rows / _row (one row per finite end, lower before upper), mode names;
  *  - bad limit_solref refused by the builder; a state with a bad limit_mode or other limit rows
@@ -1128,7 +1163,8 @@ int main(void)
         cmocka_unit_test(test_limit_restitution), cmocka_unit_test(test_refused),
         cmocka_unit_test(test_implicit_slider), cmocka_unit_test(test_implicit_swings),
         cmocka_unit_test(test_implicit_jacobian), cmocka_unit_test(test_baumgarte_slider),
-        cmocka_unit_test(test_baumgarte_swings), cmocka_unit_test(test_limit_state),
+        cmocka_unit_test(test_baumgarte_swings), cmocka_unit_test(test_baumgarte_arm),
+        cmocka_unit_test(test_limit_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
