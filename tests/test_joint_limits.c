@@ -960,6 +960,55 @@ static void test_baumgarte_arm(void **state)
     cdyn_model_free(m);
 }
 
+/* A pendulum (I = 0.26 kg m^2 about the pivot, m g l = 4.905 N m) released at theta0 = 0.02 rad
+ * reaches its lower limit -0.01 when its free swing does, linearized (sin theta = theta to a
+ * relative theta0^2 / 6: the crossing time to a relative theta0^2 = 4e-4, the margin used):
+ *  - implicit (backward Euler, w = sqrt(m g l / I)): theta_n = theta0 rho^-n cos(n phi) with
+ *    rho = sqrt(1 + (w h)^2), phi = atan(w h); the first step with a force is the first whose
+ *    free theta_n < -0.01 (the linear swing crosses farther than theta0^3, which bounds the
+ *    nonlinear swing's distance from it, from both step ends);
+ *  - Baumgarte (RK4, event located inside the step): theta(t) = theta0 cos(w t), t* = acos(-1/2)
+ *    / w; the first step with the row in CONTACT is the one containing t*. */
+static void test_limit_reached_pendulum(void **state)
+{
+    (void)state;
+    const double I = 0.26, w = sqrt(G * 0.5 / I), th0 = 0.02, lower = -0.01, h = 0.001;
+    cdyn_body_desc d = revolute(lower, 1.0);
+    cdyn_model *m = build(2, 1, &d);
+    const double rho = sqrt(1 + w * w * h * h), phi = atan(w * h);
+    int npred = 0;
+    while (th0 * pow(rho, -npred) * cos(npred * phi) >= lower)
+        npred++;
+    const double tstar = acos(lower / th0) / w, margin = th0 * th0 * tstar;
+    for (int sc = 0; sc < 2; ++sc) {
+        cdyn_stepper *s = sc == 0 ? implicit(m, h, 0, CDYN_BACKEND_AUTO) : baumgarte(m, h);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = th0;
+        int hit = 0; /* steps taken when the stop first acts */
+        while (x->limit_mode[0] == CDYN_LIMIT_FREE && hit < 2000)
+            step_ok(s, x, hit++);
+        if (sc == 0) {
+            /* the free swing's crossing is not within the linearization's margin of a step end */
+            const double before = th0 * pow(rho, 1 - npred) * cos((npred - 1) * phi) - lower;
+            const double after = lower - th0 * pow(rho, -npred) * cos(npred * phi);
+            print_message("implicit pendulum reaches -0.01 in step %d, closed form step %d (%.4f "
+                          "s; the linear swing %.1e above and %.1e below the limit at its ends, "
+                          "theta0^3 = %.1e)\n", hit, npred, npred * h, before, after,
+                          th0 * th0 * th0);
+            assert_true(before > th0 * th0 * th0 && after > th0 * th0 * th0);
+            assert_int_equal(hit, npred);
+        } else {
+            print_message("baumgarte pendulum reaches -0.01 in the step ending at %.4f s, t* = "
+                          "%.6f s (margin %.1e s)\n", hit * h, tstar, margin);
+            assert_true((hit - 1) * h < tstar + margin && tstar - margin <= hit * h);
+        }
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    cdyn_model_free(m);
+}
+
 /* The limit rows' state, recorder columns, refusals and memory:
  *  - cdyn_model_limit_rows / _row (one row per finite end, lower before upper), mode names;
  *  - bad limit_solref refused by the builder; a state with a bad limit_mode or other limit rows
@@ -1164,7 +1213,7 @@ int main(void)
         cmocka_unit_test(test_implicit_slider), cmocka_unit_test(test_implicit_swings),
         cmocka_unit_test(test_implicit_jacobian), cmocka_unit_test(test_baumgarte_slider),
         cmocka_unit_test(test_baumgarte_swings), cmocka_unit_test(test_baumgarte_arm),
-        cmocka_unit_test(test_limit_state),
+        cmocka_unit_test(test_limit_reached_pendulum), cmocka_unit_test(test_limit_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
