@@ -1,4 +1,7 @@
-/* Joint limits (issue 20 item 2) in the pyramid LCP, the cone step and the Coulomb step (there
+/* Joint limits (issue 20 item 2) in every scheme. The implicit scheme's compliant stops and
+ * Baumgarte's stabilized rows are checked by the tests after test_refused (their own comments
+ * give the closed forms and bounds), with the limit rows' state, recorder columns and memory.
+ * The rigid schemes: the pyramid LCP, the cone step and the Coulomb step (there
  * as blocks with mu = 0 of their one-step problems, whose conditions are the same row): per
  * finite end of a limited
  * joint a row 0 <= p ⊥ g' v+ + gap / h >= 0 (g = +e_j at lower, gap = q_j - lower; g = -e_j at
@@ -18,8 +21,8 @@
  *    gain in a bouncing sequence;
  *  - joint rows coupled with a contact (an arm with limits and elbow friction dragging its tip
  *    on the floor, 10^4 steps): limits and the floor hold; Lemke and FB-Newton agree;
- *  - the other schemes refuse limits (CDYN_ENOTSUP, naming the body), and so do the BVP and
- *    the instantaneous problem. */
+ *  - the per-step derivatives, the BVP and the instantaneous problem refuse limits
+ *    (CDYN_ENOTSUP). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -20,6 +20,8 @@
  *                                    d = [(A^-1)_Tn lambda_n + (A^-1 Ch delta0)_T - delta0_T] / h
  *                                        + Gamma_T(q) v,  so that S lambda_T + d = s_T
  *   beta                             (beta is not used: pinned at 0, the layout kept)
+ * The stepper appends the joint-limit rows' unknowns and rows after beta (f->lim,
+ * implicit_limits.h); the BVP's forms have none.
  * Derivatives: all analytic, the model's from cdyn_eval_derivatives; assembled straight into
  * a dense matrix or a sparse pattern (implicit_ncp_jac.c; docs/theory.md). */
 #ifndef CDYN_STEP_IMPLICIT_NCP_FORM_H
