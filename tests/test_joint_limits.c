@@ -1012,6 +1012,43 @@ static void test_limit_reached_pendulum(void **state)
     cdyn_model_free(m);
 }
 
+/* A locked joint (lower = upper = 0.4) started 0.05 rad beyond it, 500 steps of 10 ms: the
+ * implicit scheme's lower stop carries the pendulum at the root of K (0.4 - q) = m g l sin q
+ * (the upper one free: gravity pulls q below 0.4), lambda = m g l sin q; Baumgarte's rows (W
+ * singular with both in CONTACT: the minimum-norm solution) bring it to q = 0.4 with lambda =
+ * m g l sin 0.4 on the lower row. (Baumgarte fails a start deeper than max_penetration.) */
+static void test_locked_joint(void **state)
+{
+    (void)state;
+    const double mgl = G * 0.5, I = 0.26, tau = CDYN_SOLREF_TIMECONST, K = I / (tau * tau);
+    cdyn_body_desc d = revolute(0.4, 0.4);
+    cdyn_model *m = build(2, 1, &d);
+    double qs = 0.4;
+    for (int it = 0; it < 50; ++it)
+        qs -= (K * (0.4 - qs) - mgl * sin(qs)) / (-K - mgl * cos(qs));
+    for (int sc = 0; sc < 2; ++sc) {
+        cdyn_stepper *s = sc == 0 ? implicit(m, 0.01, 0, CDYN_BACKEND_AUTO) : baumgarte(m, 0.01);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = 0.45;
+        for (int k = 0; k < 500; ++k)
+            step_ok(s, x, k);
+        const double qw = sc == 0 ? qs : 0.4;
+        print_message("locked joint, %s: q - q_rest = %.1e, lambda = (%.6f, %.6f), m g l sin q = "
+                      "%.6f\n",
+                      sc == 0 ? "implicit" : "baumgarte", x->q[0] - qw, x->limit_lambda[0],
+                      x->limit_lambda[1], mgl * sin(qw));
+        assert_true(fabs(x->q[0] - qw) <= 1e-10);
+        assert_int_equal(x->limit_mode[0], CDYN_LIMIT_AT_LOWER);
+        assert_int_equal(x->limit_mode[1], CDYN_LIMIT_FREE);
+        assert_true(fabs(x->limit_lambda[0] - mgl * sin(qw)) <= (sc == 0 ? LAMBDA_TOL(0.01)
+                                                                          : 1e-12));
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    cdyn_model_free(m);
+}
+
 /* The limit rows' state, recorder columns, refusals and memory:
  *  - cdyn_model_limit_rows / _row (one row per finite end, lower before upper), mode names;
  *  - bad limit_solref refused by the builder; a state with a bad limit_mode or other limit rows
@@ -1216,7 +1253,8 @@ int main(void)
         cmocka_unit_test(test_implicit_slider), cmocka_unit_test(test_implicit_swings),
         cmocka_unit_test(test_implicit_jacobian), cmocka_unit_test(test_baumgarte_slider),
         cmocka_unit_test(test_baumgarte_swings), cmocka_unit_test(test_baumgarte_arm),
-        cmocka_unit_test(test_limit_reached_pendulum), cmocka_unit_test(test_limit_state),
+        cmocka_unit_test(test_limit_reached_pendulum), cmocka_unit_test(test_locked_joint),
+        cmocka_unit_test(test_limit_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
