@@ -135,7 +135,8 @@ typedef enum cdyn_scheme {
 CDYN_API const char *cdyn_scheme_str(cdyn_scheme scheme);
 
 /* The solver of the one-step problem. Which fit which scheme (the first is the default):
- *   IMPLICIT_NCP  FB_DENSE (n_v + 8 n_c unknowns <= options.sparse_above), FB_SPARSE otherwise
+ *   IMPLICIT_NCP  FB_DENSE (n_v + 8 n_c unknowns, + 2 per limit row, <= options.sparse_above),
+ *                 FB_SPARSE otherwise
  *   PYRAMID_LCP   LEMKE, FB_DENSE
  *   CONE_STEP     CONEQP
  *   BAUMGARTE     DIRECT (a dense linear solve per step and per event)
