@@ -736,7 +736,8 @@ static void test_implicit_jacobian(void **state)
     /* q at (or beyond) the stops' values do not matter: the rows are smooth in y */
     double x0[4 + 2] = {-1.15, 0.2, -0.5, 0.3, 0.001, 0.002};
     double *y = calloc(n, sizeof(double)), *J = calloc((size_t)n * n, sizeof(double));
-    double *Jd = calloc((size_t)n * n, sizeof(double)), *work = calloc(5 * (size_t)n, sizeof(double));
+    double *Jd = calloc((size_t)n * n, sizeof(double));
+    double *work = calloc(5 * (size_t)n, sizeof(double));
     const double yv[] = {-1.21, 0.25, -0.8, 0.6, 0.002, 0.001, 30, -2, 0, /* beta */
                          0.004, 0.003, 0.002, 0.001, 3, 2, 1, 0.5};
     memcpy(y, yv, sizeof yv);
@@ -1183,7 +1184,8 @@ static void test_limit_state(void **state)
         }
         print_message("%s (%s) with limits: %d allocations at creation, %d in warm-up, %d after "
                       "(%d of 100 steps at a stop)\n",
-                      cdyn_scheme_str(sch[k]), cdyn_step_backend_str(cdyn_stepper_options(s)->backend),
+                      cdyn_scheme_str(sch[k]),
+                      cdyn_step_backend_str(cdyn_stepper_options(s)->backend),
                       at_create, warm - at_create, fa.allocations - warm, pressed);
         assert_int_equal(fa.allocations, warm);
         assert_true(pressed > 0);
