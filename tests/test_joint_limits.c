@@ -1050,6 +1050,70 @@ static void test_locked_joint(void **state)
     cdyn_model_free(m);
 }
 
+/* Driven between its stops: the pendulum with limits [-0.5, 0.5] and a torque A sin(pi t) (A =
+ * 6 N m > m g l sin 0.5 = 2.35 N m: it is pushed onto each stop every 2 s), 10^4 steps (implicit
+ * 10 ms, 50 periods; Baumgarte 2 ms, 10 periods, where RK4's error in contact is 1e-7 of the
+ * depth: test_baumgarte_slider). A strike comes at most at u = the largest step-end speed plus
+ * h (A + m g l) / I (the most the free swing gains inside the step of the strike). Implicit: a
+ * strike of kinetic energy E <= I u^2 / 2 under a load of at most m g l + A goes no deeper than
+ * the energy bound (stop_depth_bound), for strikes from outside the stop (all of them: checked);
+ * Baumgarte: the stabilized gap of one dof, entering CONTACT at (h0 <= 0, h0' = -u0), follows
+ * h(t) = (h0 + (h0' + h0/tau) t) e^{-t/tau} >= h0 - u0 tau / e, so a strike goes at most
+ * u tau / e deeper than where it began (h0 = 0 from outside; a row that left its stop while
+ * still inside, BALLISTIC, strikes again at its shallowest point inside, no deeper than the last
+ * step end before it). */
+static void test_driven_swings(void **state)
+{
+    (void)state;
+    const double mgl = G * 0.5, I = 0.26, tau = CDYN_SOLREF_TIMECONST, K = I / (tau * tau);
+    const double A = 6;
+    cdyn_body_desc d = revolute(-0.5, 0.5);
+    cdyn_model *m = build(2, 1, &d);
+    for (int sc = 0; sc < 2; ++sc) {
+        const double h = sc == 0 ? 0.01 : 0.002;
+        cdyn_stepper *s = sc == 0 ? implicit(m, h, 0, CDYN_BACKEND_AUTO) : baumgarte(m, h);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        double viol = 0, vmax = 0, gap[2] = {0.5, 0.5}, carry[2] = {0, 0}, excess = 0;
+        int strikes[2] = {0, 0}, was[2] = {CDYN_LIMIT_FREE, CDYN_LIMIT_FREE}, reentries = 0;
+        for (int k = 0; k < 10000; ++k) {
+            const double tau_j = A * sin(acos(-1.0) * k * h);
+            cdyn_step_report sr;
+            if (cdyn_step(s, &tau_j, x, &sr) != CDYN_OK)
+                fail_msg("step %d: %s", k, sr.solver.message);
+            viol = fmax(viol, fmax(-0.5 - x->q[0], x->q[0] - 0.5));
+            vmax = fmax(vmax, fabs(x->v[0]));
+            for (int l = 0; l < 2; ++l) {
+                const int strike = was[l] == CDYN_LIMIT_FREE && x->limit_mode[l] != CDYN_LIMIT_FREE;
+                strikes[l] += strike;
+                reentries += strike && gap[l] < 0; /* left the stop and struck again from inside */
+                if (strike)
+                    carry[l] = fmax(0.0, -gap[l]);
+                was[l] = x->limit_mode[l];
+                gap[l] = l == 0 ? x->q[0] + 0.5 : 0.5 - x->q[0];
+                if (was[l] != CDYN_LIMIT_FREE)
+                    excess = fmax(excess, -gap[l] - carry[l]);
+            }
+        }
+        const double u = vmax + h * (A + mgl) / I;
+        const double bound = sc == 0 ? stop_depth_bound(K, mgl + A, 0.5 * I * u * u)
+                                     : u * tau / exp(1.0);
+        const double measured = sc == 0 ? viol : excess; /* Baumgarte: below the strike's start */
+        print_message("driven pendulum, %s, 1e4 steps: %d strikes on the lower stop, %d on the "
+                      "upper (%d from inside), deepest %.4e rad, %s %.4e (bound %.4e with u = "
+                      "%.3f rad/s)\n",
+                      sc == 0 ? "implicit" : "baumgarte", strikes[0], strikes[1], reentries, viol,
+                      sc == 0 ? "the same" : "below a strike's start", measured, bound, u);
+        assert_true(strikes[0] >= 10 && strikes[1] >= 10); /* one or more each per period */
+        if (sc == 0)
+            assert_int_equal(reentries, 0);
+        assert_true(measured <= bound);
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+    }
+    cdyn_model_free(m);
+}
+
 /* The limit rows' state, recorder columns, refusals and memory:
  *  - cdyn_model_limit_rows / _row (one row per finite end, lower before upper), mode names;
  *  - bad limit_solref refused by the builder; a state with a bad limit_mode or other limit rows
@@ -1256,6 +1320,7 @@ int main(void)
         cmocka_unit_test(test_implicit_jacobian), cmocka_unit_test(test_baumgarte_slider),
         cmocka_unit_test(test_baumgarte_swings), cmocka_unit_test(test_baumgarte_arm),
         cmocka_unit_test(test_limit_reached_pendulum), cmocka_unit_test(test_locked_joint),
+        cmocka_unit_test(test_driven_swings),
         cmocka_unit_test(test_limit_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
