@@ -545,7 +545,6 @@ static void test_limit_restitution(void **state)
         }
 }
 
-
 /* ---- compliant stops in the implicit scheme (docs/theory.md, "Time stepping" Sec. 10) ---- */
 
 /* A stop's force is certified through the dynamics row M (v - v0) - h (tau - bias) - h lambda,
@@ -693,7 +692,6 @@ static void test_implicit_swings(void **state)
     }
 }
 
-
 /* The analytic Newton matrix with limit rows against central differences of the residual, in
  * two ways on the arm (both joints limited, its tip disk over the floor):
  *  - the matrices themselves (ncp_form_J against ncp_form_jac_fd, both row scalings) at a point
@@ -797,7 +795,6 @@ static void test_implicit_jacobian(void **state)
     }
     cdyn_model_free(m);
 }
-
 
 /* ---- Baumgarte-stabilized stops (docs/theory.md, "Time stepping" Sec. 6 and 10) ---- */
 
@@ -927,7 +924,6 @@ static void test_baumgarte_swings(void **state)
     cdyn_stepper_free(s);
     cdyn_model_free(m);
 }
-
 
 /* Stops and a contact in one W: the arm (both joints limited) whose tip disk lands on the floor,
  * 10^4 Baumgarte steps of 2 ms. Every row in CONTACT obeys its own stabilized gap equation (W
