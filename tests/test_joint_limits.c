@@ -926,9 +926,11 @@ static void test_baumgarte_swings(void **state)
 }
 
 /* Stops and a contact in one W: the arm (both joints limited) whose tip disk lands on the floor,
- * 10^4 Baumgarte steps of 2 ms. Every row in CONTACT obeys its own stabilized gap equation (W
- * regular), so a stop struck at joint speed u goes at most u tau / e deep: bounded with the
- * largest joint speed of the run; the floor holds within max_penetration (else the step fails). */
+ * 10^4 Baumgarte steps of 2 ms without a failed step, so every stop and the floor within
+ * options.max_penetration (0.1; check_depth fails a deeper step). Every row in CONTACT obeys its
+ * own stabilized gap equation, so a strike from outside at joint speed u goes u tau / e deep:
+ * printed with the largest step-end speed as an estimate (strikes inside a step may be faster,
+ * and re-entries from inside start deeper: test_driven_swings bounds those for one dof). */
 static void test_baumgarte_arm(void **state)
 {
     (void)state;
@@ -949,12 +951,12 @@ static void test_baumgarte_arm(void **state)
             pressed += x->limit_mode[l] != CDYN_LIMIT_FREE;
         touched += x->mode[0] == CDYN_MODE_CONTACT;
     }
-    const double bound = vmax * CDYN_SOLREF_TIMECONST / exp(1.0);
+    const double estimate = vmax * CDYN_SOLREF_TIMECONST / exp(1.0);
     print_message("baumgarte arm, 1e4 steps: %d stop-steps, %d floor steps; deepest stop %.3e "
                   "(max |v_j| tau / e = %.3e)\n",
-                  pressed, touched, viol, bound);
+                  pressed, touched, viol, estimate);
     assert_true(pressed > 0 && touched > 0);
-    assert_true(viol <= bound);
+    assert_true(viol <= cdyn_stepper_options(s)->max_penetration);
     cdyn_state_free(x);
     cdyn_stepper_free(s);
     cdyn_model_free(m);
