@@ -56,8 +56,8 @@ static cdyn_model *load(const char *file, cdyn_urdf_map **map)
     cdyn_urdf_defaults(&o);
     o.base_pose.quat[0] = cos(PI / 4); /* a quarter turn about x: local y up */
     o.base_pose.quat[1] = sin(PI / 4);
-    /* joint damping is applied; joint friction and limits are left out: the implicit scheme
-     * does not take them yet */
+    /* joint damping is applied; joint friction is left out (the implicit scheme does not take
+     * it yet), and so are the limits, so that the swing below is the free chain's */
     o.skip = CDYN_URDF_SKIP_FRICTION | CDYN_URDF_SKIP_LIMITS;
     if (cdyn_builder_create(NULL, &b, &r) != CDYN_OK ||
         cdyn_builder_add_urdf(b, path, &o, map, &r) != CDYN_OK ||
@@ -87,8 +87,9 @@ static void print_map(const cdyn_urdf_map *map)
                j.velocity, j.damping, j.friction);
     }
     printf("\nDamping is applied (part of h(q, v), implicit in the schemes); joint friction "
-           "and limits are left out (CDYN_URDF_SKIP_FRICTION, _LIMITS: the implicit scheme does "
-           "not take them yet). %d collision spheres/boxes loaded.\n\n", nc);
+           "is left out (CDYN_URDF_SKIP_FRICTION: the implicit scheme does not take it yet), and "
+           "so are the limits (CDYN_URDF_SKIP_LIMITS: the swing is the free chain's). %d "
+           "collision spheres/boxes loaded.\n\n", nc);
 }
 
 /* Check 1: h(q, 0) against the statics of the chain of rods. */

@@ -82,9 +82,9 @@ CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
  * cdyn_step (a failed step leaves none). Cost: one factorization of the step's Jacobian at the
  * solution (dense LU or KLU, as the step's backend) and 2 n_v + k nd + n_v solves.
  * Statuses: CDYN_EINVAL (NULL stepper or both outputs, wrong sizes, a bad side, no successful
- * step yet or the last one failed), CDYN_ENOTSUP (a scheme other than the implicit one, or a step
- * that took substeps after halvings), CDYN_ESINGULAR (the step's Jacobian on the active set is
- * singular at the solution: no derivative), CDYN_ENUMERIC (the model cannot be evaluated there),
+ * step yet or the last one failed), CDYN_ENOTSUP (a scheme other than the implicit one, a step
+ * that took substeps after halvings, or a model with joint limits), CDYN_ESINGULAR (the step's
+ * Jacobian on the active set is singular at the solution: no derivative), CDYN_ENUMERIC (the model cannot be evaluated there),
  * CDYN_ENOMEM. On failure A and B are unchanged. report may be NULL. */
 CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side, int nx,
                                            int nu, double *A, double *B,

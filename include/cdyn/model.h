@@ -145,15 +145,23 @@ typedef struct cdyn_body_desc {
                               schemes (CDYN_ENOTSUP naming the body). FREE, FIXED: 0 */
     int limited;           /* REVOLUTE, PRISMATIC: 1 = the joint coordinate is limited to
                               [lower, upper] (a unilateral constraint at each finite end); 0 = no
-                              limits (default; FREE, FIXED: 0). Taken by the rigid velocity-level
-                              schemes (PYRAMID_LCP, CONE_STEP, COULOMB_STEP);
-                              cdyn_stepper_create refuses it for IMPLICIT_NCP and BAUMGARTE
-                              (CDYN_ENOTSUP naming the body) */
+                              limits (default; FREE, FIXED: 0). Taken by every time-stepping
+                              scheme: rigid rows in PYRAMID_LCP, CONE_STEP and COULOMB_STEP,
+                              compliant rows in IMPLICIT_NCP, Baumgarte-stabilized rows in
+                              BAUMGARTE (docs/theory.md, "Time stepping" Sec. 10); the BVP and
+                              cdyn_step_derivatives refuse it (CDYN_ENOTSUP) */
     double lower, upper;   /* with limited = 1: lower <= upper, not NaN (rad or m; -INFINITY /
                               INFINITY for an open end) */
     double limit_restitution; /* with limited = 1: Newton's coefficient e in [0, 1] of the
                               limit stops, used by CDYN_SCHEME_PYRAMID_LCP with
                               options.restitution (as a contact pair's restitution); 0 */
+    double limit_solref[2];   /* with limited = 1: (time constant tau > 0 in s, damping ratio
+                              zeta > 0) of the compliant stops of CDYN_SCHEME_IMPLICIT_NCP
+                              (K = m_eff / (tau zeta)^2, C = 2 m_eff / tau, m_eff = 1 /
+                              (M^-1)_jj at cdyn_model_default_q) and of the Baumgarte gains of
+                              CDYN_SCHEME_BAUMGARTE (alpha = (1 / (tau zeta)^2, 2 / tau, 0)), as
+                              a contact pair's solref; (0, 0): CDYN_SOLREF_TIMECONST,
+                              CDYN_SOLREF_DAMPRATIO (docs/api.md, "Joint limits") */
 } cdyn_body_desc;
 
 /* parent = CDYN_GROUND, joint = FREE, identity frame, axis = (0, 0, 1), com = 0, mass and
@@ -229,7 +237,8 @@ typedef struct cdyn_contact_pair_desc {
 
 #define CDYN_PATCH_MAX 16 /* largest patch_n */
 
-/* Default time constant and damping ratio of a contact (solref), as MuJoCo's. */
+/* Default time constant and damping ratio of a contact (solref), as MuJoCo's; also of the joint
+ * limits (cdyn_body_desc.limit_solref). */
 #define CDYN_SOLREF_TIMECONST 0.02
 #define CDYN_SOLREF_DAMPRATIO 1.0
 
@@ -365,6 +374,7 @@ typedef struct cdyn_body_info {
     int limited;              /* as described; lower = -INFINITY, upper = INFINITY without */
     double lower, upper;
     double limit_restitution; /* as described */
+    double limit_solref[2];   /* as described, the defaults filled in (0, 0 without limits) */
 } cdyn_body_info;
 
 CDYN_API cdyn_status cdyn_model_body_info(const cdyn_model *model, int body, cdyn_body_info *info);
@@ -380,6 +390,13 @@ CDYN_API int cdyn_model_joint_friction_count(const cdyn_model *model, int *first
 
 /* The same for joints with limits (cdyn_body_desc.limited). */
 CDYN_API int cdyn_model_joint_limit_count(const cdyn_model *model, int *first);
+
+/* Limit rows: one per finite end of every limited joint, bodies in id order, the lower end before
+ * the upper (cdyn_state.nl of them; 0 for NULL). Row `row`'s body and end (*upper = 0: lower,
+ * 1: upper); either pointer may be NULL. CDYN_EINVAL for a row out of range. */
+CDYN_API int cdyn_model_limit_rows(const cdyn_model *model);
+CDYN_API cdyn_status cdyn_model_limit_row(const cdyn_model *model, int row, int *body,
+                                          int *upper);
 
 typedef struct cdyn_pair_info {
     int geom_a, geom_b; /* as declared */

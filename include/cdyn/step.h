@@ -40,9 +40,12 @@
  *             explicit in BAUMGARTE's RK4, which fails a step with h trace(M^-1 D) > 2.785
  *             (CDYN_ENUMERIC, retried by max_halvings);
  *   friction  PYRAMID_LCP only (complementarity rows in joint space);
- *   limits    PYRAMID_LCP, CONE_STEP, COULOMB_STEP (a unilateral row per finite end).
- * cdyn_stepper_create refuses (CDYN_ENOTSUP, naming the body) a model with friction or limits
- * that the scheme does not take.
+ *   limits    every scheme, a unilateral row per finite end: rigid in PYRAMID_LCP, CONE_STEP and
+ *             COULOMB_STEP, a compliant stop (cdyn_body_desc.limit_solref) in IMPLICIT_NCP, a
+ *             Baumgarte-stabilized row of the state machine in BAUMGARTE; the rows' deformation,
+ *             force and mode are in the state (limit_delta, limit_lambda, limit_mode).
+ * cdyn_stepper_create refuses (CDYN_ENOTSUP, naming the body) a model with friction that the
+ * scheme does not take.
  *
  * A failed step returns its status and leaves the state bit-identical. With
  * options.max_halvings = k > 0 (default 8) a (sub)step whose solver does not converge is retried
@@ -83,6 +86,17 @@ typedef enum cdyn_contact_mode {
 /* "free", "stick", "slip", "contact", "ballistic"; never NULL. */
 CDYN_API const char *cdyn_contact_mode_str(cdyn_contact_mode mode);
 
+/* The mode of one joint-limit row (one finite end of a limited joint) after a step. */
+typedef enum cdyn_limit_mode {
+    CDYN_LIMIT_FREE = 0,     /* the stop does not act */
+    CDYN_LIMIT_AT_LOWER = 1, /* the row of a lower end acts: the joint is at (or within the
+                                compliance of) its lower limit */
+    CDYN_LIMIT_AT_UPPER = 2  /* the row of an upper end acts */
+} cdyn_limit_mode;
+
+/* "free", "lower", "upper"; never NULL. */
+CDYN_API const char *cdyn_limit_mode_str(cdyn_limit_mode mode);
+
 typedef struct cdyn_state {
     int nq, nv, nc;  /* sizes (read only): cdyn_model_nq, _nv, _ncontact */
     double t;        /* time */
@@ -91,6 +105,14 @@ typedef struct cdyn_state {
     double *delta;   /* 3 nc: contact deformations (n, t, o) per row (compliant scheme) */
     double *lambda;  /* 3 nc: contact forces (n, t, o) per row */
     int *mode;       /* nc: cdyn_contact_mode per row */
+    /* Joint-limit rows (cdyn_model_limit_rows, cdyn_model_limit_row: one per finite end of a
+     * limited joint, bodies in id order, lower before upper): */
+    int nl;               /* size (read only) */
+    double *limit_delta;  /* nl: deformation of the compliant stop (IMPLICIT_NCP; 0 otherwise),
+                             along the row (positive into the stop) */
+    double *limit_lambda; /* nl: the stop's force or torque >= 0 along the row (N or N m: +e_j
+                             at a lower end, -e_j at an upper); the rigid schemes report 0 */
+    int *limit_mode;      /* nl: cdyn_limit_mode per row */
 } cdyn_state;
 
 /* A state for model: t = 0, q = cdyn_model_default_q, v = delta = lambda = 0, modes FREE. One
@@ -116,7 +138,8 @@ typedef enum cdyn_scheme {
 CDYN_API const char *cdyn_scheme_str(cdyn_scheme scheme);
 
 /* The solver of the one-step problem. Which fit which scheme (the first is the default):
- *   IMPLICIT_NCP  FB_DENSE (n_v + 8 n_c unknowns <= options.sparse_above), FB_SPARSE otherwise
+ *   IMPLICIT_NCP  FB_DENSE (n_v + 8 n_c unknowns, + 2 per limit row, <= options.sparse_above),
+ *                 FB_SPARSE otherwise
  *   PYRAMID_LCP   LEMKE, FB_DENSE
  *   CONE_STEP     CONEQP
  *   BAUMGARTE     DIRECT (a dense linear solve per step and per event)
@@ -261,7 +284,8 @@ CDYN_API cdyn_status cdyn_step(cdyn_stepper *stepper, const double *tau, cdyn_st
 /* ---- recorder ---------------------------------------------------------------------------- */
 
 /* CSV writer of states: a header "t,q0..,v0..,delta_n0,delta_t0,delta_o0,..,lambda_n0,..,mode0.."
- * and one line per cdyn_recorder_write, full precision (%.17g). */
+ * (for models with joint limits followed by ",limit_delta0..,limit_lambda0..,limit_mode0..", one
+ * per limit row) and one line per cdyn_recorder_write, full precision (%.17g). */
 typedef struct cdyn_recorder cdyn_recorder;
 
 /* Open path for writing (truncates). CDYN_EIO with the system's reason when it cannot. */

@@ -24,8 +24,9 @@
  * and prismatic joints become joint limits (cdyn_body_desc.limited, lower, upper; absent values
  * are 0, as the URDF specification says, and lower = upper = 0 is taken as no limit rather than
  * a joint locked at 0; continuous joints have none; lower > upper is refused with the line),
- * taken by the pyramid LCP, cone step and Coulomb step schemes: CDYN_URDF_SKIP_LIMITS loads the
- * model without them for the others.
+ * taken by every scheme (rigid stops in the pyramid LCP, cone and Coulomb steps, compliant ones in
+ * the implicit NCP, Baumgarte-stabilized ones in Baumgarte; the BVP and the per-step derivatives
+ * refuse them): CDYN_URDF_SKIP_LIMITS loads the model without them.
  * <limit effort velocity> are reported in the map only.
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
@@ -70,8 +71,9 @@ enum {
                                          joint friction (all but the pyramid LCP) accept the
                                          model */
     CDYN_URDF_SKIP_LIMITS = 32u       /* <limit lower upper>: not passed to the builder (the
-                                         map still reports them), for the schemes that refuse
-                                         joint limits (the implicit NCP and Baumgarte) */
+                                         map still reports them): for the BVP and the per-step
+                                         derivatives, which refuse joint limits, or a free
+                                         motion */
 };
 
 typedef struct cdyn_urdf_options {

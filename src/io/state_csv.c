@@ -1,4 +1,5 @@
-/* cdyn_recorder: states as CSV lines (t, q, v, delta, lambda, modes). Numbers are written with
+/* cdyn_recorder: states as CSV lines (t, q, v, delta, lambda, modes; then, for models with joint
+ * limits only, the limit rows' deformations, forces and modes). Numbers are written with
  * "%.17g" in the C locale's format regardless of the process locale (the decimal point is
  * replaced when a host locale uses a comma). */
 #include "cdyn/step.h"
@@ -13,7 +14,7 @@
 
 struct cdyn_recorder {
     FILE *f;
-    int nq, nv, nc;
+    int nq, nv, nc, nl;
     int failed; /* a write failed: reported by close */
     int err;
 };
@@ -90,6 +91,10 @@ cdyn_status cdyn_recorder_open(const cdyn_model *model, const char *path, cdyn_r
             put_text(rec, buf);
         }
     put_names(rec, "mode", rec->nc);
+    rec->nl = cdyn_model_limit_rows(model);
+    put_names(rec, "limit_delta", rec->nl);
+    put_names(rec, "limit_lambda", rec->nl);
+    put_names(rec, "limit_mode", rec->nl);
     put_text(rec, "\n");
     *out = rec;
     return CDYN_OK;
@@ -103,12 +108,21 @@ static void put_list(cdyn_recorder *rec, int n, const double *x)
     }
 }
 
+static void put_modes(cdyn_recorder *rec, int n, const int *mode)
+{
+    char buf[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(buf, sizeof buf, ",%d", mode[i]);
+        put_text(rec, buf);
+    }
+}
+
 cdyn_status cdyn_recorder_write(cdyn_recorder *rec, const cdyn_state *x, cdyn_report *report)
 {
     cdyn_report_clear(report, "recorder");
     if (rec == NULL || x == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "cdyn_recorder_write: NULL recorder or state");
-    if (x->nq != rec->nq || x->nv != rec->nv || x->nc != rec->nc)
+    if (x->nq != rec->nq || x->nv != rec->nv || x->nc != rec->nc || x->nl != rec->nl)
         return cdyn_fail(report, CDYN_EINVAL,
                          "cdyn_recorder_write: the state's sizes are not the model's");
     put_number(rec, x->t);
@@ -116,11 +130,10 @@ cdyn_status cdyn_recorder_write(cdyn_recorder *rec, const cdyn_state *x, cdyn_re
     put_list(rec, rec->nv, x->v);
     put_list(rec, 3 * rec->nc, x->delta);
     put_list(rec, 3 * rec->nc, x->lambda);
-    char buf[16];
-    for (int i = 0; i < rec->nc; i++) {
-        snprintf(buf, sizeof buf, ",%d", x->mode[i]);
-        put_text(rec, buf);
-    }
+    put_modes(rec, rec->nc, x->mode);
+    put_list(rec, rec->nl, x->limit_delta);
+    put_list(rec, rec->nl, x->limit_lambda);
+    put_modes(rec, rec->nl, x->limit_mode);
     put_text(rec, "\n");
     if (rec->failed) {
         char eb[128];

@@ -238,6 +238,26 @@ static cdyn_status check_joint_dynamics(const cdyn_body_desc *d, int joint, mbod
                          "limit_restitution = %g on a joint without limits (limited = 0)",
                          d->limit_restitution);
     out->limit_restitution = d->limit_restitution;
+    const double *sr = d->limit_solref;
+    out->limit_solref[0] = out->limit_solref[1] = 0.0;
+    if (sr[0] == 0.0 && sr[1] == 0.0) {
+        if (d->limited) {
+            out->limit_solref[0] = CDYN_SOLREF_TIMECONST;
+            out->limit_solref[1] = CDYN_SOLREF_DAMPRATIO;
+        }
+        return CDYN_OK;
+    }
+    if (!d->limited)
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "limit_solref = (%g, %g) on a joint without limits (limited = 0)", sr[0],
+                         sr[1]);
+    if (!(sr[0] > 0.0) || !(sr[1] > 0.0) || !isfinite(sr[0]) || !isfinite(sr[1]))
+        return cdyn_fail(report, CDYN_EINVAL,
+                         "limit_solref = (%g, %g): need a time constant and a damping ratio, "
+                         "both finite and > 0 (or both 0 for the defaults)",
+                         sr[0], sr[1]);
+    out->limit_solref[0] = sr[0];
+    out->limit_solref[1] = sr[1];
     return CDYN_OK;
 }
 

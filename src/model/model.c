@@ -75,7 +75,39 @@ cdyn_status cdyn_model_body_info(const cdyn_model *m, int body, cdyn_body_info *
     info->lower = b->lower;
     info->upper = b->upper;
     info->limit_restitution = b->limit_restitution;
+    info->limit_solref[0] = b->limit_solref[0];
+    info->limit_solref[1] = b->limit_solref[1];
     return CDYN_OK;
+}
+
+int cdyn_model_limit_rows(const cdyn_model *m)
+{
+    int n = 0;
+    for (int k = 0; m != NULL && k < m->nbody; ++k)
+        if (m->bodies[k].limited)
+            n += isfinite(m->bodies[k].lower) + isfinite(m->bodies[k].upper);
+    return n;
+}
+
+cdyn_status cdyn_model_limit_row(const cdyn_model *m, int row, int *body, int *upper)
+{
+    if (m == NULL || row < 0)
+        return CDYN_EINVAL;
+    for (int k = 0; k < m->nbody; ++k) {
+        const mbody *b = &m->bodies[k];
+        if (!b->limited)
+            continue;
+        for (int end = 0; end < 2; ++end) {
+            if (!isfinite(end == 0 ? b->lower : b->upper) || row-- > 0)
+                continue;
+            if (body != NULL)
+                *body = k;
+            if (upper != NULL)
+                *upper = end;
+            return CDYN_OK;
+        }
+    }
+    return CDYN_EINVAL;
 }
 
 int cdyn_model_joint_damping(const cdyn_model *m, double *d)

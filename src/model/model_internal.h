@@ -27,6 +27,7 @@ typedef struct mbody {
     int limited;       /* joint limits [lower, upper] (1-dof joints) */
     double lower, upper; /* -INFINITY, INFINITY when not limited */
     double limit_restitution; /* of the limit stops, [0, 1] */
+    double limit_solref[2];   /* (tau, zeta) of the stops, defaults filled in; 0 without limits */
 } mbody;
 
 typedef struct mgeom {

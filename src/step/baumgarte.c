@@ -13,7 +13,10 @@
  * fourth order in contact). Events: at the end of each RK4 piece the transition conditions are
  * tested; when one holds, the instant is located by bisection on the length of a single RK4 step
  * from the piece's start (to options.event_tol), the state there is taken, the modes switch, and
- * the integration continues from there to t + h. */
+ * the integration continues from there to t + h.
+ * Joint limits are rows of the same machine after the contact rows (nr = nc + nl rows): row nc + l
+ * has the gap h = s (q_j - bound) of limit row l (limit_rows.h), Jacobian s e_j, no dGamma/dt,
+ * and the gains of the joint's limit_solref (alpha = (1/(tau zeta)^2, 2/tau, 0)). */
 #include "step/step_internal.h"
 
 #include "core/carve.h"
@@ -38,7 +41,10 @@
 
 typedef struct bmg_ws {
     int nq, nv, nc;
-    double *alpha; /* 3 nc: (alpha0, alpha1, alpha2) of each row's pair */
+    int nr;               /* rows: the nc contact rows, then the joint-limit rows */
+    const lim_rows *lim;  /* the stepper's limit rows */
+    /* Every per-row array below ("nc") holds nr entries. */
+    double *alpha; /* 3 nc: (alpha0, alpha1, alpha2) of each row's pair (limit rows: solref) */
     double *tau;   /* nv: the step's generalized forces (zeros for NULL) */
     double *damp;  /* nv: joint damping per dof (cdyn_model_joint_damping) */
     int ndamp;     /* dofs with damping > 0 */
@@ -77,7 +83,7 @@ typedef struct bmg_ws {
 
 static void ws_layout(cdyn_carve *cv, void *base, bmg_ws *w)
 {
-    const size_t nq = (size_t)w->nq, nv = (size_t)w->nv, nc = (size_t)w->nc;
+    const size_t nq = (size_t)w->nq, nv = (size_t)w->nv, nc = (size_t)w->nr;
     (void)cdyn_carve_ptr(cv, base, 1, sizeof(bmg_ws));
     w->alpha = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 3, nc));
     w->tau = cdyn_carve_doubles(cv, base, nv);
@@ -130,7 +136,9 @@ static cdyn_status baumgarte_create(cdyn_stepper *s, cdyn_report *r)
     shape.nq = s->nq;
     shape.nv = s->nv;
     shape.nc = s->nc;
-    shape.lsvd = s->nc > 0 ? cdyn_svd_full_lwork(s->nc, s->nc) : 0;
+    shape.nr = s->nc + s->lim.n;
+    shape.lim = &s->lim;
+    shape.lsvd = shape.nr > 0 ? cdyn_svd_full_lwork(shape.nr, shape.nr) : 0;
     if (shape.lsvd < 0)
         return cdyn_fail(r, CDYN_ENOMEM, "baumgarte: SVD workspace query failed");
     cdyn_carve cv = {0, 0};
@@ -151,6 +159,13 @@ static cdyn_status baumgarte_create(cdyn_stepper *s, cdyn_report *r)
         cdyn_model_pair_info(s->model, p, &pi);
         for (int i = pi.row; i < pi.row + pi.nrows; ++i)
             memcpy(w->alpha + 3 * i, pi.baumgarte, sizeof pi.baumgarte);
+    }
+    for (int l = 0; l < s->lim.n; ++l) { /* the contacts' solref defaults (contact_defaults.c) */
+        double *a = w->alpha + 3 * (s->nc + l);
+        const double tz = s->lim.tau[l] * s->lim.zeta[l];
+        a[0] = 1.0 / (tz * tz);
+        a[1] = 2.0 / s->lim.tau[l];
+        a[2] = 0.0;
     }
     w->ndamp = cdyn_model_joint_damping(s->model, w->damp);
     s->ws = w;
@@ -176,11 +191,23 @@ static cdyn_status model_fail(cdyn_report *r, cdyn_status st, const cdyn_report 
     return cdyn_fail(r, st, "baumgarte: %s", mrep->message);
 }
 
-static double row_dot(const double *J, int nrows, int row, int nv, const double *x)
+/* Entry (i, j) of the rows' Jacobian: Gamma_n (dense, nc rows) for contact rows, s e_j for
+ * limit rows. */
+static double jrow(const bmg_ws *w, const double *Jn, int i, int j)
 {
+    if (i < w->nc)
+        return Jn[i + (size_t)j * (size_t)w->nc];
+    const int l = i - w->nc;
+    return j == w->lim->dof[l] ? w->lim->sign[l] : 0.0;
+}
+
+static double row_dot(const bmg_ws *w, const double *Jn, int i, const double *x)
+{
+    if (i >= w->nc)
+        return w->lim->sign[i - w->nc] * x[w->lim->dof[i - w->nc]];
     double sum = 0.0;
-    for (int j = 0; j < nv; ++j)
-        sum += J[row + (size_t)j * (size_t)nrows] * x[j];
+    for (int j = 0; j < w->nv; ++j)
+        sum += Jn[i + (size_t)j * (size_t)w->nc] * x[j];
     return sum;
 }
 
@@ -216,13 +243,13 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
                          cdyn_report *r)
 {
     bmg_ws *w = s->ws;
-    const int nv = w->nv, nc = w->nc;
+    const int nv = w->nv, nc = w->nc, nr = w->nr;
     int na = 0;
-    for (int i = 0; i < nc; ++i)
+    for (int i = 0; i < nr; ++i)
         if (mode[i] == CDYN_MODE_CONTACT)
             w->rows[na++] = i;
     unsigned flags = CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS;
-    if (na > 0)
+    if (na > 0 && w->rows[0] < nc)
         flags |= CDYN_EVAL_CONTACT_DOT;
     cdyn_status st = cdyn_eval(s->model, s->data, q, v, flags, &w->mrep);
     if (st != CDYN_OK)
@@ -234,8 +261,10 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
     const double *Jn = cdyn_data_jacobian(d, CDYN_DIR_N);
     if (nc > 0)
         memcpy(w->gap, cdyn_data_gap(d), (size_t)nc * sizeof(double));
-    for (int i = 0; i < nc; ++i) {
-        w->gapdot[i] = row_dot(Jn, nc, i, nv, v);
+    for (int l = 0; l < w->lim->n; ++l)
+        w->gap[nc + l] = lim_gap(w->lim, l, q);
+    for (int i = 0; i < nr; ++i) {
+        w->gapdot[i] = row_dot(w, Jn, i, v);
         w->lam[i] = 0.0;
     }
 
@@ -258,14 +287,14 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
     const double *jd = cdyn_data_jacobian_dot_v(d, CDYN_DIR_N);
     for (int k = 0; k < na; ++k)
         for (int j = 0; j < nv; ++j)
-            w->Y[j + (size_t)k * (size_t)nv] = Jn[w->rows[k] + (size_t)j * (size_t)nc];
+            w->Y[j + (size_t)k * (size_t)nv] = jrow(w, Jn, w->rows[k], j);
     cdyn_dense_chol_lsolve(nv, w->L, nv, na, w->Y, nv);
     memcpy(w->z, w->vdot, (size_t)nv * sizeof(double));
     cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
     cdyn_dense_gemm(1, 0, na, na, nv, 1.0, w->Y, nv, w->Y, nv, 0.0, w->W, na);
     cdyn_dense_gemv_t(nv, na, -1.0, w->Y, nv, w->z, 0.0, w->b);
     for (int k = 0; k < na; ++k)
-        w->b[k] -= jd[w->rows[k]] + stabilization(w, w->rows[k]);
+        w->b[k] -= (w->rows[k] < nc ? jd[w->rows[k]] : 0.0) + stabilization(w, w->rows[k]);
     memcpy(w->W2, w->W, (size_t)na * (size_t)na * sizeof(double));
     const double wnorm = cdyn_dense_norm1(na, na, w->W, na);
     st = cdyn_dense_lu(na, w->W, na, w->ipiv);
@@ -282,14 +311,15 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
         const int i = w->rows[k];
         w->lam[i] = w->b[k];
         for (int j = 0; j < nv; ++j)
-            w->vdot[j] += Jn[i + (size_t)j * (size_t)nc] * w->b[k];
+            w->vdot[j] += jrow(w, Jn, i, j) * w->b[k];
     }
     cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
     if (!cdyn_dense_all_finite(nv, w->vdot) || !cdyn_dense_all_finite(na, w->b))
         return non_finite(r);
     for (int k = 0; k < na; ++k) {
         const int i = w->rows[k];
-        const double res = row_dot(Jn, nc, i, nv, w->vdot) + jd[i] + stabilization(w, i);
+        const double res =
+            row_dot(w, Jn, i, w->vdot) + (i < nc ? jd[i] : 0.0) + stabilization(w, i);
         w->resid = fmax(w->resid, fabs(res));
     }
     return CDYN_OK;
@@ -300,7 +330,7 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
 static int transitions(const bmg_ws *w, const int *mode, int *pred)
 {
     int n = 0;
-    for (int i = 0; i < w->nc; ++i) {
+    for (int i = 0; i < w->nr; ++i) {
         const double h = w->gap[i];
         switch (mode[i]) {
         case CDYN_MODE_FREE: pred[i] = h <= 0.0; break;
@@ -338,7 +368,7 @@ static cdyn_status settle(cdyn_stepper *s, const double *q, const double *v, int
         if (st != CDYN_OK)
             return st;
         int changed = 0;
-        for (int i = 0; i < w->nc; ++i) {
+        for (int i = 0; i < w->nr; ++i) {
             const int m = w->mode[i];
             int to = m;
             if (m == CDYN_MODE_FREE && w->gap[i] <= 0.0)
@@ -356,7 +386,7 @@ static cdyn_status settle(cdyn_stepper *s, const double *q, const double *v, int
         if (!changed)
             break;
     }
-    for (int i = 0; i < w->nc; ++i)
+    for (int i = 0; i < w->nr; ++i)
         w->armed[i] = !(w->gap[i] <= 0.0 && w->gapdot[i] < 0.0);
     return CDYN_OK;
 }
@@ -421,9 +451,9 @@ static cdyn_status rk4(cdyn_stepper *s, double dt, double *oq, double *ov, cdyn_
 static cdyn_status start_piece(cdyn_stepper *s, cdyn_report *r)
 {
     bmg_ws *w = s->ws;
-    if (w->nc > 0) {
-        memcpy(w->gap0, w->gap, (size_t)w->nc * sizeof(double));
-        memcpy(w->gapdot0, w->gapdot, (size_t)w->nc * sizeof(double));
+    if (w->nr > 0) {
+        memcpy(w->gap0, w->gap, (size_t)w->nr * sizeof(double));
+        memcpy(w->gapdot0, w->gapdot, (size_t)w->nr * sizeof(double));
     }
     memcpy(w->kv, w->vdot, (size_t)w->nv * sizeof(double));
     const cdyn_status st = cdyn_model_qdot(s->model, w->q, w->v, w->kq, &w->mrep);
@@ -464,8 +494,18 @@ static cdyn_status check_depth(const cdyn_stepper *s, double t, double dt, cdyn_
 {
     const bmg_ws *w = s->ws;
     const double bound = s->opts.max_penetration;
-    for (int i = 0; i < w->nc; ++i) {
+    for (int i = 0; i < w->nr; ++i) {
         const double d = -hermite_min(w->gap0[i], w->gapdot0[i], w->gap[i], w->gapdot[i], dt);
+        if (d > bound && i >= w->nc) {
+            int body = 0, upper = 0;
+            cdyn_model_limit_row(s->model, i - w->nc, &body, &upper);
+            return cdyn_fail(r, CDYN_EPENETRATION,
+                             "baumgarte: the %s limit of body %d was passed by %.3g (rad or m) "
+                             "between t = %.9g and %.9g s, beyond max_penetration = %g (gains "
+                             "alpha0 %g, alpha1 %g from its limit_solref)",
+                             upper ? "upper" : "lower", body, d, t, t + dt, bound,
+                             w->alpha[3 * i], w->alpha[3 * i + 1]);
+        }
         if (d > bound) {
             cdyn_contact ct;
             cdyn_data_contact(s->data, i, &ct);
@@ -485,9 +525,9 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
 {
     bmg_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
-    const int nq = w->nq, nv = w->nv, nc = w->nc;
+    const int nq = w->nq, nv = w->nv, nc = w->nc, nr = w->nr;
     const double tol = s->opts.event_tol;
-    const int max_events = 64 + 8 * nc; /* located per step; more means chatter */
+    const int max_events = 64 + 8 * nr; /* located per step; more means chatter */
     cdyn_report_method(r, "baumgarte-direct");
     w->solves = 0;
     memcpy(w->q, x0->q, (size_t)nq * sizeof(double));
@@ -498,6 +538,10 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         const int m = x0->mode[i];
         w->mode[i] = (m == CDYN_MODE_STICK || m == CDYN_MODE_SLIP) ? CDYN_MODE_CONTACT : m;
     }
+    /* a stop reported acting (by any scheme) is in CONTACT; FREE rows already pressed enter
+     * CONTACT when settled, and leave through BALLISTIC as contacts do */
+    for (int l = 0; l < x0->nl; ++l)
+        w->mode[nc + l] = x0->limit_mode[l] != CDYN_LIMIT_FREE ? CDYN_MODE_CONTACT : CDYN_MODE_FREE;
 
     int events = 0, located = 0;
     cdyn_status st = settle(s, w->q, w->v, &events, r);
@@ -534,7 +578,7 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         double lo = 0.0, hi = dt;
         memcpy(w->hq, w->tq, (size_t)nq * sizeof(double));
         memcpy(w->hv, w->tv, (size_t)nv * sizeof(double));
-        memcpy(w->hpred, w->pred, (size_t)nc * sizeof(int));
+        memcpy(w->hpred, w->pred, (size_t)nr * sizeof(int));
         while (hi - lo > tol) {
             const double mid = lo + 0.5 * (hi - lo);
             if (!(mid > lo && mid < hi))
@@ -546,7 +590,7 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
                 hi = mid;
                 memcpy(w->hq, w->tq, (size_t)nq * sizeof(double));
                 memcpy(w->hv, w->tv, (size_t)nv * sizeof(double));
-                memcpy(w->hpred, w->pred, (size_t)nc * sizeof(int));
+                memcpy(w->hpred, w->pred, (size_t)nr * sizeof(int));
             } else {
                 lo = mid;
             }
@@ -559,7 +603,7 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         st = accel(s, w->q, w->v, w->mode, r); /* gaps at hi, for BALLISTIC's target */
         if (st == CDYN_OK)
             st = check_depth(s, x0->t + t, hi, r);
-        for (int i = 0; st == CDYN_OK && i < nc; ++i)
+        for (int i = 0; st == CDYN_OK && i < nr; ++i)
             if (w->hpred[i]) {
                 w->mode[i] = next_mode(w, i, w->mode[i]);
                 ++events;
@@ -584,6 +628,12 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         x1->lambda[3 * i] = w->lam[i];
         x1->lambda[3 * i + 1] = x1->lambda[3 * i + 2] = 0.0;
         x1->delta[3 * i] = x1->delta[3 * i + 1] = x1->delta[3 * i + 2] = 0.0;
+    }
+    for (int l = 0; l < x1->nl; ++l) {
+        const int on = w->mode[nc + l] == CDYN_MODE_CONTACT;
+        x1->limit_mode[l] = on ? lim_acting(&s->lim, l) : CDYN_LIMIT_FREE;
+        x1->limit_lambda[l] = on ? w->lam[nc + l] : 0.0;
+        x1->limit_delta[l] = 0.0;
     }
     r->residual = w->resid;
     rep->events += events;

@@ -225,6 +225,10 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
 {
     cdyn_report *r = &rep->solver;
     ncp_last L;
+    if (s->lim.n > 0)
+        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the model has joint limits "
+                         "(%d limit rows): the derivatives of the implicit step do not take "
+                         "their rows yet (docs/api.md, \"Joint limits\")", s->lim.n);
     if (ncp_last_step(s, &L) != 0)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: the stepper has no successful "
                          "step to differentiate");

@@ -17,7 +17,7 @@
 static int ncp_size(const cdyn_stepper *s, int k)
 {
     const int nd = s->dim == 2 ? 2 : 3;
-    return s->nq + s->nv + k * (2 * nd + 1);
+    return s->nq + s->nv + k * (2 * nd + 1) + 2 * cdyn_model_limit_rows(s->model);
 }
 
 static cdyn_step_backend ncp_pick(const cdyn_stepper *s)
@@ -36,6 +36,7 @@ static void ncp_destroy(cdyn_stepper *s)
     cdyn_mem_free(a, w->seqpos);
     cdyn_mem_free(a, w->seqval);
     cdyn_mem_free(a, w->rows);
+    ncp_limits_free(&w->lim, a);
     cdyn_mem_free(a, w);
     s->ws = NULL;
 }
@@ -94,7 +95,10 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     memset(w->beta, 0, (size_t)nc * sizeof(double));
     w->solver_k = -1;
     w->fd = o->fd_jacobian != 0;
-    return CDYN_OK;
+    const cdyn_status st = ncp_limits_create(s->model, &s->lim, a, &w->lim, r);
+    if (st != CDYN_OK)
+        ncp_destroy(s);
+    return st;
 }
 
 /* The rows taking part: active at x0. */
@@ -106,6 +110,7 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
         if (active[i])
             w->rows[k++] = i;
     ncp_form_setup(&w->f, s->model, s->data, k, w->rows, w->mu, w->A, w->Ch, h, s->opts.gamma);
+    ncp_limits_attach(&w->f, &w->lim);
     w->f.friction_qp = (s->opts.friction_qp != 0) != (w->other_law != 0);
     /* rows the friction QP cannot take (a rigid or uncoupled tangential direction) keep the
      * smoothed NCP rows; the others' A^-1 is inverted once here, not at every evaluation */
@@ -202,6 +207,7 @@ static void ncp_bounds(ncp_ws *w, double *y, int pins)
         f->lower[i] = -INFINITY;
         f->upper[i] = INFINITY;
     }
+    ncp_limits_bounds(f);
     for (int c = 0; c < k; c++) {
         f->lower[ol + c * nd] = 0.0;
         f->lower[ob + c] = 0.0;
@@ -376,6 +382,7 @@ static void ncp_start(cdyn_stepper *s, ncp_ws *w, double t, const cdyn_state *x0
     for (int c = 0; c < k; c++)
         if (ncp_row_qp(&w->f, c))
             w->y[ob + c] = 0.0; /* pinned: the friction QP replaces the multiplier */
+    ncp_limits_start(&w->f, &w->lim, x0, t, w->y);
 }
 
 /* The solver for the current form, and a solve from w->y. */
@@ -570,6 +577,7 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
             slip[d - 1] = (w->y[od + c * nd + d] - w->x0[od + c * nd + d]) / h + w->uv[3 * i + d];
         x1->mode[i] = hypot(slip[0], slip[1]) > 1e-6 * vscale ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
     }
+    ncp_limits_store(&w->f, w->y, x1);
     /* kept for cdyn_step_derivatives: a few copies, nothing computed */
     w->flast = w->f;
     memcpy(w->ylast, w->y, (size_t)w->f.ny * sizeof(double));

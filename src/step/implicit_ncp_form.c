@@ -3,6 +3,7 @@
 
 #include "linalg/dense.h"
 #include "step/friction_qp.h"
+#include "step/implicit_limits.h"
 
 #include <math.h>
 #include <string.h>
@@ -263,6 +264,7 @@ int ncp_form_F(ncp_form *f, const double *x0, const double *y, double *F)
         }
         Fb[c] = mln + f->gamma - rho;
     }
+    ncp_limits_F(f, y, F);
     return 0;
 }
 
@@ -311,6 +313,7 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
     f->qp_rows = NULL;
     f->pairs = NULL;
     f->Ai = NULL;
+    f->lim = NULL;
     for (int i = 0; i < f->ny; i++) {
         f->lower[i] = -INFINITY;
         f->upper[i] = INFINITY;

@@ -20,6 +20,8 @@
  *                                    d = [(A^-1)_Tn lambda_n + (A^-1 Ch delta0)_T - delta0_T] / h
  *                                        + Gamma_T(q) v,  so that S lambda_T + d = s_T
  *   beta                             (beta is not used: pinned at 0, the layout kept)
+ * The stepper appends the joint-limit rows' unknowns and rows after beta (f->lim,
+ * implicit_limits.h); the BVP's forms have none.
  * Derivatives: all analytic, the model's from cdyn_eval_derivatives; assembled straight into
  * a dense matrix or a sparse pattern (implicit_ncp_jac.c; docs/theory.md). */
 #ifndef CDYN_STEP_IMPLICIT_NCP_FORM_H
@@ -28,6 +30,8 @@
 #include "cdyn/sparse.h"
 #include "cdyn/step.h"
 #include "step/friction_qp.h"
+
+typedef struct ncp_limits ncp_limits; /* joint-limit rows (implicit_limits.h) */
 
 typedef struct ncp_form {
     const cdyn_model *model;
@@ -49,6 +53,8 @@ typedef struct ncp_form {
     const double *tau;         /* nv, or NULL */
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */
+    const ncp_limits *lim;     /* NULL (set so by ncp_form_setup), or the stepper's joint-limit
+                                  rows appended to y and F (ncp_limits_attach) */
 } ncp_form;
 
 /* Fill f for the k model rows `rows` (kept by pointer) at step h: their friction coefficients
@@ -99,6 +105,9 @@ typedef struct ncp_sink {
     int *ti, *tj;
     size_t n;
 } ncp_sink;
+
+/* Add v at (i, j) of the sink. */
+void ncp_sink_put(ncp_sink *s, int i, int j, double v);
 
 /* The Jacobians into sinks (NULL: not wanted); dense and CSC sinks must hold zeros on entry. Cost
  * linear in the model's and the rows' entries. 0 on success. */

@@ -6,6 +6,7 @@
 #include "step/implicit_ncp_form.h"
 
 #include "linalg/csc.h"
+#include "step/implicit_limits.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,6 +38,11 @@ static void put(ncp_sink *s, int i, int j, double v)
         s->n++;
         break;
     }
+}
+
+void ncp_sink_put(ncp_sink *s, int i, int j, double v)
+{
+    put(s, i, j, v);
 }
 
 /* Rows q - q0 - h G(m) v, m = (q + q0)/2: the identity and the quaternion blocks -h/2 d(G(m) v)/dm
@@ -248,6 +254,7 @@ int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *JY, n
     }
     for (int c = 0; c < k; c++)
         row_block(f, &s, y, x0, c, JY, JX);
+    ncp_limits_jac(f, JY);
     return (JY != NULL && JY->missing > 0) || (JX != NULL && JX->missing > 0);
 }
 

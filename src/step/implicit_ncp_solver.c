@@ -176,6 +176,7 @@ static int ncp_full_order(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, doub
     f.lower = lo;
     f.upper = up;
     ncp_form_setup(&f, s->model, s->data, nc, rows, mu, A, Ch, h, s->opts.gamma);
+    ncp_limits_attach(&f, &w->lim);
     f.friction_qp = s->opts.friction_qp != 0;
     if (f.friction_qp)
         ncp_form_qp_rows(&f, qp);
@@ -223,8 +224,10 @@ static void ncp_restrict_order(const cdyn_stepper *s, ncp_ws *w)
             full = od + w->rows[(i - od) / nd] * nd + (i - od) % nd;
         else if (i < ob)
             full = olf + w->rows[(i - ol) / nd] * nd + (i - ol) % nd;
-        else
+        else if (i < ob + k)
             full = obf + w->rows[i - ob];
+        else
+            full = obf + nc + (i - ob - k); /* the joint-limit rows (implicit_limits.h) */
         w->order[w->rank[full]] = i;
     }
     int m = 0;

@@ -5,6 +5,7 @@
 #define CDYN_STEP_IMPLICIT_NCP_WS_H
 
 #include "cdyn/mcp.h"
+#include "step/implicit_limits.h"
 #include "step/implicit_ncp_form.h"
 #include "step/step_internal.h"
 
@@ -57,6 +58,7 @@ typedef struct ncp_ws {
     double *ylast, *x0last, *taulast; /* ny max, nx max, nv */
     int last_ok, last_tau;
     int other_law; /* nonzero: the rows take the other friction law (ncp_other_law) */
+    ncp_limits lim; /* the joint-limit rows, attached to every form (implicit_limits.h) */
 } ncp_ws;
 
 /* Seconds, for the step report's profile (C11's timespec_get: the library stays portable). */

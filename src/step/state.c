@@ -23,6 +23,9 @@ static void state_layout(cdyn_carve *cv, void *base, cdyn_state *s)
     s->delta = cdyn_carve_doubles(cv, base, 3 * (size_t)s->nc);
     s->lambda = cdyn_carve_doubles(cv, base, 3 * (size_t)s->nc);
     s->mode = cdyn_carve_ints(cv, base, (size_t)s->nc);
+    s->limit_delta = cdyn_carve_doubles(cv, base, (size_t)s->nl);
+    s->limit_lambda = cdyn_carve_doubles(cv, base, (size_t)s->nl);
+    s->limit_mode = cdyn_carve_ints(cv, base, (size_t)s->nl);
 }
 
 cdyn_status cdyn_state_create(const cdyn_model *model, const cdyn_allocator *allocator,
@@ -38,6 +41,7 @@ cdyn_status cdyn_state_create(const cdyn_model *model, const cdyn_allocator *all
     shape.nq = cdyn_model_nq(model);
     shape.nv = cdyn_model_nv(model);
     shape.nc = cdyn_model_ncontact(model);
+    shape.nl = cdyn_model_limit_rows(model);
     cdyn_carve cv = {0, 0};
     state_layout(&cv, NULL, &shape);
     if (cv.overflow)
@@ -55,6 +59,8 @@ cdyn_status cdyn_state_create(const cdyn_model *model, const cdyn_allocator *all
     cdyn_model_default_q(model, blk->s.q);
     for (int i = 0; i < shape.nc; i++)
         blk->s.mode[i] = CDYN_MODE_FREE;
+    for (int i = 0; i < shape.nl; i++)
+        blk->s.limit_mode[i] = CDYN_LIMIT_FREE;
     *out = &blk->s;
     return CDYN_OK;
 }
@@ -77,10 +83,10 @@ cdyn_status cdyn_state_copy(cdyn_state *dst, const cdyn_state *src, cdyn_report 
     cdyn_report_clear(report, "state");
     if (dst == NULL || src == NULL)
         return cdyn_fail(report, CDYN_EINVAL, "cdyn_state_copy: NULL state");
-    if (dst->nq != src->nq || dst->nv != src->nv || dst->nc != src->nc)
+    if (dst->nq != src->nq || dst->nv != src->nv || dst->nc != src->nc || dst->nl != src->nl)
         return cdyn_fail(report, CDYN_EINVAL,
-                         "cdyn_state_copy: sizes differ (nq %d/%d, nv %d/%d, nc %d/%d)", dst->nq,
-                         src->nq, dst->nv, src->nv, dst->nc, src->nc);
+                         "cdyn_state_copy: sizes differ (nq %d/%d, nv %d/%d, nc %d/%d, nl %d/%d)",
+                         dst->nq, src->nq, dst->nv, src->nv, dst->nc, src->nc, dst->nl, src->nl);
     if (dst == src)
         return CDYN_OK;
     dst->t = src->t;
@@ -89,6 +95,12 @@ cdyn_status cdyn_state_copy(cdyn_state *dst, const cdyn_state *src, cdyn_report 
     memcpy(dst->delta, src->delta, 3 * (size_t)src->nc * sizeof(double));
     memcpy(dst->lambda, src->lambda, 3 * (size_t)src->nc * sizeof(double));
     memcpy(dst->mode, src->mode, (size_t)src->nc * sizeof(int));
+    const size_t nl = (size_t)src->nl;
+    if (nl > 0) {
+        memcpy(dst->limit_delta, src->limit_delta, nl * sizeof(double));
+        memcpy(dst->limit_lambda, src->limit_lambda, nl * sizeof(double));
+        memcpy(dst->limit_mode, src->limit_mode, nl * sizeof(int));
+    }
     return CDYN_OK;
 }
 
@@ -102,4 +114,14 @@ const char *cdyn_contact_mode_str(cdyn_contact_mode mode)
     case CDYN_MODE_BALLISTIC: return "ballistic";
     }
     return "unknown mode";
+}
+
+const char *cdyn_limit_mode_str(cdyn_limit_mode mode)
+{
+    switch (mode) {
+    case CDYN_LIMIT_FREE: return "free";
+    case CDYN_LIMIT_AT_LOWER: return "lower";
+    case CDYN_LIMIT_AT_UPPER: return "upper";
+    }
+    return "unknown limit mode";
 }

@@ -7,6 +7,7 @@
 
 #include "cdyn/step.h"
 #include "core/arena.h"
+#include "step/limit_rows.h"
 
 typedef struct step_scheme step_scheme;
 
@@ -21,6 +22,7 @@ struct cdyn_stepper {
     void *ws;          /* the scheme's own workspace */
     int last_substeps; /* substeps of the last cdyn_step when it succeeded, 0 otherwise (none yet
                           or it failed): what cdyn_step_derivatives may differentiate */
+    lim_rows lim;      /* the model's joint-limit rows */
 };
 
 struct step_scheme {

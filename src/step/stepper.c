@@ -153,13 +153,6 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
         return st;
     const step_scheme *sc = schemes[o.scheme];
     int fbody;
-    const int nlim = cdyn_model_joint_limit_count(model, &fbody);
-    if (nlim > 0 && (o.scheme == CDYN_SCHEME_IMPLICIT_NCP || o.scheme == CDYN_SCHEME_BAUMGARTE))
-        return cdyn_fail(report, CDYN_ENOTSUP,
-                         "cdyn_stepper_create: body %d has joint limits (%d bodies in all): the "
-                         "%s scheme does not take joint limits yet, the pyramid-lcp, cone-step "
-                         "and coulomb-step schemes do (docs/api.md, \"Joint limits\")",
-                         fbody, nlim, sc->name);
     const int nfric = cdyn_model_joint_friction_count(model, &fbody);
     if (nfric > 0 && o.scheme != CDYN_SCHEME_PYRAMID_LCP)
         return cdyn_fail(report, CDYN_ENOTSUP,
@@ -204,6 +197,8 @@ cdyn_status cdyn_stepper_create(const cdyn_model *model, const cdyn_step_options
     dopt.allocator = o.allocator;
     st = cdyn_data_create(model, &dopt, &s->data, report);
     if (st == CDYN_OK)
+        st = lim_rows_create(model, o.allocator, &s->lim, report);
+    if (st == CDYN_OK)
         st = cdyn_state_create(model, o.allocator, &s->a, report);
     if (st == CDYN_OK)
         st = cdyn_state_create(model, o.allocator, &s->b, report);
@@ -228,6 +223,7 @@ void cdyn_stepper_free(cdyn_stepper *s)
     cdyn_state_free(s->a);
     cdyn_state_free(s->b);
     cdyn_data_free(s->data);
+    lim_rows_free(&s->lim, s->opts.allocator);
     cdyn_arena_destroy(&s->arena);
     const cdyn_allocator *a = s->opts.allocator;
     cdyn_mem_free(a, s);
@@ -250,19 +246,27 @@ static cdyn_status check_state(const cdyn_stepper *s, const double *tau, const c
                                cdyn_report *r)
 {
     if (x == NULL || x->q == NULL || x->v == NULL || x->delta == NULL || x->lambda == NULL ||
-        x->mode == NULL)
+        x->mode == NULL || (x->nl > 0 && (x->limit_delta == NULL || x->limit_lambda == NULL ||
+                                          x->limit_mode == NULL)))
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: NULL state or state array");
-    if (x->nq != s->nq || x->nv != s->nv || x->nc != s->nc)
+    if (x->nq != s->nq || x->nv != s->nv || x->nc != s->nc || x->nl != s->lim.n)
         return cdyn_fail(r, CDYN_EINVAL,
-                         "cdyn_step: the state's sizes (nq %d, nv %d, nc %d) are not the model's "
-                         "(%d, %d, %d)", x->nq, x->nv, x->nc, s->nq, s->nv, s->nc);
+                         "cdyn_step: the state's sizes (nq %d, nv %d, nc %d, nl %d) are not the "
+                         "model's (%d, %d, %d, %d)", x->nq, x->nv, x->nc, x->nl, s->nq, s->nv,
+                         s->nc, s->lim.n);
     if (!isfinite(x->t) || !all_finite(s->nq, x->q) || !all_finite(s->nv, x->v) ||
-        !all_finite(3 * s->nc, x->delta) || !all_finite(3 * s->nc, x->lambda))
+        !all_finite(3 * s->nc, x->delta) || !all_finite(3 * s->nc, x->lambda) ||
+        !all_finite(x->nl, x->limit_delta) || !all_finite(x->nl, x->limit_lambda))
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: the state holds NaN or Inf");
     for (int i = 0; i < s->nc; i++)
         if (x->mode[i] < CDYN_MODE_FREE || x->mode[i] > CDYN_MODE_BALLISTIC)
             return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: mode[%d] = %d is not a contact mode", i,
                              x->mode[i]);
+    for (int i = 0; i < x->nl; i++)
+        if (x->limit_mode[i] < CDYN_LIMIT_FREE || x->limit_mode[i] > CDYN_LIMIT_AT_UPPER)
+            return cdyn_fail(r, CDYN_EINVAL,
+                             "cdyn_step: limit_mode[%d] = %d is not a limit mode", i,
+                             x->limit_mode[i]);
     if (tau != NULL && !all_finite(s->nv, tau))
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_step: tau holds NaN or Inf");
     /* A quaternion far from unit norm is a wrong state; cdyn_eval says which. */
@@ -277,6 +281,13 @@ static int retryable(cdyn_status st)
 {
     return st == CDYN_ENOCONV || st == CDYN_ENUMERIC || st == CDYN_ERAY ||
            st == CDYN_ENOSOLUTION;
+}
+
+/* The compliant and Baumgarte schemes fill the limit rows' state themselves; the rigid schemes'
+ * modes are read off the positions (limit_rows.h). */
+static int scheme_reports_limits(cdyn_scheme sc)
+{
+    return sc == CDYN_SCHEME_IMPLICIT_NCP || sc == CDYN_SCHEME_BAUMGARTE;
 }
 
 /* The interval h from x0 in substeps, the result in *res (one of s->a, s->b). The first try is
@@ -308,6 +319,8 @@ static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state
             rep->halvings = k > rep->halvings ? k : rep->halvings;
             continue;
         }
+        if (!scheme_reports_limits(s->opts.scheme))
+            lim_modes_from_position(&s->lim, next);
         const long len = end >> k;
         pos += len;
         /* the time from the start, not accumulated, so that the substeps land on t + h */
