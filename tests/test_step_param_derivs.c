@@ -1,0 +1,456 @@
+/* cdyn_step_param_derivatives (cdyn/deriv.h) on the implicit scheme: every parameter column
+ * P = dx+/dp against central differences of whole steps of models BUILT with the parameter moved
+ * (the oracle is cdyn_builder + cdyn_step: no setter, no library derivative), from the same
+ * state, away from switches: contact parameters (mu, K, C) and geometry (plane offset and
+ * normal, sphere radius and centre offset, box half-extents, capsule radius and half-length, a
+ * geometry's orientation) on a sphere resting and sliding on a plane (both friction laws), a box
+ * on a plane, a sphere on a fixed sphere and a capsule on a plane. The q rows of the differences
+ * are read in tangent coordinates by H(q+) = cdyn_model_G_pinv (the convention
+ * test_step_derivs checks independently). Bad calls are refused with outputs unchanged.
+ * CDYN_TEST_VERBOSE=1 prints each column's error. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/deriv.h"
+#include "model_support.h"
+
+#define MAXG 3
+#define MAXB 2
+
+/* ---- a scene whose parameters can be moved: rebuilt for every oracle step ---- */
+
+typedef struct gspec {
+    int body; /* -1: ground, else the body's index */
+    cdyn_geom_type type;
+    double pos[3], rot[3], size[3]; /* rot: rotation vector applied to the identity frame */
+} gspec;
+
+typedef struct spec {
+    int nbody, ngeom, npair;
+    double mass[MAXB], inertia[MAXB][3];
+    gspec geom[MAXG];
+    int ga[MAXG], gb[MAXG];
+    double mu[MAXG], K[MAXG][2], C[MAXG][2]; /* (normal, tangential) */
+} spec;
+
+static cdyn_model *build(const spec *sp)
+{
+    cdyn_report rep;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
+    for (int i = 0; i < sp->nbody; i++) {
+        cdyn_body_desc bd;
+        cdyn_body_desc_defaults(&bd);
+        bd.mass = sp->mass[i];
+        for (int k = 0; k < 3; k++)
+            bd.inertia[k] = sp->inertia[i][k];
+        int id;
+        assert_int_equal(cdyn_builder_add_body(b, &bd, &id, &rep), CDYN_OK);
+    }
+    for (int i = 0; i < sp->ngeom; i++) {
+        const gspec *g = &sp->geom[i];
+        cdyn_geom_desc gd;
+        cdyn_geom_desc_defaults(&gd);
+        gd.body = g->body < 0 ? CDYN_GROUND : g->body;
+        gd.type = g->type;
+        const double t = sqrt(g->rot[0] * g->rot[0] + g->rot[1] * g->rot[1] +
+                              g->rot[2] * g->rot[2]);
+        const double s = t > 0 ? sin(0.5 * t) / t : 0.5;
+        gd.frame.quat[0] = cos(0.5 * t);
+        for (int k = 0; k < 3; k++) {
+            gd.frame.pos[k] = g->pos[k];
+            gd.frame.quat[k + 1] = s * g->rot[k];
+            gd.size[k] = g->size[k];
+        }
+        int id;
+        assert_int_equal(cdyn_builder_add_geom(b, &gd, &id, &rep), CDYN_OK);
+    }
+    for (int p = 0; p < sp->npair; p++) {
+        cdyn_contact_pair_desc pd;
+        cdyn_contact_pair_desc_defaults(&pd);
+        pd.geom_a = sp->ga[p];
+        pd.geom_b = sp->gb[p];
+        pd.mu = sp->mu[p];
+        pd.stiffness[0] = sp->K[p][0];
+        pd.stiffness[4] = pd.stiffness[8] = sp->K[p][1];
+        pd.damping[0] = sp->C[p][0];
+        pd.damping[4] = pd.damping[8] = sp->C[p][1];
+        int id;
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, &rep), CDYN_OK);
+    }
+    cdyn_model *m = NULL;
+    if (cdyn_builder_build(b, &m, &rep) != CDYN_OK)
+        fail_msg("build: %s", rep.message);
+    cdyn_builder_free(b);
+    return m;
+}
+
+/* The scene with parameter p moved by e (the documented meaning of each kind). */
+static void move(spec *sp, const cdyn_param *p, double e)
+{
+    gspec *g = &sp->geom[p->id];
+    switch (p->kind) {
+    case CDYN_PARAM_MU: sp->mu[p->id] += e; break;
+    case CDYN_PARAM_STIFFNESS_N: sp->K[p->id][0] += e; break;
+    case CDYN_PARAM_STIFFNESS_T: sp->K[p->id][1] += e; break;
+    case CDYN_PARAM_DAMPING_N: sp->C[p->id][0] += e; break;
+    case CDYN_PARAM_DAMPING_T: sp->C[p->id][1] += e; break;
+    case CDYN_PARAM_GEOM_POS: g->pos[p->component] += e; break;
+    case CDYN_PARAM_GEOM_ROT: g->rot[p->component] += e; break; /* frames start at rot = 0 */
+    case CDYN_PARAM_GEOM_SIZE: g->size[p->component] += e; break;
+    }
+}
+
+static double value(const spec *sp, const cdyn_param *p)
+{
+    const gspec *g = &sp->geom[p->id];
+    switch (p->kind) {
+    case CDYN_PARAM_MU: return sp->mu[p->id];
+    case CDYN_PARAM_STIFFNESS_N: return sp->K[p->id][0];
+    case CDYN_PARAM_STIFFNESS_T: return sp->K[p->id][1];
+    case CDYN_PARAM_DAMPING_N: return sp->C[p->id][0];
+    case CDYN_PARAM_DAMPING_T: return sp->C[p->id][1];
+    case CDYN_PARAM_GEOM_POS: return g->pos[p->component];
+    case CDYN_PARAM_GEOM_ROT: return 0.0;
+    default: return g->size[p->component];
+    }
+}
+
+static cdyn_step_options options(int friction_qp)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
+    o.friction_qp = friction_qp;
+    o.mcp.tol = 1e-12; /* the oracle's differences carry the solve's error / eps */
+    return o;
+}
+
+static void copy_state(cdyn_state *dst, const cdyn_state *src)
+{
+    memcpy(dst->q, src->q, (size_t)src->nq * sizeof(double));
+    memcpy(dst->v, src->v, (size_t)src->nv * sizeof(double));
+    memcpy(dst->delta, src->delta, 3 * (size_t)src->nc * sizeof(double));
+    memcpy(dst->lambda, src->lambda, 3 * (size_t)src->nc * sizeof(double));
+    memcpy(dst->mode, src->mode, (size_t)src->nc * sizeof(int));
+    dst->t = src->t;
+}
+
+/* One step of the scene sp from x (a state of a model of the same sizes) into out. */
+static void oracle_step(const spec *sp, const cdyn_step_options *o, const cdyn_state *x,
+                        cdyn_state *out)
+{
+    cdyn_model *m = build(sp);
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, o, &s, &rep), CDYN_OK);
+    copy_state(out, x);
+    cdyn_step_report r;
+    if (cdyn_step(s, NULL, out, &r) != CDYN_OK)
+        fail_msg("oracle step: %s", r.solver.message);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+/* The scene's parameter columns against central differences; x: the state before the step
+ * (settled by the caller). Returns the worst column's relative error: max |P_j - FD_j| /
+ * max |FD_j|; a column whose differences stay below 1e-6 of the largest entry of all columns
+ * (a parameter the step does not feel, e.g. a sphere turned about its centre) is held to
+ * that absolute bound instead. */
+static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_state *x, int np,
+                           const cdyn_param *params, const char *name)
+{
+    cdyn_model *m = build(sp);
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, o, &s, &rep), CDYN_OK);
+    cdyn_state *x1 = NULL, *xp = NULL, *xm = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x1, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &xp, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &xm, NULL), CDYN_OK);
+    copy_state(x1, x);
+    cdyn_step_report r;
+    assert_int_equal(cdyn_step(s, NULL, x1, &r), CDYN_OK);
+    const int nq = cdyn_model_nq(m), nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m);
+    const int nx = 2 * nv + 3 * nc;
+    double *P = calloc((size_t)nx * np, sizeof(double)), *fd = calloc((size_t)nx * np, 8);
+    double *H = calloc((size_t)nv * nq, sizeof(double)), *dq = calloc((size_t)nq, 8);
+    cdyn_step_deriv_report dr;
+    const cdyn_status st = cdyn_step_param_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, NULL,
+                                                       NULL, np, params, P, &dr);
+    if (st != CDYN_OK)
+        fail_msg("%s: cdyn_step_param_derivatives: %s", name, dr.solver.message);
+    assert_int_equal(dr.degenerate, 0);
+    assert_int_equal(cdyn_model_G_pinv(m, x1->q, H, NULL), CDYN_OK);
+    double big = 0;
+    for (int j = 0; j < np; j++) {
+        const double eps = 1e-6 * fmax(1.0, fabs(value(sp, &params[j])));
+        move(sp, &params[j], eps);
+        oracle_step(sp, o, x, xp);
+        move(sp, &params[j], -2 * eps);
+        oracle_step(sp, o, x, xm);
+        move(sp, &params[j], eps);
+        double *c = fd + (size_t)j * nx;
+        for (int i = 0; i < nq; i++)
+            dq[i] = (xp->q[i] - xm->q[i]) / (2 * eps);
+        for (int i = 0; i < nv; i++) {
+            c[i] = 0;
+            for (int l = 0; l < nq; l++)
+                c[i] += H[i + (size_t)l * nv] * dq[l];
+            c[nv + i] = (xp->v[i] - xm->v[i]) / (2 * eps);
+        }
+        for (int i = 0; i < 3 * nc; i++)
+            c[2 * nv + i] = (xp->delta[i] - xm->delta[i]) / (2 * eps);
+        for (int i = 0; i < nx; i++)
+            big = fmax(big, fabs(c[i]));
+    }
+    double worst = 0;
+    for (int j = 0; j < np; j++) {
+        double err = 0, bj = 0;
+        for (int i = 0; i < nx; i++) {
+            err = fmax(err, fabs(P[i + (size_t)j * nx] - fd[i + (size_t)j * nx]));
+            bj = fmax(bj, fabs(fd[i + (size_t)j * nx]));
+        }
+        const double rel = err / fmax(bj, 1e-6 * big);
+        worst = fmax(worst, rel);
+        if (tm_verbose())
+            printf("%-22s param %d (kind %d, id %d, comp %d)  max|FD| %.3e  rel.err %.2e\n",
+                   name, j, (int)params[j].kind, params[j].id, params[j].component, bj, rel);
+    }
+    if (tm_verbose())
+        printf("%-22s %d columns, margins: normal %.3g, cone %.3g, slip %.3g  (%.1f us)\n", name,
+               np, dr.normal_margin, dr.cone_margin, dr.slip_margin, 1e6 * dr.time);
+    free(P);
+    free(fd);
+    free(H);
+    free(dq);
+    cdyn_state_free(x1);
+    cdyn_state_free(xp);
+    cdyn_state_free(xm);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+    return worst;
+}
+
+/* n steps of the scene from x in place. */
+static void settle(const spec *sp, const cdyn_step_options *o, cdyn_state *x, int n)
+{
+    cdyn_model *m = build(sp);
+    cdyn_stepper *s = NULL;
+    cdyn_report rep;
+    assert_int_equal(cdyn_stepper_create(m, o, &s, &rep), CDYN_OK);
+    for (int i = 0; i < n; i++) {
+        cdyn_step_report r;
+        if (cdyn_step(s, NULL, x, &r) != CDYN_OK)
+            fail_msg("settle step %d: %s", i, r.solver.message);
+    }
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
+static cdyn_state *state_of(const spec *sp)
+{
+    cdyn_model *m = build(sp);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    cdyn_model_free(m);
+    return x;
+}
+
+/* ---- scenes ---- */
+
+static void add_body(spec *sp, double mass, double i0, double i1, double i2)
+{
+    const int b = sp->nbody++;
+    sp->mass[b] = mass;
+    sp->inertia[b][0] = i0;
+    sp->inertia[b][1] = i1;
+    sp->inertia[b][2] = i2;
+}
+
+static int add_geom(spec *sp, int body, cdyn_geom_type type, double s0, double s1, double s2)
+{
+    const int g = sp->ngeom++;
+    memset(&sp->geom[g], 0, sizeof sp->geom[g]);
+    sp->geom[g].body = body;
+    sp->geom[g].type = type;
+    sp->geom[g].size[0] = s0;
+    sp->geom[g].size[1] = s1;
+    sp->geom[g].size[2] = s2;
+    return g;
+}
+
+static void add_pair(spec *sp, int ga, int gb, double mu)
+{
+    const int p = sp->npair++;
+    sp->ga[p] = ga;
+    sp->gb[p] = gb;
+    sp->mu[p] = mu;
+    sp->K[p][0] = 2e4;
+    sp->K[p][1] = 1e4;
+    sp->C[p][0] = 60;
+    sp->C[p][1] = 40;
+}
+
+/* Geometry 0 the ground plane, body 0 with geometry 1. */
+static spec on_plane(cdyn_geom_type type, double s0, double s1, double s2, double mass,
+                     const double *inertia, double mu)
+{
+    spec sp;
+    memset(&sp, 0, sizeof sp);
+    add_body(&sp, mass, inertia[0], inertia[1], inertia[2]);
+    add_geom(&sp, -1, CDYN_GEOM_PLANE, 0, 0, 0);
+    add_geom(&sp, 0, type, s0, s1, s2);
+    add_pair(&sp, 0, 1, mu);
+    return sp;
+}
+
+static const cdyn_param CONTACT[] = {
+    {CDYN_PARAM_MU, 0, 0},        {CDYN_PARAM_STIFFNESS_N, 0, 0}, {CDYN_PARAM_STIFFNESS_T, 0, 0},
+    {CDYN_PARAM_DAMPING_N, 0, 0}, {CDYN_PARAM_DAMPING_T, 0, 0}};
+
+/* The contact parameters of pair 0 followed by the given geometric ones. */
+static int with_contact(const cdyn_param *geo, int ng, cdyn_param *out)
+{
+    memcpy(out, CONTACT, sizeof CONTACT);
+    memcpy(out + 5, geo, (size_t)ng * sizeof(cdyn_param));
+    return 5 + ng;
+}
+
+/* A sphere (r = 0.1, centre 1 cm off its body's origin) on the plane: resting, or sliding with
+ * spin. */
+static void sphere_plane(int sliding, int friction_qp)
+{
+    const double I[3] = {0.004, 0.004, 0.004};
+    spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.3);
+    sp.geom[1].pos[0] = 0.01;
+    sp.geom[1].pos[2] = 0.005;
+    const cdyn_step_options o = options(friction_qp);
+    cdyn_state *x = state_of(&sp);
+    x->q[2] = 0.1 - 0.005 - 4e-4;
+    if (sliding) {
+        x->v[0] = 1.0;
+        x->v[1] = 0.3;
+        x->v[5] = 4.0;
+    }
+    settle(&sp, &o, x, sliding ? 3 : 10);
+    const cdyn_param geo[] = {
+        {CDYN_PARAM_GEOM_POS, 0, 2},  {CDYN_PARAM_GEOM_ROT, 0, 0},  {CDYN_PARAM_GEOM_ROT, 0, 1},
+        {CDYN_PARAM_GEOM_POS, 0, 0},  {CDYN_PARAM_GEOM_POS, 1, 0},  {CDYN_PARAM_GEOM_POS, 1, 1},
+        {CDYN_PARAM_GEOM_POS, 1, 2},  {CDYN_PARAM_GEOM_ROT, 1, 1},  {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    char name[64];
+    snprintf(name, sizeof name, "sphere %s %s", sliding ? "sliding" : "resting",
+             friction_qp ? "qp" : "ncp");
+    assert_true(check_params(&sp, &o, x, np, params, name) <= 1e-6);
+    cdyn_state_free(x);
+}
+
+static void test_sphere_resting(void **state)
+{
+    (void)state;
+    sphere_plane(0, 1);
+}
+
+static void test_sphere_sliding_qp(void **state)
+{
+    (void)state;
+    sphere_plane(1, 1);
+}
+
+static void test_sphere_sliding_ncp(void **state)
+{
+    (void)state;
+    sphere_plane(1, 0);
+}
+
+/* A box (half-extents 0.1, 0.06, 0.04) on the plane, its four lower corners in contact,
+ * sliding along x. */
+static void test_box_plane(void **state)
+{
+    (void)state;
+    const double I[3] = {0.0017, 0.0039, 0.0045};
+    spec sp = on_plane(CDYN_GEOM_BOX, 0.1, 0.06, 0.04, 1.0, I, 0.4);
+    const cdyn_step_options o = options(1);
+    cdyn_state *x = state_of(&sp);
+    x->q[2] = 0.04 - 1e-4;
+    x->v[0] = 0.5;
+    x->v[1] = -0.2;
+    settle(&sp, &o, x, 3);
+    const cdyn_param geo[] = {
+        {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 1}, {CDYN_PARAM_GEOM_SIZE, 1, 2},
+        {CDYN_PARAM_GEOM_POS, 1, 2},  {CDYN_PARAM_GEOM_ROT, 1, 1},  {CDYN_PARAM_GEOM_ROT, 1, 2},
+        {CDYN_PARAM_GEOM_POS, 0, 2},  {CDYN_PARAM_GEOM_ROT, 0, 0}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "box on plane") <= 1e-6);
+    cdyn_state_free(x);
+}
+
+/* A ball (r = 0.1) on a fixed ground sphere (r = 0.2), 3 cm off its top: it slides off. */
+static void test_sphere_sphere(void **state)
+{
+    (void)state;
+    spec sp;
+    memset(&sp, 0, sizeof sp);
+    add_body(&sp, 1.0, 0.004, 0.004, 0.004);
+    add_geom(&sp, -1, CDYN_GEOM_SPHERE, 0.2, 0, 0);
+    add_geom(&sp, 0, CDYN_GEOM_SPHERE, 0.1, 0, 0);
+    add_pair(&sp, 0, 1, 0.3);
+    const cdyn_step_options o = options(1);
+    cdyn_state *x = state_of(&sp);
+    x->q[0] = 0.03;
+    x->q[2] = sqrt(0.3 * 0.3 - 0.03 * 0.03) - 4e-4;
+    x->v[1] = 0.2;
+    settle(&sp, &o, x, 3);
+    const cdyn_param geo[] = {
+        {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_POS, 0, 0},
+        {CDYN_PARAM_GEOM_POS, 0, 2},  {CDYN_PARAM_GEOM_POS, 1, 0},  {CDYN_PARAM_GEOM_POS, 1, 1},
+        {CDYN_PARAM_GEOM_ROT, 0, 1}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "sphere on sphere") <= 1e-6);
+    cdyn_state_free(x);
+}
+
+/* A capsule (radius 0.05, half-length 0.15) lying along x on the plane, sliding sideways and
+ * turning. */
+static void test_capsule_plane(void **state)
+{
+    (void)state;
+    const double I[3] = {0.0005, 0.009, 0.009};
+    spec sp = on_plane(CDYN_GEOM_CAPSULE, 0.05, 0.15, 0, 1.0, I, 0.3);
+    const cdyn_step_options o = options(1);
+    cdyn_state *x = state_of(&sp);
+    x->q[2] = 0.05 - 3e-4;
+    x->v[1] = 0.5;
+    x->v[5] = 1.0;
+    settle(&sp, &o, x, 3);
+    const cdyn_param geo[] = {
+        {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 1}, {CDYN_PARAM_GEOM_ROT, 1, 1},
+        {CDYN_PARAM_GEOM_ROT, 1, 2},  {CDYN_PARAM_GEOM_POS, 1, 0},  {CDYN_PARAM_GEOM_POS, 0, 2},
+        {CDYN_PARAM_GEOM_ROT, 0, 1}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "capsule on plane") <= 1e-6);
+    cdyn_state_free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sphere_resting),  cmocka_unit_test(test_sphere_sliding_qp),
+        cmocka_unit_test(test_sphere_sliding_ncp), cmocka_unit_test(test_box_plane),
+        cmocka_unit_test(test_sphere_sphere),   cmocka_unit_test(test_capsule_plane),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
