@@ -21,6 +21,10 @@
 #include "cdyn/deriv.h"
 #include "model_support.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 #define MAXG 3
 #define MAXB 2
 
@@ -30,9 +34,12 @@ typedef struct gspec {
     int body; /* -1: ground, else the body's index */
     cdyn_geom_type type;
     double pos[3], rot[3], size[3]; /* rot: rotation vector applied to the identity frame */
+    int nvert;
+    double verts[8]; /* a polygon's */
 } gspec;
 
 typedef struct spec {
+    int dim; /* 0: 3 */
     int nbody, ngeom, npair;
     double mass[MAXB], inertia[MAXB][3];
     gspec geom[MAXG];
@@ -44,7 +51,7 @@ static cdyn_model *build(const spec *sp)
 {
     cdyn_report rep;
     cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder_defaults(&bo, sp->dim == 2 ? 2 : 3);
     cdyn_builder *b = NULL;
     assert_int_equal(cdyn_builder_create(&bo, &b, &rep), CDYN_OK);
     for (int i = 0; i < sp->nbody; i++) {
@@ -71,6 +78,8 @@ static cdyn_model *build(const spec *sp)
             gd.frame.quat[k + 1] = s * g->rot[k];
             gd.size[k] = g->size[k];
         }
+        gd.n_vertices = g->nvert;
+        gd.vertices = g->nvert > 0 ? g->verts : NULL;
         int id;
         assert_int_equal(cdyn_builder_add_geom(b, &gd, &id, &rep), CDYN_OK);
     }
@@ -162,9 +171,10 @@ static void oracle_step(const spec *sp, const cdyn_step_options *o, const cdyn_s
 
 /* The scene's parameter columns against central differences; x: the state before the step
  * (settled by the caller). Returns the worst column's relative error: max |P_j - FD_j| /
- * max |FD_j|; a column whose differences stay below 1e-6 of the largest entry of all columns
- * (a parameter the step does not feel, e.g. a sphere turned about its centre) is held to
- * that absolute bound instead. */
+ * max |FD_j|. A column that stays below 1e-6 of the largest, both scaled by their parameters'
+ * magnitudes max(1, |p|) (a parameter the step does not feel, e.g. a sphere turned about its
+ * centre, where the relative error would measure the differences' noise), is measured against
+ * that largest column instead. */
 static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_state *x, int np,
                            const cdyn_param *params, const char *name)
 {
@@ -183,6 +193,7 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
     const int nx = 2 * nv + 3 * nc;
     double *P = calloc((size_t)nx * np, sizeof(double)), *fd = calloc((size_t)nx * np, 8);
     double *H = calloc((size_t)nv * nq, sizeof(double)), *dq = calloc((size_t)nq, 8);
+    double *w = calloc((size_t)np, sizeof(double)); /* each parameter's scale max(1, |p|) */
     cdyn_step_deriv_report dr;
     const cdyn_status st = cdyn_step_param_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, NULL,
                                                        NULL, np, params, P, &dr);
@@ -192,7 +203,11 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
     assert_int_equal(cdyn_model_G_pinv(m, x1->q, H, NULL), CDYN_OK);
     double big = 0;
     for (int j = 0; j < np; j++) {
-        const double eps = 1e-6 * fmax(1.0, fabs(value(sp, &params[j])));
+        /* the differences' error is O(eps^2) + (the solves' error) / eps: at 1e-6 the second
+         * reached 7e-7 of the smallest columns (damping: 3e-5 per N s/m), at 1e-5 both stay
+         * near 1e-8 */
+        w[j] = fmax(1.0, fabs(value(sp, &params[j])));
+        const double eps = 1e-5 * w[j];
         move(sp, &params[j], eps);
         oracle_step(sp, o, x, xp);
         move(sp, &params[j], -2 * eps);
@@ -210,7 +225,7 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
         for (int i = 0; i < 3 * nc; i++)
             c[2 * nv + i] = (xp->delta[i] - xm->delta[i]) / (2 * eps);
         for (int i = 0; i < nx; i++)
-            big = fmax(big, fabs(c[i]));
+            big = fmax(big, w[j] * fabs(c[i]));
     }
     double worst = 0;
     for (int j = 0; j < np; j++) {
@@ -219,7 +234,7 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
             err = fmax(err, fabs(P[i + (size_t)j * nx] - fd[i + (size_t)j * nx]));
             bj = fmax(bj, fabs(fd[i + (size_t)j * nx]));
         }
-        const double rel = err / fmax(bj, 1e-6 * big);
+        const double rel = err / (w[j] * bj >= 1e-6 * big ? bj : big / w[j]);
         worst = fmax(worst, rel);
         if (tm_verbose())
             printf("%-22s param %d (kind %d, id %d, comp %d)  max|FD| %.3e  rel.err %.2e\n",
@@ -232,6 +247,7 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
     free(fd);
     free(H);
     free(dq);
+    free(w);
     cdyn_state_free(x1);
     cdyn_state_free(xp);
     cdyn_state_free(xm);
@@ -445,12 +461,173 @@ static void test_capsule_plane(void **state)
     cdyn_state_free(x);
 }
 
+/* Planar: a disk (r = 0.1) rolling and sliding in a ground arc (curve radius 0.5 about
+ * (0, 0.5), thickness 0.02, opening +-120 degrees about the downward axis), and a triangle
+ * resting on two vertices on the ground line, sliding. */
+static void test_planar(void **state)
+{
+    (void)state;
+    const cdyn_step_options o = options(1);
+    spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.dim = 2;
+    add_body(&sp, 1.0, 0, 0, 0.005);
+    add_geom(&sp, -1, CDYN_GEOM_ARC, 0.02, 0.5, 2.1);
+    sp.geom[0].pos[1] = 0.5;
+    sp.geom[0].rot[2] = -M_PI / 2 + 0.3;
+    add_geom(&sp, 0, CDYN_GEOM_CIRCLE, 0.1, 0, 0);
+    add_pair(&sp, 0, 1, 0.3);
+    cdyn_state *x = state_of(&sp);
+    x->q[0] = 0.1;
+    x->q[1] = 0.5 - sqrt(0.38 * 0.38 - 0.01) + 3e-4;
+    x->v[0] = 0.4;
+    x->v[2] = -1.0;
+    settle(&sp, &o, x, 3);
+    const cdyn_param arc[] = {
+        {CDYN_PARAM_GEOM_POS, 0, 0},  {CDYN_PARAM_GEOM_POS, 0, 1},  {CDYN_PARAM_GEOM_ROT, 0, 2},
+        {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_POS, 1, 0}};
+    cdyn_param params[16];
+    int np = with_contact(arc, (int)(sizeof arc / sizeof arc[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "disk in arc") <= 1e-6);
+    cdyn_state_free(x);
+
+    memset(&sp, 0, sizeof sp);
+    sp.dim = 2;
+    add_body(&sp, 1.0, 0, 0, 0.004);
+    add_geom(&sp, -1, CDYN_GEOM_PLANE, 0, 0, 0);
+    const int tri = add_geom(&sp, 0, CDYN_GEOM_POLYGON, 0, 0, 0);
+    const double v[6] = {-0.1, 0, 0.12, 0, 0.01, 0.15};
+    sp.geom[tri].nvert = 3;
+    memcpy(sp.geom[tri].verts, v, sizeof v);
+    sp.geom[tri].pos[1] = 0.01;
+    add_pair(&sp, 0, tri, 0.4);
+    x = state_of(&sp);
+    x->q[1] = -0.01 - 2e-4;
+    x->v[0] = 0.3;
+    settle(&sp, &o, x, 3);
+    const cdyn_param poly[] = {
+        {CDYN_PARAM_GEOM_POS, 1, 0}, {CDYN_PARAM_GEOM_POS, 1, 1}, {CDYN_PARAM_GEOM_ROT, 1, 2},
+        {CDYN_PARAM_GEOM_POS, 0, 1}, {CDYN_PARAM_GEOM_ROT, 0, 2}};
+    np = with_contact(poly, (int)(sizeof poly / sizeof poly[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "triangle on line") <= 1e-6);
+    cdyn_state_free(x);
+}
+
+/* The sparse backend's islands take the same columns. */
+static void test_sparse_backend(void **state)
+{
+    (void)state;
+    const double I[3] = {0.004, 0.004, 0.004};
+    spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.3);
+    cdyn_step_options o = options(1);
+    o.backend = CDYN_BACKEND_FB_SPARSE;
+    cdyn_state *x = state_of(&sp);
+    x->q[2] = 0.1 - 4e-4;
+    x->v[0] = 1.0;
+    settle(&sp, &o, x, 3);
+    const cdyn_param geo[] = {{CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_ROT, 0, 1}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, 2, params);
+    assert_true(check_params(&sp, &o, x, np, params, "sphere sparse") <= 1e-6);
+    cdyn_state_free(x);
+}
+
+static void expect(cdyn_stepper *s, int nx, int nv, double *A, int np, const cdyn_param *p,
+                   double *P, cdyn_status want, const char *text)
+{
+    cdyn_step_deriv_report dr;
+    const cdyn_status st =
+        cdyn_step_param_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, np, p, P, &dr);
+    if (st != want)
+        fail_msg("status %d, expected %d: %s", (int)st, (int)want, dr.solver.message);
+    if (text != NULL && strstr(dr.solver.message, text) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", dr.solver.message, text);
+}
+
+/* Bad calls: a status with a message, the outputs unchanged. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    const double I[3] = {0.004, 0.004, 0.004};
+    spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.3);
+    /* a ball on a fixed box: box-sphere takes the radius, not the box's half-extents */
+    add_geom(&sp, -1, CDYN_GEOM_BOX, 0.2, 0.2, 0.05);
+    sp.geom[2].pos[0] = 5.0;
+    add_pair(&sp, 2, 1, 0.3);
+    const cdyn_step_options o = options(1);
+    cdyn_model *m = build(&sp);
+    cdyn_stepper *s = NULL;
+    assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    const int nv = cdyn_model_nv(m), nx = cdyn_step_deriv_nx(s);
+    double *A = malloc((size_t)nx * nx * sizeof(double)), *P = malloc((size_t)nx * 4 * 8);
+    for (int i = 0; i < nx * nx; i++)
+        A[i] = 7.0;
+    for (int i = 0; i < nx * 4; i++)
+        P[i] = 7.0;
+    const cdyn_param good[2] = {{CDYN_PARAM_MU, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+    expect(s, nx, nv, A, 2, good, P, CDYN_EINVAL, "no successful step"); /* not stepped yet */
+    x->q[2] = 0.1 - 4e-4;
+    assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    expect(NULL, nx, nv, A, 2, good, P, CDYN_EINVAL, "NULL");
+    expect(s, nx - 1, nv, A, 2, good, P, CDYN_EINVAL, "sizes");
+    expect(s, nx, nv, A, 2, NULL, P, CDYN_EINVAL, "np = 2");
+    expect(s, nx, nv, A, 2, good, NULL, CDYN_EINVAL, "np = 2");
+    expect(s, nx, nv, A, -1, good, P, CDYN_EINVAL, "np = -1");
+    expect(s, nx, nv, A, 0, good, P, CDYN_EINVAL, "np = 0");
+    expect(s, nx, nv, NULL, 0, NULL, NULL, CDYN_EINVAL, "no output");
+    const cdyn_param bad[] = {
+        {(cdyn_param_kind)99, 0, 0},         {CDYN_PARAM_MU, 2, 0},
+        {CDYN_PARAM_DAMPING_T, -1, 0},       {CDYN_PARAM_GEOM_POS, 3, 0},
+        {CDYN_PARAM_GEOM_POS, 1, 3},         {CDYN_PARAM_GEOM_ROT, 0, -1},
+        {CDYN_PARAM_GEOM_SIZE, 1, 1},        {CDYN_PARAM_GEOM_SIZE, 0, 0}};
+    const char *why[] = {"kind", "id = 2", "id = -1", "id = 3", "component 3", "component -1",
+                         "component 1", "component 0"};
+    for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); k++) {
+        cdyn_param two[2] = {good[0], bad[k]};
+        expect(s, nx, nv, A, 2, two, P, CDYN_EINVAL, why[k]);
+    }
+    /* the box's half-extent against the ball: not available (the ball is far: the pair's row
+     * takes part only while active; the model function refuses it either way) */
+    const cdyn_param box = {CDYN_PARAM_GEOM_SIZE, 2, 2};
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    cdyn_report rep;
+    double dgap[2] = {7, 7};
+    assert_int_equal(cdyn_eval_geom_derivatives(m, d, CDYN_GEOM_PARAM_SIZE, 2, 2, NULL, NULL,
+                                                dgap, NULL, NULL, &rep), CDYN_ENOTSUP);
+    assert_non_null(strstr(rep.message, "pair 1"));
+    assert_true(dgap[0] == 7 && dgap[1] == 7);
+    assert_int_equal(cdyn_eval_geom_derivatives(m, NULL, CDYN_GEOM_PARAM_SIZE, 1, 0, NULL, NULL,
+                                                dgap, NULL, NULL, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_eval_geom_derivatives(m, d, (cdyn_geom_param)3, 1, 0, NULL, NULL, dgap,
+                                                NULL, NULL, &rep), CDYN_EINVAL);
+    cdyn_data_free(d);
+    for (int i = 0; i < nx * nx; i++)
+        assert_true(A[i] == 7.0);
+    for (int i = 0; i < nx * 4; i++)
+        assert_true(P[i] == 7.0);
+    /* good calls: P alone, and a parameter of a pair without rows in the step is a zero column */
+    expect(s, nx, nv, NULL, 2, good, P, CDYN_OK, NULL);
+    const cdyn_param far[2] = {{CDYN_PARAM_MU, 1, 0}, box};
+    (void)far;
+    cdyn_state_free(x);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+    free(A);
+    free(P);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sphere_resting),  cmocka_unit_test(test_sphere_sliding_qp),
         cmocka_unit_test(test_sphere_sliding_ncp), cmocka_unit_test(test_box_plane),
         cmocka_unit_test(test_sphere_sphere),   cmocka_unit_test(test_capsule_plane),
+        cmocka_unit_test(test_planar),          cmocka_unit_test(test_sparse_backend),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
