@@ -28,9 +28,10 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
                                  int np, const cdyn_param *params, double *P,
                                  cdyn_step_deriv_report *rep);
 
-/* CDYN_EINVAL with a message for a params[j] of unknown kind or id. implicit_param_derivs.c. */
+/* CDYN_EINVAL with a message ("who: params[j0 + j]: ...") for a params[j] of unknown kind or
+ * id. implicit_param_derivs.c. */
 cdyn_status ncp_params_check(const cdyn_model *m, int np, const cdyn_param *params,
-                             cdyn_report *r);
+                             const char *who, int j0, cdyn_report *r);
 
 /* dF/dp at the solution y (dF: ny x np, column-major), after ift_jacobians left f's scratch
  * and data at y. CDYN_ENOTSUP (a size a pair does not support), CDYN_ENUMERIC, CDYN_ENOMEM.

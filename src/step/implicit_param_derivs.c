@@ -23,17 +23,17 @@ static int is_geom(cdyn_param_kind k)
 }
 
 cdyn_status ncp_params_check(const cdyn_model *m, int np, const cdyn_param *params,
-                             cdyn_report *r)
+                             const char *who, int j0, cdyn_report *r)
 {
     for (int j = 0; j < np; j++) {
         const cdyn_param *p = &params[j];
         if ((int)p->kind < CDYN_PARAM_MU || (int)p->kind > CDYN_PARAM_GEOM_SIZE)
-            return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_param_derivatives: params[%d].kind = "
-                             "%d is not a cdyn_param_kind", j, (int)p->kind);
+            return cdyn_fail(r, CDYN_EINVAL, "%s: params[%d]: kind %d is unknown", who, j0 + j,
+                             (int)p->kind);
         const int n = is_geom(p->kind) ? cdyn_model_ngeom(m) : cdyn_model_npair(m);
         if (p->id < 0 || p->id >= n)
-            return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_param_derivatives: params[%d].id = %d "
-                             "is not one of the model's %s 0..%d", j, p->id,
+            return cdyn_fail(r, CDYN_EINVAL, "%s: params[%d]: id = %d is not one of the "
+                             "model's %s 0..%d", who, j0 + j, p->id,
                              is_geom(p->kind) ? "geometries" : "pairs", n - 1);
     }
     return CDYN_OK;
@@ -158,7 +158,7 @@ static cdyn_status geom_column(const ncp_form *f, const ncp_scr *s, const cdyn_p
         f->model, f->data, (cdyn_geom_param)(p->kind - CDYN_PARAM_GEOM_POS), p->id, p->component,
         s->lam3, s->pos, dgap, dgv, dforce, &mr);
     if (st != CDYN_OK)
-        return cdyn_fail(r, st, "cdyn_step_param_derivatives: params[%d]: %s", j, mr.message);
+        return cdyn_fail(r, st, "params[%d]: %s", j, mr.message);
     for (int i = 0; i < f->nv; i++)
         col[f->nq + i] = -f->h * dforce[i];
     for (int c = 0; c < k; c++) {
@@ -189,16 +189,15 @@ cdyn_status ncp_param_columns(const ncp_form *f, const double *x0, const double 
     if (g == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_param_derivatives: out of memory");
     memset(dF, 0, (size_t)f->ny * np * sizeof(double));
-    for (int j = 0; j < np; j++) {
+    cdyn_status st = CDYN_OK;
+    for (int j = 0; j < np && st == CDYN_OK; j++) {
         double *col = dF + (size_t)j * f->ny;
-        if (is_geom(params[j].kind)) {
-            const cdyn_status st = geom_column(f, &s, &params[j], j, g, col, r);
-            if (st != CDYN_OK)
-                return st;
-        } else if (contact_column(f, &s, x0, y, &params[j], col) != 0) {
-            return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_param_derivatives: params[%d]: the "
-                             "friction QP's row has no inverse compliance", j);
-        }
+        if (is_geom(params[j].kind))
+            st = geom_column(f, &s, &params[j], j, g, col, r);
+        else if (contact_column(f, &s, x0, y, &params[j], col) != 0)
+            st = cdyn_fail(r, CDYN_ENUMERIC, "params[%d]: the "
+                           "friction QP's row has no inverse compliance", j);
     }
-    return CDYN_OK;
+    cdyn_mem_free(as, g);
+    return st;
 }

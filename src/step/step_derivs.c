@@ -57,7 +57,7 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
     if (side != CDYN_DERIV_RELEASED && side != CDYN_DERIV_HELD)
         return cdyn_fail(r, CDYN_EINVAL, "%s: side = %d is not a cdyn_deriv_side", name,
                          (int)side);
-    cdyn_status st = ncp_params_check(s->model, np, params, r);
+    cdyn_status st = ncp_params_check(s->model, np, params, name, 0, r);
     if (st != CDYN_OK)
         return st;
     if (s->opts.scheme != CDYN_SCHEME_IMPLICIT_NCP)
