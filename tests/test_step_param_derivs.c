@@ -169,6 +169,35 @@ static void oracle_step(const spec *sp, const cdyn_step_options *o, const cdyn_s
     cdyn_model_free(m);
 }
 
+/* P alone, and B alone, are the columns of the call that asks for A, B and P at once (each
+ * output takes only its own right-hand sides). */
+static void same_with_A_B(cdyn_stepper *s, int nx, int nv, int np, const cdyn_param *params,
+                          const double *P)
+{
+    double *A = malloc((size_t)nx * nx * sizeof(double)), *B = malloc((size_t)nx * nv * 8);
+    double *P2 = malloc((size_t)nx * np * sizeof(double)), *B2 = malloc((size_t)nx * nv * 8);
+    assert_int_equal(cdyn_step_param_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, A, B, np,
+                                                 params, P2, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, NULL, B2, NULL),
+                     CDYN_OK);
+    double scale = 0, diff = 0;
+    for (int i = 0; i < nx * np; i++) {
+        scale = fmax(scale, fabs(P2[i]));
+        diff = fmax(diff, fabs(P2[i] - P[i]));
+    }
+    assert_true(diff <= 1e-14 * scale);
+    scale = diff = 0;
+    for (int i = 0; i < nx * nv; i++) {
+        scale = fmax(scale, fabs(B[i]));
+        diff = fmax(diff, fabs(B2[i] - B[i]));
+    }
+    assert_true(diff <= 1e-14 * scale);
+    free(A);
+    free(B);
+    free(P2);
+    free(B2);
+}
+
 /* The scene's parameter columns against central differences; x: the state before the step
  * (settled by the caller). Returns the worst column's relative error: max |P_j - FD_j| /
  * max |FD_j|. A column that stays below 1e-6 of the largest, both scaled by their parameters'
@@ -200,6 +229,7 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
     if (st != CDYN_OK)
         fail_msg("%s: cdyn_step_param_derivatives: %s", name, dr.solver.message);
     assert_int_equal(dr.degenerate, 0);
+    same_with_A_B(s, nx, nv, np, params, P);
     assert_int_equal(cdyn_model_G_pinv(m, x1->q, H, NULL), CDYN_OK);
     double big = 0;
     for (int j = 0; j < np; j++) {

@@ -113,16 +113,17 @@ static int cols_alloc(const cdyn_allocator *as, int n, size_t cap, cols_buf *b)
 }
 
 /* The right-hand sides, sparse, one column per input: -dF/dx0 G(q0) for the tangent q columns,
- * -dF/dx0 for v0 and delta0, -dF/dtau = h on the dynamics rows for tau, -dF/dp for the np
- * parameters (dFp dense, ny x np); nothing on the bound rows. Jx is dense (ny x nx); acc: ny
+ * -dF/dx0 for v0 and delta0 (the first nst columns: all of them, or none when A is not
+ * wanted), -dF/dtau = h on the dynamics rows for tau, -dF/dp for the np parameters (dFp dense,
+ * ny x np); nothing on the bound rows. Jx is dense (ny x nx); acc: ny
  * doubles of scratch, zero on entry and exit; touched and mark: ny ints (mark < 0 on entry).
  * 0, or 1 (memory). */
-static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int *eq, int ntau,
-               int np, const double *dFp, const cdyn_allocator *as, double *acc, int *touched,
-               int *mark, cols_buf *R)
+static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int *eq, int nst,
+               int ntau, int np, const double *dFp, const cdyn_allocator *as, double *acc,
+               int *touched, int *mark, cols_buf *R)
 {
-    const int nq = f->nq, nv = f->nv, ny = f->ny, nr = f->nx - nq - nv;
-    const int ncol = 2 * nv + nr + ntau, ntot = ncol + np;
+    const int nq = f->nq, nv = f->nv, ny = f->ny;
+    const int ncol = nst + ntau, ntot = ncol + np;
     const size_t ld = (size_t)ny;
     /* the columns of Jx by their nonzero rows (bound rows left out) */
     cols_buf X;
@@ -148,8 +149,8 @@ static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int 
     size_t t = 0;
     for (int j = 0; j < ncol; j++) {
         R->colptr[j] = (int)t;
-        if (j >= 2 * nv + nr) {
-            R->rowind[t] = nq + j - 2 * nv - nr;
+        if (j >= nst) {
+            R->rowind[t] = nq + j - nst;
             R->values[t++] = f->h;
             continue;
         }
@@ -242,7 +243,8 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     ncp_form f = L.f;
     f.scale_normal = 1; /* the normal pairs in newtons (their members compared below) */
     const int ny = f.ny, nxf = f.nx, nv = f.nv, nr = nxf - f.nq - nv;
-    const int ntau = B != NULL ? nv : 0, ncol = 2 * nv + nr + ntau;
+    /* the state's columns only when A is wanted */
+    const int nst = A != NULL ? 2 * nv + nr : 0, ntau = B != NULL ? nv : 0, ncol = nst + ntau;
     const int sparse = L.colptr != NULL;
     rep->rows = f.k;
     const cdyn_allocator *as = &s->arena.as;
@@ -270,8 +272,8 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     memset(acc, 0, (size_t)ny * sizeof(double));
     for (int i = 0; i < ny; i++)
         eq[2 * ny + i] = -1;
-    if (st == CDYN_OK && (rhs(&f, L.x0, Jx, eq, ntau, np, dFp, as, acc, eq + ny, eq + 2 * ny,
-                              &R) != 0 ||
+    if (st == CDYN_OK && (rhs(&f, L.x0, Jx, eq, nst, ntau, np, dFp, as, acc, eq + ny,
+                              eq + 2 * ny, &R) != 0 ||
                           outmap(&f, L.y, as, &P) != 0))
         st = cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     const ift_columns rc = {ncol + np, R.colptr, R.rowind, R.values};
@@ -289,10 +291,8 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
         for (int j = 0; j < np; j++)
             outcol[ncol + j] = Pout != NULL ? Pout + (size_t)j * nxo : NULL;
         for (int j = 0; j < ncol; j++) {
-            if (j >= 2 * nv + nr)
-                outcol[j] = B + (size_t)(j - 2 * nv - nr) * nxo;
-            else if (A == NULL)
-                outcol[j] = NULL;
+            if (j >= nst)
+                outcol[j] = B + (size_t)(j - nst) * nxo;
             else if (j < 2 * nv)
                 outcol[j] = A + (size_t)j * nxo;
             else
