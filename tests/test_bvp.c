@@ -297,6 +297,19 @@ static void test_disk_fine_grids_stiff(void **unused)
     cdyn_model_free(m);
 }
 
+/* The disk's BVP asked for the sensitivity to bad: CDYN_EINVAL naming params[0]; frees traj. */
+static void param_refused(const cdyn_bvp_param *bad, double *psens, int N, cdyn_state **traj)
+{
+    cdyn_model *m = disk();
+    cdyn_bvp_report rep;
+    disk_param_request = (disk_params){1, bad, psens};
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "params[0]"));
+    disk_param_request = (disk_params){0, NULL, NULL};
+    free_traj(traj, N);
+    cdyn_model_free(m);
+}
+
 /* Exact gradients with respect to model parameters: dv0/dmu and dv0/dK (normal + tangential,
  * which scene_disk sets together) from one factorization at the solution, against central
  * differences of whole BVP solves on rebuilt models (N = 21; the perturbations keep the rolling
@@ -342,14 +355,8 @@ static void test_disk_param_sensitivity(void **unused)
     assert_true(fabs(dv_dmu - fd_mu) <= 1e-5 * fabs(fd_mu));
     assert_true(fabs(dv_dk - fd_k) <= 1e-4 * fabs(fd_k));
     /* bad requests are refused */
-    m = disk();
-    const cdyn_bvp_param bad[1] = {{CDYN_BVP_PARAM_MU, 7, 0}};
-    disk_param_request = (disk_params){1, bad, psens};
-    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_EINVAL);
-    assert_non_null(strstr(rep.solver.message, "params[0]"));
-    disk_param_request = (disk_params){0, NULL, NULL};
-    free_traj(traj, N);
-    cdyn_model_free(m);
+    const cdyn_bvp_param bad = {CDYN_BVP_PARAM_MU, 7, 0};
+    param_refused(&bad, psens, N, traj);
     free(psens);
 }
 
@@ -388,14 +395,8 @@ static void test_disk_geom_sensitivity(void **unused)
     assert_true(fabs(dv_dr - fd_r) <= 1e-5 * fabs(fd_r));
     assert_true(fabs(dv_dy - fd_y) <= 1e-5 * fabs(fd_y));
     /* a component the geometry does not have */
-    m = disk();
-    const cdyn_bvp_param bad[1] = {{CDYN_BVP_PARAM_GEOM_SIZE, 1, 2}};
-    disk_param_request = (disk_params){1, bad, psens};
-    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_EINVAL);
-    assert_non_null(strstr(rep.solver.message, "params[0]"));
-    disk_param_request = (disk_params){0, NULL, NULL};
-    free_traj(traj, N);
-    cdyn_model_free(m);
+    const cdyn_bvp_param bad = {CDYN_BVP_PARAM_GEOM_SIZE, 1, 2};
+    param_refused(&bad, psens, N, traj);
     free(psens);
 }
 

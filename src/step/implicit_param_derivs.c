@@ -13,6 +13,7 @@
 
 #include "core/memory.h"
 #include "core/report.h"
+#include "linalg/dense.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,27 +77,10 @@ static int qp_rows(const ncp_form *f, const ncp_scr *s, int c, double ln, const 
     if (ncp_row_inverse(f, c, Ai) != 0)
         return 1;
     /* dAi = -Ai dA Ai; dN = d(Ai Ch) = dAi Ch + Ai dCh */
-    for (int i = 0; i < nd; i++)
-        for (int e = 0; e < nd; e++) {
-            double acc = 0;
-            for (int l = 0; l < nd; l++)
-                acc += dA[i + l * nd] * Ai[l + e * nd];
-            T[i + e * nd] = acc;
-        }
-    for (int i = 0; i < nd; i++)
-        for (int e = 0; e < nd; e++) {
-            double acc = 0;
-            for (int l = 0; l < nd; l++)
-                acc -= Ai[i + l * nd] * T[l + e * nd];
-            dAi[i + e * nd] = acc;
-        }
-    for (int i = 0; i < nd; i++)
-        for (int e = 0; e < nd; e++) {
-            double acc = 0;
-            for (int l = 0; l < nd; l++)
-                acc += dAi[i + l * nd] * Ch[l + e * nd] + Ai[i + l * nd] * dCh[l + e * nd];
-            dN[i + e * nd] = acc;
-        }
+    cdyn_dense_gemm(0, 0, nd, nd, nd, 1.0, dA, nd, Ai, nd, 0.0, T, nd);
+    cdyn_dense_gemm(0, 0, nd, nd, nd, -1.0, Ai, nd, T, nd, 0.0, dAi, nd);
+    cdyn_dense_gemm(0, 0, nd, nd, nd, 1.0, dAi, nd, Ch, nd, 0.0, dN, nd);
+    cdyn_dense_gemm(0, 0, nd, nd, nd, 1.0, Ai, nd, dCh, nd, 1.0, dN, nd);
     double dd[2];
     for (int g = 0; g < nt; g++) {
         const int i = g + 1;
