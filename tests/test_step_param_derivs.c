@@ -33,7 +33,8 @@
 typedef struct gspec {
     int body; /* -1: ground, else the body's index */
     cdyn_geom_type type;
-    double pos[3], rot[3], size[3]; /* rot: rotation vector applied to the identity frame */
+    double pos[3], rot[3], size[3]; /* rot: the frame's rotation vector */
+    double turn[3]; /* GEOM_ROT's perturbation: exp(1/2 (0, turn)) (x) exp(1/2 (0, rot)) */
     int nvert;
     double verts[8]; /* a polygon's */
 } gspec;
@@ -45,7 +46,18 @@ typedef struct spec {
     gspec geom[MAXG];
     int ga[MAXG], gb[MAXG];
     double mu[MAXG], K[MAXG][2], C[MAXG][2]; /* (normal, tangential) */
+    int patch_n[MAXG];                       /* > 1: a round patch of half-width 0.02 */
 } spec;
+
+/* exp(1/2 (0, w)) */
+static void qexp(const double *w, double *e)
+{
+    const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double s = t > 0 ? sin(0.5 * t) / t : 0.5;
+    e[0] = cos(0.5 * t);
+    for (int i = 0; i < 3; i++)
+        e[i + 1] = s * w[i];
+}
 
 static cdyn_model *build(const spec *sp)
 {
@@ -69,13 +81,15 @@ static cdyn_model *build(const spec *sp)
         cdyn_geom_desc_defaults(&gd);
         gd.body = g->body < 0 ? CDYN_GROUND : g->body;
         gd.type = g->type;
-        const double t = sqrt(g->rot[0] * g->rot[0] + g->rot[1] * g->rot[1] +
-                              g->rot[2] * g->rot[2]);
-        const double s = t > 0 ? sin(0.5 * t) / t : 0.5;
-        gd.frame.quat[0] = cos(0.5 * t);
+        double ea[4], eb[4], *e = gd.frame.quat;
+        qexp(g->turn, ea);
+        qexp(g->rot, eb);
+        e[0] = ea[0] * eb[0] - ea[1] * eb[1] - ea[2] * eb[2] - ea[3] * eb[3];
+        e[1] = ea[0] * eb[1] + ea[1] * eb[0] + ea[2] * eb[3] - ea[3] * eb[2];
+        e[2] = ea[0] * eb[2] - ea[1] * eb[3] + ea[2] * eb[0] + ea[3] * eb[1];
+        e[3] = ea[0] * eb[3] + ea[1] * eb[2] - ea[2] * eb[1] + ea[3] * eb[0];
         for (int k = 0; k < 3; k++) {
             gd.frame.pos[k] = g->pos[k];
-            gd.frame.quat[k + 1] = s * g->rot[k];
             gd.size[k] = g->size[k];
         }
         gd.n_vertices = g->nvert;
@@ -93,6 +107,10 @@ static cdyn_model *build(const spec *sp)
         pd.stiffness[4] = pd.stiffness[8] = sp->K[p][1];
         pd.damping[0] = sp->C[p][0];
         pd.damping[4] = pd.damping[8] = sp->C[p][1];
+        if (sp->patch_n[p] > 1) {
+            pd.patch_n = sp->patch_n[p];
+            pd.patch_half_width = 0.02;
+        }
         int id;
         assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, &rep), CDYN_OK);
     }
@@ -114,7 +132,7 @@ static void move(spec *sp, const cdyn_param *p, double e)
     case CDYN_PARAM_DAMPING_N: sp->C[p->id][0] += e; break;
     case CDYN_PARAM_DAMPING_T: sp->C[p->id][1] += e; break;
     case CDYN_PARAM_GEOM_POS: g->pos[p->component] += e; break;
-    case CDYN_PARAM_GEOM_ROT: g->rot[p->component] += e; break; /* frames start at rot = 0 */
+    case CDYN_PARAM_GEOM_ROT: g->turn[p->component] += e; break;
     case CDYN_PARAM_GEOM_SIZE: g->size[p->component] += e; break;
     }
 }
@@ -491,6 +509,69 @@ static void test_capsule_plane(void **state)
     cdyn_state_free(x);
 }
 
+/* A ball (r = 0.1) on the edge of a fixed box (half-extents 0.2, 0.2, 0.1), 3 cm beyond its +x
+ * face: the closest point is clamped on x and z (those half-extents move it, y's does not). */
+static void test_ball_on_box_edge(void **state)
+{
+    (void)state;
+    spec sp;
+    memset(&sp, 0, sizeof sp);
+    add_body(&sp, 1.0, 0.004, 0.004, 0.004);
+    add_geom(&sp, -1, CDYN_GEOM_BOX, 0.2, 0.2, 0.1);
+    add_geom(&sp, 0, CDYN_GEOM_SPHERE, 0.1, 0, 0);
+    add_pair(&sp, 0, 1, 0.3);
+    const cdyn_step_options o = options(1);
+    cdyn_state *x = state_of(&sp);
+    x->q[0] = 0.23;
+    x->q[2] = 0.1 + sqrt(0.01 - 0.03 * 0.03) - 4e-4;
+    x->v[1] = 0.3;
+    settle(&sp, &o, x, 2);
+    const cdyn_param geo[] = {
+        {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 0, 1}, {CDYN_PARAM_GEOM_SIZE, 0, 2},
+        {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_POS, 0, 0},  {CDYN_PARAM_GEOM_ROT, 0, 1}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "ball on box edge") <= 1e-6);
+    cdyn_state_free(x);
+}
+
+/* A fixed capsule along x (r = 0.05, half-length 0.2) with a ball (r = 0.1) beyond its +x end
+ * and a free capsule (r = 0.05, half-length 0.15, along y) lying across that end: the fixed
+ * capsule's half-length moves both contacts (its end is their closest point), the free one's
+ * does not (its closest point is interior). */
+static void test_capsules(void **state)
+{
+    (void)state;
+    spec sp;
+    memset(&sp, 0, sizeof sp);
+    add_body(&sp, 1.0, 0.004, 0.004, 0.004);
+    add_body(&sp, 1.0, 0.009, 0.0005, 0.009);
+    add_geom(&sp, -1, CDYN_GEOM_CAPSULE, 0.05, 0.2, 0);
+    add_geom(&sp, 0, CDYN_GEOM_SPHERE, 0.1, 0, 0);
+    add_geom(&sp, 1, CDYN_GEOM_CAPSULE, 0.05, 0.15, 0);
+    sp.geom[2].rot[2] = M_PI / 2; /* along the body's y */
+    add_pair(&sp, 0, 1, 0.3);
+    add_pair(&sp, 0, 2, 0.3);
+    const cdyn_step_options o = options(1);
+    cdyn_state *x = state_of(&sp);
+    x->q[0] = -0.23; /* the ball beyond the -x end */
+    x->q[2] = sqrt(0.15 * 0.15 - 0.03 * 0.03) - 4e-4;
+    x->q[7] = 0.23; /* the capsule beyond the +x end, crossing it */
+    x->q[8] = 0.02;
+    x->q[9] = sqrt(0.1 * 0.1 - 0.03 * 0.03) - 4e-4;
+    x->v[1] = 0.2;
+    x->v[6] = -0.1;
+    settle(&sp, &o, x, 2);
+    const cdyn_param geo[] = {
+        {CDYN_PARAM_GEOM_SIZE, 0, 1}, {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 2, 1},
+        {CDYN_PARAM_GEOM_SIZE, 2, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_ROT, 2, 0},
+        {CDYN_PARAM_MU, 1, 0}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "capsule ends") <= 1e-6);
+    cdyn_state_free(x);
+}
+
 /* Planar: a disk (r = 0.1) rolling and sliding in a ground arc (curve radius 0.5 about
  * (0, 0.5), thickness 0.02, opening +-120 degrees about the downward axis), and a triangle
  * resting on two vertices on the ground line, sliding. */
@@ -580,10 +661,11 @@ static void test_refusals(void **state)
     (void)state;
     const double I[3] = {0.004, 0.004, 0.004};
     spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.3);
-    /* a ball on a fixed box: box-sphere takes the radius, not the box's half-extents */
-    add_geom(&sp, -1, CDYN_GEOM_BOX, 0.2, 0.2, 0.05);
-    sp.geom[2].pos[0] = 5.0;
+    /* a round patch with a second plane: its elements' sagittas depend on the ball's radius */
+    add_geom(&sp, -1, CDYN_GEOM_PLANE, 0, 0, 0);
+    sp.geom[2].pos[2] = -5.0;
     add_pair(&sp, 2, 1, 0.3);
+    sp.patch_n[1] = 2;
     const cdyn_step_options o = options(1);
     cdyn_model *m = build(&sp);
     cdyn_stepper *s = NULL;
@@ -596,7 +678,7 @@ static void test_refusals(void **state)
         A[i] = 7.0;
     for (int i = 0; i < nx * 4; i++)
         P[i] = 7.0;
-    const cdyn_param good[2] = {{CDYN_PARAM_MU, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+    const cdyn_param good[2] = {{CDYN_PARAM_MU, 0, 0}, {CDYN_PARAM_GEOM_POS, 1, 0}};
     expect(s, nx, nv, A, 2, good, P, CDYN_EINVAL, "no successful step"); /* not stepped yet */
     x->q[2] = 0.1 - 4e-4;
     assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
@@ -618,18 +700,23 @@ static void test_refusals(void **state)
         cdyn_param two[2] = {good[0], bad[k]};
         expect(s, nx, nv, A, 2, two, P, CDYN_EINVAL, why[k]);
     }
-    /* the box's half-extent against the ball: not available (the ball is far: the pair's row
-     * takes part only while active; the model function refuses it either way) */
-    const cdyn_param box = {CDYN_PARAM_GEOM_SIZE, 2, 2};
+    /* the ball's radius in the patch: not available (the patch's rows take part, their margin
+     * being infinite), from the step and from the model function */
+    const cdyn_param radius[2] = {good[0], {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+    expect(s, nx, nv, A, 2, radius, P, CDYN_ENOTSUP, "a patch");
     cdyn_data *d = NULL;
     assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
     assert_int_equal(cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
     cdyn_report rep;
-    double dgap[2] = {7, 7};
-    assert_int_equal(cdyn_eval_geom_derivatives(m, d, CDYN_GEOM_PARAM_SIZE, 2, 2, NULL, NULL,
+    const int nc = cdyn_model_ncontact(m);
+    double dgap[8];
+    for (int i = 0; i < nc; i++)
+        dgap[i] = 7;
+    assert_int_equal(cdyn_eval_geom_derivatives(m, d, CDYN_GEOM_PARAM_SIZE, 1, 0, NULL, NULL,
                                                 dgap, NULL, NULL, &rep), CDYN_ENOTSUP);
     assert_non_null(strstr(rep.message, "pair 1"));
-    assert_true(dgap[0] == 7 && dgap[1] == 7);
+    for (int i = 0; i < nc; i++)
+        assert_true(dgap[i] == 7);
     assert_int_equal(cdyn_eval_geom_derivatives(m, NULL, CDYN_GEOM_PARAM_SIZE, 1, 0, NULL, NULL,
                                                 dgap, NULL, NULL, &rep), CDYN_EINVAL);
     assert_int_equal(cdyn_eval_geom_derivatives(m, d, (cdyn_geom_param)3, 1, 0, NULL, NULL, dgap,
@@ -641,8 +728,6 @@ static void test_refusals(void **state)
         assert_true(P[i] == 7.0);
     /* good calls: P alone, and a parameter of a pair without rows in the step is a zero column */
     expect(s, nx, nv, NULL, 2, good, P, CDYN_OK, NULL);
-    const cdyn_param far[2] = {{CDYN_PARAM_MU, 1, 0}, box};
-    (void)far;
     cdyn_state_free(x);
     cdyn_stepper_free(s);
     cdyn_model_free(m);
@@ -657,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_sphere_sliding_ncp), cmocka_unit_test(test_box_plane),
         cmocka_unit_test(test_sphere_sphere),   cmocka_unit_test(test_capsule_plane),
         cmocka_unit_test(test_planar),          cmocka_unit_test(test_sparse_backend),
+        cmocka_unit_test(test_ball_on_box_edge), cmocka_unit_test(test_capsules),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

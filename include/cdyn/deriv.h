@@ -103,7 +103,8 @@ CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_sid
  *     GEOM_ROT     a rotation of the frame about its origin and the body frame's axis
  *                  `component` (rad): frame.quat -> exp(eps/2 (0, e_c)) (x) frame.quat
  *     GEOM_SIZE    size[component] (m): swept radii (sphere, circle, capsule, arc) in any pair;
- *                  box and rectangle half-extents and the capsule's half-length against planes */
+ *                  box and rectangle half-extents against planes, balls and points; the
+ *                  capsule's half-length against those and capsules */
 typedef enum cdyn_param_kind {
     CDYN_PARAM_MU = 0,
     CDYN_PARAM_STIFFNESS_N = 1,

@@ -5,9 +5,12 @@
  * the pair's own contact function, run with U on that side and rest on the other, returns as
  * rates the derivatives of the points p_a, p_b and the frame (n, t, o) in the parameter, as
  * contact_derivs.c does with the motion of a dof. A swept radius r moves its side's point by
- * the normal (p_a = m_a + r_a n, p_b = m_b - r_b n; n does not move); a half-extent moves the
- * material vertex of a plane-vertex row, which is the rigid translation of the geometry by that
- * vertex's displacement for that row. Then, with the body's motion subspace S_j fixed,
+ * the normal (p_a = m_a + r_a n, p_b = m_b - r_b n; n does not move). A half-extent h along the
+ * geometry's axis k moves the faces (ends) -h, h along k and nothing else: a contact point of
+ * the solid (of the capsule's core segment) that lies on one of them moves with it, which for
+ * that row is the translation of the geometry along +-k, and one that does not stays (it is
+ * the ball's centre's own coordinate, or the segment's interior). Then, with the body's motion
+ * subspace S_j fixed,
  *     d Psi_n = n' . (p_b - p_a) + n . (p_b' - p_a'),
  *     d Gamma_d,j = d' . (S_j(p_b) - S_j(p_a)) + d . (S_j,ang x p_b' - S_j,ang x p_a')
  * on the sides dof j moves. */
@@ -22,7 +25,7 @@
 typedef struct pmove {
     int side;    /* 0: the geometry is a, 1: b */
     int radius;  /* a swept radius: the point moves along the normal */
-    int vertex;  /* a half-extent: the row's vertex moves along the geom frame's axis */
+    int extent;  /* a half-extent: the row's point moves with the face it lies on */
     int axis;    /* the component */
     double U[6]; /* the rigid motion of POS and ROT */
 } pmove;
@@ -52,13 +55,39 @@ static int is_radius(int t, int c)
                       t == CDYN_GEOM_ARC);
 }
 
-/* Whether size c of geometry g is a vertex's half-extent in pair pr (other geometry o). */
-static int is_vertex(const mgeom *g, const mgeom *o, const mpair *pr, int c)
+/* Whether size c of geometry g is a half-extent whose faces the rows of pair pr (other
+ * geometry o) follow: box and rectangle against planes, balls and points (their contact
+ * functions clamp the point to the faces or take the vertices), the capsule's half-length
+ * against planes, balls, points and capsules (the core segment's closest point, or its ends). */
+static int is_extent(const mgeom *g, const mgeom *o, const mpair *pr, int c)
 {
-    const int t = g->type;
-    const int extent = t == CDYN_GEOM_BOX || t == CDYN_GEOM_RECTANGLE ||
-                       (t == CDYN_GEOM_CAPSULE && c == 1);
-    return extent && o->type == CDYN_GEOM_PLANE && pr->patch == PATCH_NONE;
+    const int t = g->type, ot = o->type;
+    const int other = ot == CDYN_GEOM_PLANE || ot == CDYN_GEOM_SPHERE ||
+                      ot == CDYN_GEOM_CIRCLE || ot == CDYN_GEOM_POINT;
+    if (pr->patch != PATCH_NONE)
+        return 0;
+    if (t == CDYN_GEOM_BOX || t == CDYN_GEOM_RECTANGLE)
+        return other;
+    return t == CDYN_GEOM_CAPSULE && c == 1 && (other || ot == CDYN_GEOM_CAPSULE);
+}
+
+/* The motion of geometry gs (side `side` of the row's points c) under its half-extent along
+ * `axis`: a translation by +-R e_axis when the row's point of the solid (the capsule's core:
+ * the swept radius taken off along n) lies on the face +-h, else none. */
+static void extent_motion(const gstate *gs, const cpoint *c, int side, int axis, double *U)
+{
+    const mgeom *g = gs->g;
+    const int k = g->type == CDYN_GEOM_CAPSULE ? 0 : axis;
+    const double h = g->size[axis], r = g->type == CDYN_GEOM_CAPSULE ? g->size[0] : 0.0;
+    double core[3], rel[3], loc[3], e[3] = {0, 0, 0};
+    v3_axpy(core, side ? c->pb : c->pa, side ? r : -r, c->n);
+    v3_sub(rel, core, gs->c);
+    m3_tmul_v(loc, gs->R, rel);
+    memset(U, 0, 6 * sizeof(double));
+    if (fabs(loc[k]) >= h * (1.0 - 1e-9)) {
+        e[k] = loc[k] < 0 ? -1.0 : 1.0;
+        m3_mul_v(U + 3, gs->R, e);
+    }
 }
 
 /* One row's derivatives: dgap, and dJ[dir][k] = d Gamma_dir,j / dp for the pair's columns k. */
@@ -71,16 +100,12 @@ static void row_derivs(const cdyn_model *m, const cdyn_data *d, const mpair *pr,
     double fr[9], dfr[9];
     double U[6];
     memcpy(U, mv->U, sizeof U);
-    if (mv->vertex) {
-        /* the vertex's displacement, as a translation of its geometry for this row */
-        gstate gs;
-        double loc[3], dl[3] = {0, 0, 0};
-        cdyn_geom_state(m, d, mv->side ? pr->gb : pr->ga, zero, &gs);
-        cdyn_cf_feature(&gs, r, loc);
-        const int ax = gs.g->type == CDYN_GEOM_CAPSULE ? 0 : mv->axis;
-        dl[ax] = loc[ax] < 0 ? -1.0 : 1.0;
-        v3_set(U, 0, 0, 0);
-        m3_mul_v(U + 3, gs.R, dl);
+    if (mv->extent) {
+        /* where the row's point lies, from the pair at rest */
+        cdyn_geom_state(m, d, pr->ga, zero, &ga);
+        cdyn_geom_state(m, d, pr->gb, zero, &gb);
+        cdyn_pair_row(m, pr, &ga, &gb, r, &c, &cn, fr, dfr);
+        extent_motion(mv->side ? &gb : &ga, &c, mv->side, mv->axis, U);
     }
     cdyn_geom_state(m, d, pr->ga, mv->side == 0 ? U : zero, &ga);
     cdyn_geom_state(m, d, pr->gb, mv->side == 1 ? U : zero, &gb);
@@ -168,7 +193,7 @@ static int size_supported(const cdyn_model *m, const mpair *pr, int geom, int co
     const mgeom *g = &m->geoms[geom], *o = &m->geoms[pr->ga == geom ? pr->gb : pr->ga];
     if (is_radius(g->type, comp))
         return pr->patch == PATCH_NONE;
-    return is_vertex(g, o, pr, comp);
+    return is_extent(g, o, pr, comp);
 }
 
 static int row_asked(const mpair *pr, const int *rows)
@@ -222,7 +247,7 @@ cdyn_status cdyn_eval_geom_derivatives(const cdyn_model *m, cdyn_data *d, cdyn_g
         v3_cross(mv.U + 3, gs.c, axis);
     } else {
         mv.radius = is_radius(g->type, comp);
-        mv.vertex = !mv.radius;
+        mv.extent = !mv.radius;
     }
     /* 3 max_pair_cols doubles: the pair forms' transient scratch of contact_derivs.c */
     double *dJ = d->dscr + CDYN_DERIV_BODY_SCRATCH * (size_t)m->nbody;
