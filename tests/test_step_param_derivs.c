@@ -604,10 +604,24 @@ static void test_planar(void **state)
     settle(&sp, &o, x, 3);
     const cdyn_param arc[] = {
         {CDYN_PARAM_GEOM_POS, 0, 0},  {CDYN_PARAM_GEOM_POS, 0, 1},  {CDYN_PARAM_GEOM_ROT, 0, 2},
-        {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_POS, 1, 0}};
+        {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 0, 1}, {CDYN_PARAM_GEOM_SIZE, 0, 2},
+        {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_POS, 1, 0}};
     cdyn_param params[16];
     int np = with_contact(arc, (int)(sizeof arc / sizeof arc[0]), params);
     assert_true(check_params(&sp, &o, x, np, params, "disk in arc") <= 1e-6);
+    cdyn_state_free(x);
+
+    /* the disk on the end of an arc opening +-1.2 rad (the end is its closest point: the
+     * opening moves it) */
+    sp.geom[0].pos[1] = 0;
+    sp.geom[0].rot[2] = 0;
+    sp.geom[0].size[2] = 1.2;
+    x = state_of(&sp);
+    x->q[0] = 0.5 * cos(1.2);
+    x->q[1] = 0.5 * sin(1.2) + 0.12 - 3e-4;
+    x->v[2] = 1.0;
+    settle(&sp, &o, x, 2);
+    assert_true(check_params(&sp, &o, x, np, params, "disk on arc end") <= 1e-6);
     cdyn_state_free(x);
 
     memset(&sp, 0, sizeof sp);

@@ -104,7 +104,8 @@ CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_sid
  *                  `component` (rad): frame.quat -> exp(eps/2 (0, e_c)) (x) frame.quat
  *     GEOM_SIZE    size[component] (m): swept radii (sphere, circle, capsule, arc) in any pair;
  *                  box and rectangle half-extents against planes, balls and points; the
- *                  capsule's half-length against those and capsules */
+ *                  capsule's half-length against those and capsules; an arc's curve radius
+ *                  size[1] and opening size[2] (rad) */
 typedef enum cdyn_param_kind {
     CDYN_PARAM_MU = 0,
     CDYN_PARAM_STIFFNESS_N = 1,

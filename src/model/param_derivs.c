@@ -68,26 +68,38 @@ static int is_extent(const mgeom *g, const mgeom *o, const mpair *pr, int c)
         return 0;
     if (t == CDYN_GEOM_BOX || t == CDYN_GEOM_RECTANGLE)
         return other;
+    if (t == CDYN_GEOM_ARC) /* its curve's radius and opening; arcs meet circles and points */
+        return c >= 1;
     return t == CDYN_GEOM_CAPSULE && c == 1 && (other || ot == CDYN_GEOM_CAPSULE);
 }
 
-/* The motion of geometry gs (side `side` of the row's points c) under its half-extent along
- * `axis`: a translation by +-R e_axis when the row's point of the solid (the capsule's core:
- * the swept radius taken off along n) lies on the face +-h, else none. */
+/* The motion of geometry gs (side `side` of the row's points c) under size[axis]: the
+ * displacement of the row's point of the solid (the capsule's or arc's core: the swept radius
+ * taken off along n), as a translation of the geometry for this row. A half-extent h along k:
+ * +-e_k when the point lies on the face (end) +-h, else none. An arc's curve radius: the radial
+ * direction at the point (the radial foot and the ends move alike); its opening: the tangent
+ * at an end times the curve radius, when the point is that end, else none. */
 static void extent_motion(const gstate *gs, const cpoint *c, int side, int axis, double *U)
 {
     const mgeom *g = gs->g;
-    const int k = g->type == CDYN_GEOM_CAPSULE ? 0 : axis;
-    const double h = g->size[axis], r = g->type == CDYN_GEOM_CAPSULE ? g->size[0] : 0.0;
+    const int arc = g->type == CDYN_GEOM_ARC, capsule = g->type == CDYN_GEOM_CAPSULE;
+    const int k = capsule ? 0 : axis;
+    const double h = g->size[axis], r = capsule || arc ? g->size[0] : 0.0;
     double core[3], rel[3], loc[3], e[3] = {0, 0, 0};
     v3_axpy(core, side ? c->pb : c->pa, side ? r : -r, c->n);
     v3_sub(rel, core, gs->c);
     m3_tmul_v(loc, gs->R, rel);
     memset(U, 0, 6 * sizeof(double));
-    if (fabs(loc[k]) >= h * (1.0 - 1e-9)) {
+    if (arc) {
+        const double phi = atan2(loc[1], loc[0]), sg = phi < 0 ? -1.0 : 1.0;
+        if (axis == 1)
+            v3_set(e, cos(phi), sin(phi), 0.0);
+        else if (fabs(phi) >= h * (1.0 - 1e-9))
+            v3_set(e, -sg * g->size[1] * sin(phi), sg * g->size[1] * cos(phi), 0.0);
+    } else if (fabs(loc[k]) >= h * (1.0 - 1e-9)) {
         e[k] = loc[k] < 0 ? -1.0 : 1.0;
-        m3_mul_v(U + 3, gs->R, e);
     }
+    m3_mul_v(U + 3, gs->R, e);
 }
 
 /* One row's derivatives: dgap, and dJ[dir][k] = d Gamma_dir,j / dp for the pair's columns k. */
@@ -178,7 +190,7 @@ static cdyn_status check(const cdyn_model *m, const cdyn_data *d, cdyn_geom_para
         return cdyn_fail(r, CDYN_EINVAL, "component %d is not one of parameter kind %d of "
                          "geometry %d (type %d, dim %d)", comp, (int)kind, geom, t, m->dim);
     if (kind == CDYN_GEOM_PARAM_SIZE && !is_radius(t, comp) && t != CDYN_GEOM_BOX &&
-        t != CDYN_GEOM_RECTANGLE && t != CDYN_GEOM_CAPSULE)
+        t != CDYN_GEOM_RECTANGLE && t != CDYN_GEOM_CAPSULE && t != CDYN_GEOM_ARC)
         return cdyn_fail(r, CDYN_ENOTSUP, "the derivative in size[%d] of geometry %d (type %d) "
                          "is not available", comp, geom, t);
     for (int i = 0; lambda != NULL && i < 3 * m->nc; ++i)
