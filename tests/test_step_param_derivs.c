@@ -134,6 +134,7 @@ static void move(spec *sp, const cdyn_param *p, double e)
     case CDYN_PARAM_GEOM_POS: g->pos[p->component] += e; break;
     case CDYN_PARAM_GEOM_ROT: g->turn[p->component] += e; break;
     case CDYN_PARAM_GEOM_SIZE: g->size[p->component] += e; break;
+    case CDYN_PARAM_GEOM_VERTEX: g->verts[p->component] += e; break;
     }
 }
 
@@ -148,6 +149,7 @@ static double value(const spec *sp, const cdyn_param *p)
     case CDYN_PARAM_DAMPING_T: return sp->C[p->id][1];
     case CDYN_PARAM_GEOM_POS: return g->pos[p->component];
     case CDYN_PARAM_GEOM_ROT: return 0.0;
+    case CDYN_PARAM_GEOM_VERTEX: return g->verts[p->component];
     default: return g->size[p->component];
     }
 }
@@ -639,10 +641,38 @@ static void test_planar(void **state)
     x->v[0] = 0.3;
     settle(&sp, &o, x, 3);
     const cdyn_param poly[] = {
-        {CDYN_PARAM_GEOM_POS, 1, 0}, {CDYN_PARAM_GEOM_POS, 1, 1}, {CDYN_PARAM_GEOM_ROT, 1, 2},
-        {CDYN_PARAM_GEOM_POS, 0, 1}, {CDYN_PARAM_GEOM_ROT, 0, 2}};
+        {CDYN_PARAM_GEOM_POS, 1, 0},    {CDYN_PARAM_GEOM_POS, 1, 1},
+        {CDYN_PARAM_GEOM_ROT, 1, 2},    {CDYN_PARAM_GEOM_POS, 0, 1},
+        {CDYN_PARAM_GEOM_ROT, 0, 2},    {CDYN_PARAM_GEOM_VERTEX, 1, 0},
+        {CDYN_PARAM_GEOM_VERTEX, 1, 1}, {CDYN_PARAM_GEOM_VERTEX, 1, 3},
+        {CDYN_PARAM_GEOM_VERTEX, 1, 4}};
     np = with_contact(poly, (int)(sizeof poly / sizeof poly[0]), params);
     assert_true(check_params(&sp, &o, x, np, params, "triangle on line") <= 1e-6);
+    cdyn_state_free(x);
+
+    /* a disk on the sloped edge (0.5, -0.1)-(0, 0.1) of a fixed triangle: the edge's two
+     * vertices move it (the edge turns), the third does not */
+    memset(&sp, 0, sizeof sp);
+    sp.dim = 2;
+    add_body(&sp, 1.0, 0, 0, 0.005);
+    const int wedge = add_geom(&sp, -1, CDYN_GEOM_POLYGON, 0, 0, 0);
+    const double wv[6] = {-0.5, -0.2, 0.5, -0.1, 0.0, 0.1};
+    sp.geom[wedge].nvert = 3;
+    memcpy(sp.geom[wedge].verts, wv, sizeof wv);
+    add_geom(&sp, 0, CDYN_GEOM_CIRCLE, 0.1, 0, 0);
+    add_pair(&sp, wedge, 1, 0.3);
+    x = state_of(&sp);
+    const double len = sqrt(0.25 + 0.04), nx0 = 0.2 / len, ny0 = 0.5 / len; /* outward normal */
+    x->q[0] = 0.25 + (0.1 - 3e-4) * nx0;
+    x->q[1] = 0.0 + (0.1 - 3e-4) * ny0;
+    x->v[0] = 0.2;
+    settle(&sp, &o, x, 2);
+    const cdyn_param edge[] = {
+        {CDYN_PARAM_GEOM_VERTEX, 0, 2}, {CDYN_PARAM_GEOM_VERTEX, 0, 3},
+        {CDYN_PARAM_GEOM_VERTEX, 0, 4}, {CDYN_PARAM_GEOM_VERTEX, 0, 5},
+        {CDYN_PARAM_GEOM_VERTEX, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+    np = with_contact(edge, (int)(sizeof edge / sizeof edge[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "disk on triangle edge") <= 1e-6);
     cdyn_state_free(x);
 
     /* a disk at the corner of a fixed rectangle (half-extents 0.3, 0.1), 3 cm beyond its side */

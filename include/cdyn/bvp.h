@@ -38,8 +38,8 @@ typedef struct cdyn_bvp_conditions {
 } cdyn_bvp_conditions;
 
 /* A model parameter for sensitivities: a contact pair's friction coefficient, or one part of
- * its compliance (the normal, or both tangential, diagonal entries of K or C); or a
- * geometry's frame position, a rotation of its frame, or a size (component as for
+ * its compliance (the normal, or both tangential, diagonal entries of K or C); or a geometry's
+ * frame position, a rotation of its frame, a size or a polygon's vertex (component as for
  * cdyn_geom_param, cdyn/model.h; the same kinds and meanings as cdyn_param in cdyn/deriv.h). */
 typedef enum cdyn_bvp_param_kind {
     CDYN_BVP_PARAM_MU = 0,
@@ -49,7 +49,8 @@ typedef enum cdyn_bvp_param_kind {
     CDYN_BVP_PARAM_DAMPING_T = 4,
     CDYN_BVP_PARAM_GEOM_POS = 5,
     CDYN_BVP_PARAM_GEOM_ROT = 6,
-    CDYN_BVP_PARAM_GEOM_SIZE = 7
+    CDYN_BVP_PARAM_GEOM_SIZE = 7,
+    CDYN_BVP_PARAM_GEOM_VERTEX = 8
 } cdyn_bvp_param_kind;
 
 typedef struct cdyn_bvp_param {

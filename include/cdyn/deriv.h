@@ -105,7 +105,9 @@ CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_sid
  *     GEOM_SIZE    size[component] (m): swept radii (sphere, circle, capsule, arc) in any pair;
  *                  box and rectangle half-extents against planes, balls and points; the
  *                  capsule's half-length against those and capsules; an arc's curve radius
- *                  size[1] and opening size[2] (rad) */
+ *                  size[1] and opening size[2] (rad)
+ *     GEOM_VERTEX  a polygon's vertex component / 2, its coordinate component % 2 (x, y) in
+ *                  the geometry frame (m), in every pair of the polygon */
 typedef enum cdyn_param_kind {
     CDYN_PARAM_MU = 0,
     CDYN_PARAM_STIFFNESS_N = 1,
@@ -114,13 +116,14 @@ typedef enum cdyn_param_kind {
     CDYN_PARAM_DAMPING_T = 4,
     CDYN_PARAM_GEOM_POS = 5,
     CDYN_PARAM_GEOM_ROT = 6,
-    CDYN_PARAM_GEOM_SIZE = 7
+    CDYN_PARAM_GEOM_SIZE = 7,
+    CDYN_PARAM_GEOM_VERTEX = 8
 } cdyn_param_kind;
 
 typedef struct cdyn_param {
     cdyn_param_kind kind;
     int id;        /* the pair (contact kinds) or the geometry (GEOM_* kinds) */
-    int component; /* GEOM_* kinds: 0..2 as above; otherwise ignored */
+    int component; /* GEOM_* kinds: as above; otherwise ignored */
 } cdyn_param;
 
 /* cdyn_step_derivatives with parameter columns: A and B as there, and P (nx x np, column-major)

@@ -584,7 +584,7 @@ CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir d
 /* ---- derivatives in geometric parameters ---------------------------------------------------- */
 
 /* A geometric parameter of one geometry (docs/theory.md, "Derivatives in geometric
- * parameters"); component c selects among three:
+ * parameters"); component c selects among three (VERTEX: among 2 n_vertices):
  *   POS   the geometry frame's origin in its body frame (cdyn_geom_desc.frame.pos[c], m; a
  *         ground geometry's in the world), e.g. a plane's offset along its normal, a sphere's
  *         body-fixed centre;
@@ -600,7 +600,9 @@ CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir d
 typedef enum cdyn_geom_param {
     CDYN_GEOM_PARAM_POS = 0,
     CDYN_GEOM_PARAM_ROT = 1,
-    CDYN_GEOM_PARAM_SIZE = 2
+    CDYN_GEOM_PARAM_SIZE = 2,
+    CDYN_GEOM_PARAM_VERTEX = 3 /* a polygon's vertex c / 2, its coordinate c % 2 (x, y) in the
+                                  geometry frame (m), in every pair of the polygon */
 } cdyn_geom_param;
 
 /* The derivatives in geometric parameter (kind, geom, component) of the contact terms at the

@@ -26,6 +26,7 @@ typedef struct pmove {
     int side;    /* 0: the geometry is a, 1: b */
     int radius;  /* a swept radius: the point moves along the normal */
     int extent;  /* a half-extent: the row's point moves with the face it lies on */
+    int vertex;  /* a polygon's vertex coordinate: the row's edge moves */
     int axis;    /* the component */
     double U[6]; /* the rigid motion of POS and ROT */
 } pmove;
@@ -102,6 +103,54 @@ static void extent_motion(const gstate *gs, const cpoint *c, int side, int axis,
     m3_mul_v(U + 3, gs->R, e);
 }
 
+/* The motion of polygon gs (side `side` of the row's points c) under vertex k's coordinate i
+ * (comp = 2 k + i). The row's point P lies on the line of an edge (v_a, v_b), at t: moving v_k
+ * by e_i moves the edge's points p(s) by (1 - s) e_i (k = a) or s e_i (k = b). Near P that is
+ * the rigid motion with velocity d(t) at P and the turn theta = (d(1) - d(0)) . nn / L about z
+ * (nn = z x the edge's direction): the edge's stretch along itself moves no foot point, and a
+ * turn about P moves no vertex at P. An edge without v_k: none. */
+static void vertex_motion(const gstate *gs, const cpoint *c, int side, int comp, double *U)
+{
+    const int n = gs->g->nvert, k = comp / 2;
+    double P[3], rel[3], loc[3], va[3], vb[3], ex[3];
+    v3_copy(P, side ? c->pb : c->pa);
+    v3_sub(rel, P, gs->c);
+    m3_tmul_v(loc, gs->R, rel);
+    int a = 0;
+    double best = INFINITY, t = 0;
+    for (int e = 0; e < n; ++e) { /* the edge P lies on */
+        cdyn_cf_feature(gs, e, va);
+        cdyn_cf_feature(gs, (e + 1) % n, vb);
+        v3_sub(ex, vb, va);
+        v3_sub(rel, loc, va);
+        const double te = v3_dot(rel, ex) / v3_dot(ex, ex), tc = fmin(fmax(te, 0.0), 1.0);
+        double foot[3];
+        v3_axpy(foot, va, tc, ex);
+        v3_sub(rel, loc, foot);
+        if (v3_norm(rel) < best) {
+            best = v3_norm(rel);
+            a = e;
+            t = te;
+        }
+    }
+    memset(U, 0, 6 * sizeof(double));
+    const int b = (a + 1) % n;
+    if (k != a && k != b)
+        return;
+    cdyn_cf_feature(gs, a, va);
+    cdyn_cf_feature(gs, b, vb);
+    v3_sub(ex, vb, va);
+    const double L = v3_norm(ex), nn[2] = {-ex[1] / L, ex[0] / L};
+    const double wd = k == a ? 1.0 - t : t, sg = k == a ? -1.0 : 1.0;
+    double d[3] = {0, 0, 0}, w[3] = {0, 0, 0}, vp[3];
+    d[comp % 2] = wd;
+    w[2] = sg * nn[comp % 2] / L;
+    m3_mul_v(U, gs->R, w);
+    m3_mul_v(vp, gs->R, d);
+    v3_cross(U + 3, U, P); /* velocity at the origin: v_P - w x P */
+    v3_sub(U + 3, vp, U + 3);
+}
+
 /* One row's derivatives: dgap, and dJ[dir][k] = d Gamma_dir,j / dp for the pair's columns k. */
 static void row_derivs(const cdyn_model *m, const cdyn_data *d, const mpair *pr, int r,
                        const pmove *mv, double *dgap, double *dJ)
@@ -112,12 +161,15 @@ static void row_derivs(const cdyn_model *m, const cdyn_data *d, const mpair *pr,
     double fr[9], dfr[9];
     double U[6];
     memcpy(U, mv->U, sizeof U);
-    if (mv->extent) {
+    if (mv->extent || mv->vertex) {
         /* where the row's point lies, from the pair at rest */
         cdyn_geom_state(m, d, pr->ga, zero, &ga);
         cdyn_geom_state(m, d, pr->gb, zero, &gb);
         cdyn_pair_row(m, pr, &ga, &gb, r, &c, &cn, fr, dfr);
-        extent_motion(mv->side ? &gb : &ga, &c, mv->side, mv->axis, U);
+        if (mv->vertex)
+            vertex_motion(mv->side ? &gb : &ga, &c, mv->side, mv->axis, U);
+        else
+            extent_motion(mv->side ? &gb : &ga, &c, mv->side, mv->axis, U);
     }
     cdyn_geom_state(m, d, pr->ga, mv->side == 0 ? U : zero, &ga);
     cdyn_geom_state(m, d, pr->gb, mv->side == 1 ? U : zero, &gb);
@@ -183,6 +235,9 @@ static cdyn_status check(const cdyn_model *m, const cdyn_data *d, cdyn_geom_para
     case CDYN_GEOM_PARAM_SIZE:
         ok = comp >= 0 && comp < n_sizes(t);
         break;
+    case CDYN_GEOM_PARAM_VERTEX:
+        ok = t == CDYN_GEOM_POLYGON && comp >= 0 && comp < 2 * m->geoms[geom].nvert;
+        break;
     default:
         return cdyn_fail(r, CDYN_EINVAL, "geometric parameter kind %d is unknown", (int)kind);
     }
@@ -242,11 +297,13 @@ cdyn_status cdyn_eval_geom_derivatives(const cdyn_model *m, cdyn_data *d, cdyn_g
     /* the geometry's motion under POS or ROT (body axes, or world axes on the ground) */
     const mgeom *g = &m->geoms[geom];
     double axis[3] = {0, 0, 0}, e[3] = {0, 0, 0};
-    e[comp] = 1.0;
-    if (g->body < 0)
-        v3_copy(axis, e);
-    else
-        m3_mul_v(axis, d->bodies[g->body].R, e);
+    if (kind == CDYN_GEOM_PARAM_POS || kind == CDYN_GEOM_PARAM_ROT) {
+        e[comp] = 1.0;
+        if (g->body < 0)
+            v3_copy(axis, e);
+        else
+            m3_mul_v(axis, d->bodies[g->body].R, e);
+    }
     pmove mv;
     memset(&mv, 0, sizeof mv);
     mv.axis = comp;
@@ -257,6 +314,8 @@ cdyn_status cdyn_eval_geom_derivatives(const cdyn_model *m, cdyn_data *d, cdyn_g
         cdyn_geom_state(m, d, geom, mv.U, &gs); /* its world origin c: U = (w; c x w) */
         v3_copy(mv.U, axis);
         v3_cross(mv.U + 3, gs.c, axis);
+    } else if (kind == CDYN_GEOM_PARAM_VERTEX) {
+        mv.vertex = 1;
     } else {
         mv.radius = is_radius(g->type, comp);
         mv.extent = !mv.radius;

@@ -20,7 +20,7 @@
 
 static int is_geom(cdyn_param_kind k)
 {
-    return k == CDYN_PARAM_GEOM_POS || k == CDYN_PARAM_GEOM_ROT || k == CDYN_PARAM_GEOM_SIZE;
+    return k >= CDYN_PARAM_GEOM_POS && k <= CDYN_PARAM_GEOM_VERTEX;
 }
 
 cdyn_status ncp_params_check(const cdyn_model *m, int np, const cdyn_param *params,
@@ -28,7 +28,7 @@ cdyn_status ncp_params_check(const cdyn_model *m, int np, const cdyn_param *para
 {
     for (int j = 0; j < np; j++) {
         const cdyn_param *p = &params[j];
-        if ((int)p->kind < CDYN_PARAM_MU || (int)p->kind > CDYN_PARAM_GEOM_SIZE)
+        if ((int)p->kind < CDYN_PARAM_MU || (int)p->kind > CDYN_PARAM_GEOM_VERTEX)
             return cdyn_fail(r, CDYN_EINVAL, "%s: params[%d]: kind %d is unknown", who, j0 + j,
                              (int)p->kind);
         const int n = is_geom(p->kind) ? cdyn_model_ngeom(m) : cdyn_model_npair(m);
