@@ -49,15 +49,6 @@ typedef struct spec {
     int patch_n[MAXG];                       /* > 1: a round patch of half-width 0.02 */
 } spec;
 
-/* exp(1/2 (0, w)) */
-static void qexp(const double *w, double *e)
-{
-    const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    const double s = t > 0 ? sin(0.5 * t) / t : 0.5;
-    e[0] = cos(0.5 * t);
-    for (int i = 0; i < 3; i++)
-        e[i + 1] = s * w[i];
-}
 
 static cdyn_model *build(const spec *sp)
 {
@@ -81,13 +72,10 @@ static cdyn_model *build(const spec *sp)
         cdyn_geom_desc_defaults(&gd);
         gd.body = g->body < 0 ? CDYN_GROUND : g->body;
         gd.type = g->type;
-        double ea[4], eb[4], *e = gd.frame.quat;
-        qexp(g->turn, ea);
-        qexp(g->rot, eb);
-        e[0] = ea[0] * eb[0] - ea[1] * eb[1] - ea[2] * eb[2] - ea[3] * eb[3];
-        e[1] = ea[0] * eb[1] + ea[1] * eb[0] + ea[2] * eb[3] - ea[3] * eb[2];
-        e[2] = ea[0] * eb[2] - ea[1] * eb[3] + ea[2] * eb[0] + ea[3] * eb[1];
-        e[3] = ea[0] * eb[3] + ea[1] * eb[2] - ea[2] * eb[1] + ea[3] * eb[0];
+        double ea[4], eb[4];
+        tm_qexp(g->turn, ea);
+        tm_qexp(g->rot, eb);
+        tm_qmul(ea, eb, gd.frame.quat);
         for (int k = 0; k < 3; k++) {
             gd.frame.pos[k] = g->pos[k];
             gd.size[k] = g->size[k];
