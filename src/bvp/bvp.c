@@ -130,6 +130,18 @@ static int step_pattern(bvp_ctx *c, const double *x0, const double *y, int *yi, 
     return 0;
 }
 
+/* cdyn_bvp_param_kind and cdyn_param_kind share their values (param_rhs converts). */
+_Static_assert(CDYN_BVP_PARAM_MU == (int)CDYN_PARAM_MU &&
+                   CDYN_BVP_PARAM_STIFFNESS_N == (int)CDYN_PARAM_STIFFNESS_N &&
+                   CDYN_BVP_PARAM_STIFFNESS_T == (int)CDYN_PARAM_STIFFNESS_T &&
+                   CDYN_BVP_PARAM_DAMPING_N == (int)CDYN_PARAM_DAMPING_N &&
+                   CDYN_BVP_PARAM_DAMPING_T == (int)CDYN_PARAM_DAMPING_T &&
+                   CDYN_BVP_PARAM_GEOM_POS == (int)CDYN_PARAM_GEOM_POS &&
+                   CDYN_BVP_PARAM_GEOM_ROT == (int)CDYN_PARAM_GEOM_ROT &&
+                   CDYN_BVP_PARAM_GEOM_SIZE == (int)CDYN_PARAM_GEOM_SIZE &&
+                   CDYN_BVP_PARAM_GEOM_VERTEX == (int)CDYN_PARAM_GEOM_VERTEX,
+               "the BVP's parameter kinds are cdyn_param_kind's");
+
 /* dF/dp (the engine's rows: nx + N ny) for the model parameter prm at the solution z: each
  * step's rows from the step's own parameter derivative (implicit_param_derivs.c) after an
  * evaluation of its Jacobian at (x_{l-1}, y_l), which leaves the model, its derivatives and the

@@ -137,6 +137,9 @@ static cdyn_status geom_column(const ncp_form *f, const ncp_scr *s, const cdyn_p
     const int nd = f->nd, nt = nd - 1, k = f->k, nc = f->nc;
     const int ol = f->nq + f->nv + k * nd;
     double *dgap = g, *dgv = g + nc, *dforce = g + 4 * (size_t)nc;
+    _Static_assert(CDYN_PARAM_GEOM_VERTEX - CDYN_PARAM_GEOM_POS == (int)CDYN_GEOM_PARAM_VERTEX &&
+                       CDYN_PARAM_GEOM_SIZE - CDYN_PARAM_GEOM_POS == (int)CDYN_GEOM_PARAM_SIZE,
+                   "the GEOM kinds are cdyn_geom_param's, offset");
     cdyn_report mr;
     const cdyn_status st = cdyn_eval_geom_derivatives(
         f->model, f->data, (cdyn_geom_param)(p->kind - CDYN_PARAM_GEOM_POS), p->id, p->component,
