@@ -663,6 +663,63 @@ static void test_planar(void **state)
     assert_true(check_params(&sp, &o, x, np, params, "disk on triangle edge") <= 1e-6);
     cdyn_state_free(x);
 
+    /* a disk on a fixed ellipse (semi-axes 0.4, 0.2) at the polar parameter 1 rad, and a tilted
+     * elliptic body on the ground line: both semi-axes move them */
+    memset(&sp, 0, sizeof sp);
+    sp.dim = 2;
+    add_body(&sp, 1.0, 0, 0, 0.005);
+    add_geom(&sp, -1, CDYN_GEOM_ELLIPSE, 0.4, 0.2, 0);
+    add_geom(&sp, 0, CDYN_GEOM_CIRCLE, 0.1, 0, 0);
+    add_pair(&sp, 0, 1, 0.3);
+    x = state_of(&sp);
+    const double fx = 0.4 * cos(1.0), fy = 0.2 * sin(1.0), gx = fx / 0.16, gy = fy / 0.04;
+    x->q[0] = fx + (0.1 - 3e-4) * gx / hypot(gx, gy);
+    x->q[1] = fy + (0.1 - 3e-4) * gy / hypot(gx, gy);
+    settle(&sp, &o, x, 2);
+    const cdyn_param ell[] = {
+        {CDYN_PARAM_GEOM_SIZE, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 0, 1}, {CDYN_PARAM_GEOM_POS, 0, 0},
+        {CDYN_PARAM_GEOM_ROT, 0, 2},  {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+    np = with_contact(ell, (int)(sizeof ell / sizeof ell[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "disk on ellipse") <= 1e-6);
+    cdyn_state_free(x);
+
+    /* a capsule (r = 0.03, half-length 0.2) whose left end rests on the ellipse at 1.2 rad */
+    memset(&sp, 0, sizeof sp);
+    sp.dim = 2;
+    add_body(&sp, 1.0, 0, 0, 0.014);
+    add_geom(&sp, -1, CDYN_GEOM_ELLIPSE, 0.4, 0.2, 0);
+    add_geom(&sp, 0, CDYN_GEOM_CAPSULE, 0.03, 0.2, 0);
+    add_pair(&sp, 0, 1, 0.3);
+    x = state_of(&sp);
+    const double ex = 0.4 * cos(1.2), ey = 0.2 * sin(1.2), hx = ex / 0.16, hy = ey / 0.04;
+    x->q[0] = ex + (0.03 - 3e-4) * hx / hypot(hx, hy) + 0.2;
+    x->q[1] = ey + (0.03 - 3e-4) * hy / hypot(hx, hy);
+    settle(&sp, &o, x, 1);
+    const cdyn_param cap[] = {
+        {CDYN_PARAM_GEOM_SIZE, 1, 1}, {CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_SIZE, 0, 0},
+        {CDYN_PARAM_GEOM_SIZE, 0, 1}};
+    np = with_contact(cap, (int)(sizeof cap / sizeof cap[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "capsule end on ellipse") <= 1e-6);
+    cdyn_state_free(x);
+
+    memset(&sp, 0, sizeof sp);
+    sp.dim = 2;
+    add_body(&sp, 1.0, 0, 0, 0.02);
+    add_geom(&sp, -1, CDYN_GEOM_PLANE, 0, 0, 0);
+    add_geom(&sp, 0, CDYN_GEOM_ELLIPSE, 0.3, 0.15, 0);
+    sp.geom[1].rot[2] = 0.4;
+    add_pair(&sp, 0, 1, 0.3);
+    x = state_of(&sp);
+    const double c4 = cos(0.4), s4 = sin(0.4);
+    x->q[1] = sqrt(0.09 * s4 * s4 + 0.0225 * c4 * c4) - 3e-4; /* the support's height */
+    x->v[0] = 0.3;
+    settle(&sp, &o, x, 2);
+    const cdyn_param tilt[] = {{CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 1},
+                               {CDYN_PARAM_GEOM_ROT, 1, 2}};
+    np = with_contact(tilt, (int)(sizeof tilt / sizeof tilt[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "ellipse on line") <= 1e-6);
+    cdyn_state_free(x);
+
     /* a disk at the corner of a fixed rectangle (half-extents 0.3, 0.1), 3 cm beyond its side */
     memset(&sp, 0, sizeof sp);
     sp.dim = 2;

@@ -104,8 +104,8 @@ CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_sid
  *                  `component` (rad): frame.quat -> exp(eps/2 (0, e_c)) (x) frame.quat
  *     GEOM_SIZE    size[component] (m): swept radii (sphere, circle, capsule, arc) in any pair;
  *                  box and rectangle half-extents against planes, balls and points; the
- *                  capsule's half-length against those and capsules; an arc's curve radius
- *                  size[1] and opening size[2] (rad)
+ *                  capsule's half-length against those, capsules and ellipses; an arc's
+ *                  curve radius size[1] and opening size[2] (rad); an ellipse's semi-axes
  *     GEOM_VERTEX  a polygon's vertex component / 2, its coordinate component % 2 (x, y) in
  *                  the geometry frame (m), in every pair of the polygon */
 typedef enum cdyn_param_kind {

@@ -593,8 +593,9 @@ CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir d
  *         direction; planar models: c = 2 only;
  *   SIZE  size[c] (m): the swept radius size[0] of a sphere, circle, capsule or arc (any pair);
  *         a box's or rectangle's half-extent size[c] against planes, balls and points, a
- *         capsule's half-length size[1] against planes, balls, points and capsules, an arc's
- *         curve radius size[1] and opening size[2] (rad).
+ *         capsule's half-length size[1] against planes, balls, points, capsules and ellipses,
+ *         an arc's curve radius size[1] and opening size[2] (rad), an ellipse's semi-axes
+ *         (any pair).
  * Planar models: POS c = 0, 1. Round patches take POS and ROT, not SIZE (their elements'
  * sagittas depend on the radii); face patches neither SIZE. */
 typedef enum cdyn_geom_param {
@@ -616,7 +617,8 @@ typedef enum cdyn_geom_param {
  * at fixed q and v. Any output may be NULL. Exact: the pair's own contact function run with the
  * geometry's motion under the parameter in place of the bodies' velocities (sizes: the swept
  * radius moves the point by the normal, a half-extent moves the face the point lies on, an
- * arc's radius and opening its curve and ends). Never allocates.
+ * arc's radius and opening its curve and ends, an ellipse's semi-axes its boundary near the
+ * point, a polygon's vertex its edge). Never allocates.
  * CDYN_EINVAL (outputs unchanged) for NULL model or data, data of another model, an eval
  * without v or contacts, an unknown kind, geometry or component, non-finite lambda;
  * CDYN_ENOTSUP for a size that an asked row's pair does not support (the message names it). */

@@ -56,10 +56,11 @@ static int is_radius(int t, int c)
                       t == CDYN_GEOM_ARC);
 }
 
-/* Whether size c of geometry g is a half-extent whose faces the rows of pair pr (other
- * geometry o) follow: box and rectangle against planes, balls and points (their contact
+/* Whether size c of geometry g moves the rows of pair pr (other geometry o) as the motions
+ * below say: box and rectangle half-extents against planes, balls and points (their contact
  * functions clamp the point to the faces or take the vertices), the capsule's half-length
- * against planes, balls, points and capsules (the core segment's closest point, or its ends). */
+ * against those, capsules and ellipses (the core segment's closest point, or its ends), an
+ * arc's radius and opening, an ellipse's semi-axes. */
 static int is_extent(const mgeom *g, const mgeom *o, const mpair *pr, int c)
 {
     const int t = g->type, ot = o->type;
@@ -71,7 +72,10 @@ static int is_extent(const mgeom *g, const mgeom *o, const mpair *pr, int c)
         return other;
     if (t == CDYN_GEOM_ARC) /* its curve's radius and opening; arcs meet circles and points */
         return c >= 1;
-    return t == CDYN_GEOM_CAPSULE && c == 1 && (other || ot == CDYN_GEOM_CAPSULE);
+    if (t == CDYN_GEOM_ELLIPSE) /* its semi-axes, in every pair */
+        return 1;
+    return t == CDYN_GEOM_CAPSULE && c == 1 &&
+           (other || ot == CDYN_GEOM_CAPSULE || ot == CDYN_GEOM_ELLIPSE);
 }
 
 /* The motion of geometry gs (side `side` of the row's points c) under size[axis]: the
@@ -151,6 +155,34 @@ static void vertex_motion(const gstate *gs, const cpoint *c, int side, int comp,
     v3_sub(U + 3, vp, U + 3);
 }
 
+/* The motion of ellipse gs (side `side` of the row's points c) under its semi-axis `axis`. The
+ * boundary moves by delta = (x/a, 0) (or (0, y/b)) per unit; only its normal part eta = delta . N
+ * changes the curve, and a foot or support point and its normal move, to first order, with eta
+ * and eta' = d eta/ds at the row's point f only (the curvature's change enters at second order):
+ * the rigid motion with velocity eta N at f and the turn -eta' about z (a turn w about f moves
+ * the boundary's normal by -w s). eta' = (D delta T) . N + kappa delta . T, N outward, T = z x N,
+ * kappa = 1 / (a^2 b^2 (x^2/a^4 + y^2/b^4)^(3/2)). */
+static void ellipse_motion(const gstate *gs, const cpoint *c, int side, int axis, double *U)
+{
+    const double a = gs->g->size[0], b = gs->g->size[1];
+    double P[3], rel[3], f[3];
+    v3_copy(P, side ? c->pb : c->pa);
+    v3_sub(rel, P, gs->c);
+    m3_tmul_v(f, gs->R, rel);
+    const double gx = f[0] / (a * a), gy = f[1] / (b * b), gn = hypot(gx, gy);
+    const double N[2] = {gx / gn, gy / gn}, T[2] = {-N[1], N[0]};
+    const double kappa = 1.0 / (a * a * b * b * gn * gn * gn);
+    const double del[2] = {axis == 0 ? f[0] / a : 0.0, axis == 1 ? f[1] / b : 0.0};
+    const double dT[2] = {axis == 0 ? T[0] / a : 0.0, axis == 1 ? T[1] / b : 0.0};
+    const double eta = del[0] * N[0] + del[1] * N[1];
+    const double deta = dT[0] * N[0] + dT[1] * N[1] + kappa * (del[0] * T[0] + del[1] * T[1]);
+    double w[3] = {0, 0, -deta}, vf[3] = {eta * N[0], eta * N[1], 0}, vp[3];
+    m3_mul_v(U, gs->R, w);
+    m3_mul_v(vp, gs->R, vf);
+    v3_cross(U + 3, U, P); /* velocity at the origin: v_f - w x f */
+    v3_sub(U + 3, vp, U + 3);
+}
+
 /* One row's derivatives: dgap, and dJ[dir][k] = d Gamma_dir,j / dp for the pair's columns k. */
 static void row_derivs(const cdyn_model *m, const cdyn_data *d, const mpair *pr, int r,
                        const pmove *mv, double *dgap, double *dJ)
@@ -166,10 +198,13 @@ static void row_derivs(const cdyn_model *m, const cdyn_data *d, const mpair *pr,
         cdyn_geom_state(m, d, pr->ga, zero, &ga);
         cdyn_geom_state(m, d, pr->gb, zero, &gb);
         cdyn_pair_row(m, pr, &ga, &gb, r, &c, &cn, fr, dfr);
+        const gstate *gs = mv->side ? &gb : &ga;
         if (mv->vertex)
-            vertex_motion(mv->side ? &gb : &ga, &c, mv->side, mv->axis, U);
+            vertex_motion(gs, &c, mv->side, mv->axis, U);
+        else if (gs->g->type == CDYN_GEOM_ELLIPSE)
+            ellipse_motion(gs, &c, mv->side, mv->axis, U);
         else
-            extent_motion(mv->side ? &gb : &ga, &c, mv->side, mv->axis, U);
+            extent_motion(gs, &c, mv->side, mv->axis, U);
     }
     cdyn_geom_state(m, d, pr->ga, mv->side == 0 ? U : zero, &ga);
     cdyn_geom_state(m, d, pr->gb, mv->side == 1 ? U : zero, &gb);
@@ -245,7 +280,8 @@ static cdyn_status check(const cdyn_model *m, const cdyn_data *d, cdyn_geom_para
         return cdyn_fail(r, CDYN_EINVAL, "component %d is not one of parameter kind %d of "
                          "geometry %d (type %d, dim %d)", comp, (int)kind, geom, t, m->dim);
     if (kind == CDYN_GEOM_PARAM_SIZE && !is_radius(t, comp) && t != CDYN_GEOM_BOX &&
-        t != CDYN_GEOM_RECTANGLE && t != CDYN_GEOM_CAPSULE && t != CDYN_GEOM_ARC)
+        t != CDYN_GEOM_RECTANGLE && t != CDYN_GEOM_CAPSULE && t != CDYN_GEOM_ARC &&
+        t != CDYN_GEOM_ELLIPSE)
         return cdyn_fail(r, CDYN_ENOTSUP, "the derivative in size[%d] of geometry %d (type %d) "
                          "is not available", comp, geom, t);
     for (int i = 0; lambda != NULL && i < 3 * m->nc; ++i)
