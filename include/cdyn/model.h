@@ -597,7 +597,7 @@ CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir d
  *         an arc's curve radius size[1] and opening size[2] (rad), an ellipse's semi-axes
  *         (any pair).
  * Planar models: POS c = 0, 1. Round patches take POS and ROT, not SIZE (their elements'
- * sagittas depend on the radii); face patches neither SIZE. */
+ * sagittas depend on the radii); face patches neither SIZE nor VERTEX. */
 typedef enum cdyn_geom_param {
     CDYN_GEOM_PARAM_POS = 0,
     CDYN_GEOM_PARAM_ROT = 1,

@@ -318,11 +318,15 @@ cdyn_status cdyn_eval_geom_derivatives(const cdyn_model *m, cdyn_data *d, cdyn_g
         return st;
     for (int pi = 0; pi < m->npair; ++pi) {
         const mpair *pr = &m->pairs[pi];
-        if ((pr->ga == geom || pr->gb == geom) && row_asked(pr, rows) &&
-            kind == CDYN_GEOM_PARAM_SIZE && !size_supported(m, pr, geom, comp))
-            return cdyn_fail(report, CDYN_ENOTSUP, "the derivative in size[%d] of geometry %d "
-                             "is not available in pair %d (geometries %d, %d%s)", comp, geom, pi,
-                             pr->ga, pr->gb, pr->patch != PATCH_NONE ? ", a patch" : "");
+        /* sizes as is_extent says; a polygon's vertices also move a face patch's cells */
+        const int refused = kind == CDYN_GEOM_PARAM_SIZE ? !size_supported(m, pr, geom, comp)
+                            : kind == CDYN_GEOM_PARAM_VERTEX && pr->patch != PATCH_NONE;
+        if ((pr->ga == geom || pr->gb == geom) && row_asked(pr, rows) && refused)
+            return cdyn_fail(report, CDYN_ENOTSUP, "the derivative in %s %d of geometry %d "
+                             "is not available in pair %d (geometries %d, %d%s)",
+                             kind == CDYN_GEOM_PARAM_SIZE ? "size" : "vertex coordinate", comp,
+                             geom, pi, pr->ga, pr->gb,
+                             pr->patch != PATCH_NONE ? ", a patch" : "");
     }
     if (dgap != NULL)
         memset(dgap, 0, (size_t)m->nc * sizeof(double));
