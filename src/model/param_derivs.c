@@ -279,11 +279,6 @@ static cdyn_status check(const cdyn_model *m, const cdyn_data *d, cdyn_geom_para
     if (!ok)
         return cdyn_fail(r, CDYN_EINVAL, "component %d is not one of parameter kind %d of "
                          "geometry %d (type %d, dim %d)", comp, (int)kind, geom, t, m->dim);
-    if (kind == CDYN_GEOM_PARAM_SIZE && !is_radius(t, comp) && t != CDYN_GEOM_BOX &&
-        t != CDYN_GEOM_RECTANGLE && t != CDYN_GEOM_CAPSULE && t != CDYN_GEOM_ARC &&
-        t != CDYN_GEOM_ELLIPSE)
-        return cdyn_fail(r, CDYN_ENOTSUP, "the derivative in size[%d] of geometry %d (type %d) "
-                         "is not available", comp, geom, t);
     for (int i = 0; lambda != NULL && i < 3 * m->nc; ++i)
         if (!isfinite(lambda[i]))
             return cdyn_fail(r, CDYN_EINVAL, "lambda[%d] is not finite", i);
