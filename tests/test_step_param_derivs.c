@@ -206,6 +206,72 @@ static void same_with_A_B(cdyn_stepper *s, int nx, int nv, int np, const cdyn_pa
     free(B2);
 }
 
+/* The model's terms at (q, v) with the contact forces lam (3 n_c): gaps, Gamma_d v and
+ * sum_d Gamma_d' lam_d, into t (n_c + 3 n_c + n_v). */
+static void model_terms(const spec *sp, const double *q, const double *v, const double *lam,
+                        double *t)
+{
+    cdyn_model *m = build(sp);
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    const int nc = cdyn_model_ncontact(m), nv = cdyn_model_nv(m);
+    memcpy(t, cdyn_data_gap(d), (size_t)nc * sizeof(double));
+    memset(t + nc, 0, (3 * (size_t)nc + nv) * sizeof(double));
+    for (int dir = 0; dir < 3; dir++) {
+        const double *J = cdyn_data_jacobian(d, (cdyn_dir)dir);
+        for (int j = 0; j < nv; j++)
+            for (int i = 0; i < nc; i++) {
+                t[nc + 3 * i + dir] += J[i + (size_t)j * nc] * v[j];
+                t[4 * nc + j] += J[i + (size_t)j * nc] * lam[3 * i + dir];
+            }
+    }
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+}
+
+/* cdyn_eval_geom_derivatives for geometric parameter p at (q, v) against central differences
+ * of the model's terms with the geometry moved (eps 1e-6): max |error| over all three outputs,
+ * relative to the largest difference or, where the terms do not move (an arc turned about its
+ * centre: the differences are rounding, 1e-10 of the terms), to the largest term. The model's
+ * own check, below the step's. */
+static double check_model_terms(spec *sp, const cdyn_state *x, const cdyn_param *p)
+{
+    cdyn_model *m = build(sp);
+    const int nc = cdyn_model_ncontact(m), nv = cdyn_model_nv(m), n = 4 * nc + nv;
+    double *lam = malloc(3 * (size_t)nc * sizeof(double)), *an = calloc((size_t)n, 8);
+    double *tp = malloc((size_t)n * sizeof(double)), *tm = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < 3 * nc; i++)
+        lam[i] = 1.0 + 0.5 * i; /* any forces: the term is linear in them */
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    assert_int_equal(cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+    cdyn_report rep;
+    if (cdyn_eval_geom_derivatives(m, d, (cdyn_geom_param)(p->kind - CDYN_PARAM_GEOM_POS),
+                                   p->id, p->component, lam, NULL, an, an + nc, an + 4 * nc,
+                                   &rep) != CDYN_OK)
+        fail_msg("cdyn_eval_geom_derivatives: %s", rep.message);
+    const double eps = 1e-6;
+    move(sp, p, eps);
+    model_terms(sp, x->q, x->v, lam, tp);
+    move(sp, p, -2 * eps);
+    model_terms(sp, x->q, x->v, lam, tm);
+    move(sp, p, eps);
+    double err = 0, big = 0;
+    for (int i = 0; i < n; i++) {
+        const double fd = (tp[i] - tm[i]) / (2 * eps);
+        err = fmax(err, fabs(an[i] - fd));
+        big = fmax(big, fmax(fabs(fd), fabs(tp[i])));
+    }
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+    free(lam);
+    free(an);
+    free(tp);
+    free(tm);
+    return big > 0 ? err / big : err;
+}
+
 /* The scene's parameter columns against central differences; x: the state before the step
  * (settled by the caller). Returns the worst column's relative error: max |P_j - FD_j| /
  * max |FD_j|. A column that stays below 1e-8 of the largest, both scaled by their parameters'
@@ -277,6 +343,12 @@ static double check_params(spec *sp, const cdyn_step_options *o, const cdyn_stat
         for (int i = 0; i < nx; i++) {
             err = fmax(err, fabs(P[i + (size_t)j * nx] - fd[i + (size_t)j * nx]));
             bj = fmax(bj, fabs(fd[i + (size_t)j * nx]));
+        }
+        if (params[j].kind >= CDYN_PARAM_GEOM_POS) {
+            const double mt = check_model_terms(sp, x, &params[j]);
+            if (tm_verbose())
+                printf("%-22s param %d: the model's terms, rel.err %.2e\n", name, j, mt);
+            worst = fmax(worst, mt);
         }
         const int felt = w[j] * bj >= 1e-8 * big;
         const double rel = err / (felt ? bj : big / w[j]);
