@@ -25,7 +25,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define MAXG 3
+#define MAXG 4
 #define MAXB 2
 
 /* ---- a scene whose parameters can be moved: rebuilt for every oracle step ---- */
@@ -46,7 +46,8 @@ typedef struct spec {
     gspec geom[MAXG];
     int ga[MAXG], gb[MAXG];
     double mu[MAXG], K[MAXG][2], C[MAXG][2]; /* (normal, tangential) */
-    int patch_n[MAXG];                       /* > 1: a round patch of half-width 0.02 */
+    int patch_n[MAXG];                       /* > 1: a patch of half-width patch_w */
+    double patch_w[MAXG];
 } spec;
 
 
@@ -97,7 +98,7 @@ static cdyn_model *build(const spec *sp)
         pd.damping[4] = pd.damping[8] = sp->C[p][1];
         if (sp->patch_n[p] > 1) {
             pd.patch_n = sp->patch_n[p];
-            pd.patch_half_width = 0.02;
+            pd.patch_half_width = sp->patch_w[p];
         }
         int id;
         assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, &rep), CDYN_OK);
@@ -403,6 +404,7 @@ static cdyn_state *state_of(const spec *sp)
 
 static void add_body(spec *sp, double mass, double i0, double i1, double i2)
 {
+    assert_true(sp->nbody < MAXB);
     const int b = sp->nbody++;
     sp->mass[b] = mass;
     sp->inertia[b][0] = i0;
@@ -412,6 +414,7 @@ static void add_body(spec *sp, double mass, double i0, double i1, double i2)
 
 static int add_geom(spec *sp, int body, cdyn_geom_type type, double s0, double s1, double s2)
 {
+    assert_true(sp->ngeom < MAXG);
     const int g = sp->ngeom++;
     memset(&sp->geom[g], 0, sizeof sp->geom[g]);
     sp->geom[g].body = body;
@@ -424,6 +427,7 @@ static int add_geom(spec *sp, int body, cdyn_geom_type type, double s0, double s
 
 static void add_pair(spec *sp, int ga, int gb, double mu)
 {
+    assert_true(sp->npair < MAXG);
     const int p = sp->npair++;
     sp->ga[p] = ga;
     sp->gb[p] = gb;
@@ -831,6 +835,29 @@ static void test_sparse_backend(void **state)
     cdyn_state_free(x);
 }
 
+/* A round patch (3 x 3 elements of half-width 0.02) under a sphere sliding on the plane: the
+ * radius also moves the elements' sagittas. */
+static void test_round_patch(void **state)
+{
+    (void)state;
+    const double I[3] = {0.004, 0.004, 0.004};
+    spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.3);
+    sp.patch_n[0] = 3;
+    sp.patch_w[0] = 0.02;
+    const cdyn_step_options o = options(1);
+    cdyn_state *x = state_of(&sp);
+    x->q[2] = 0.1 - 4e-4;
+    x->v[0] = 1.0;
+    x->v[4] = 3.0;
+    settle(&sp, &o, x, 3);
+    const cdyn_param geo[] = {{CDYN_PARAM_GEOM_SIZE, 1, 0}, {CDYN_PARAM_GEOM_POS, 0, 2},
+                              {CDYN_PARAM_GEOM_ROT, 0, 0},  {CDYN_PARAM_GEOM_POS, 1, 0}};
+    cdyn_param params[16];
+    const int np = with_contact(geo, (int)(sizeof geo / sizeof geo[0]), params);
+    assert_true(check_params(&sp, &o, x, np, params, "sphere on round patch") <= 1e-6);
+    cdyn_state_free(x);
+}
+
 static void expect(cdyn_stepper *s, int nx, int nv, double *A, int np, const cdyn_param *p,
                    double *P, cdyn_status want, const char *text)
 {
@@ -849,10 +876,12 @@ static void test_refusals(void **state)
     (void)state;
     const double I[3] = {0.004, 0.004, 0.004};
     spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.3);
-    /* a round patch with a second plane: its elements' sagittas depend on the ball's radius */
+    /* a box far below with a face patch on a second plane: its cells move with its extents */
+    add_body(&sp, 1.0, 0.004, 0.004, 0.004);
     add_geom(&sp, -1, CDYN_GEOM_PLANE, 0, 0, 0);
     sp.geom[2].pos[2] = -5.0;
-    add_pair(&sp, 2, 1, 0.3);
+    add_geom(&sp, 1, CDYN_GEOM_BOX, 0.1, 0.1, 0.1);
+    add_pair(&sp, 2, 3, 0.3);
     sp.patch_n[1] = 2;
     const cdyn_step_options o = options(1);
     cdyn_model *m = build(&sp);
@@ -869,7 +898,9 @@ static void test_refusals(void **state)
     const cdyn_param good[2] = {{CDYN_PARAM_MU, 0, 0}, {CDYN_PARAM_GEOM_POS, 1, 0}};
     expect(s, nx, nv, A, 2, good, P, CDYN_EINVAL, "no successful step"); /* not stepped yet */
     x->q[2] = 0.1 - 4e-4;
-    assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+    cdyn_step_report sr;
+    if (cdyn_step(s, NULL, x, &sr) != CDYN_OK)
+        fail_msg("step: %s", sr.solver.message);
     expect(NULL, nx, nv, A, 2, good, P, CDYN_EINVAL, "NULL");
     expect(s, nx - 1, nv, A, 2, good, P, CDYN_EINVAL, "sizes");
     expect(s, nx, nv, A, 2, NULL, P, CDYN_EINVAL, "np = 2");
@@ -879,19 +910,19 @@ static void test_refusals(void **state)
     expect(s, nx, nv, NULL, 0, NULL, NULL, CDYN_EINVAL, "no output");
     const cdyn_param bad[] = {
         {(cdyn_param_kind)99, 0, 0},         {CDYN_PARAM_MU, 2, 0},
-        {CDYN_PARAM_DAMPING_T, -1, 0},       {CDYN_PARAM_GEOM_POS, 3, 0},
+        {CDYN_PARAM_DAMPING_T, -1, 0},       {CDYN_PARAM_GEOM_POS, 4, 0},
         {CDYN_PARAM_GEOM_POS, 1, 3},         {CDYN_PARAM_GEOM_ROT, 0, -1},
         {CDYN_PARAM_GEOM_SIZE, 1, 1},        {CDYN_PARAM_GEOM_SIZE, 0, 0}};
-    const char *why[] = {"kind", "id = 2", "id = -1", "id = 3", "component 3", "component -1",
+    const char *why[] = {"kind", "id = 2", "id = -1", "id = 4", "component 3", "component -1",
                          "component 1", "component 0"};
     for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); k++) {
         cdyn_param two[2] = {good[0], bad[k]};
         expect(s, nx, nv, A, 2, two, P, CDYN_EINVAL, why[k]);
     }
-    /* the ball's radius in the patch: not available (the patch's rows take part, their margin
-     * being infinite), from the step and from the model function */
-    const cdyn_param radius[2] = {good[0], {CDYN_PARAM_GEOM_SIZE, 1, 0}};
-    expect(s, nx, nv, A, 2, radius, P, CDYN_ENOTSUP, "a patch");
+    /* the box's half-extent in the face patch: not available (the patch's rows take part,
+     * their margin being infinite), from the step and from the model function */
+    const cdyn_param extent[2] = {good[0], {CDYN_PARAM_GEOM_SIZE, 3, 0}};
+    expect(s, nx, nv, A, 2, extent, P, CDYN_ENOTSUP, "a patch");
     cdyn_data *d = NULL;
     assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
     assert_int_equal(cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
@@ -900,7 +931,7 @@ static void test_refusals(void **state)
     double dgap[8];
     for (int i = 0; i < nc; i++)
         dgap[i] = 7;
-    assert_int_equal(cdyn_eval_geom_derivatives(m, d, CDYN_GEOM_PARAM_SIZE, 1, 0, NULL, NULL,
+    assert_int_equal(cdyn_eval_geom_derivatives(m, d, CDYN_GEOM_PARAM_SIZE, 3, 0, NULL, NULL,
                                                 dgap, NULL, NULL, &rep), CDYN_ENOTSUP);
     assert_non_null(strstr(rep.message, "pair 1"));
     for (int i = 0; i < nc; i++)
@@ -931,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_sphere_sphere),   cmocka_unit_test(test_capsule_plane),
         cmocka_unit_test(test_planar),          cmocka_unit_test(test_sparse_backend),
         cmocka_unit_test(test_ball_on_box_edge), cmocka_unit_test(test_capsules),
+        cmocka_unit_test(test_round_patch),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

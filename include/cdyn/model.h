@@ -596,8 +596,8 @@ CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir d
  *         capsule's half-length size[1] against planes, balls, points, capsules and ellipses,
  *         an arc's curve radius size[1] and opening size[2] (rad), an ellipse's semi-axes
  *         (any pair).
- * Planar models: POS c = 0, 1. Round patches take POS and ROT, not SIZE (their elements'
- * sagittas depend on the radii); face patches neither SIZE nor VERTEX. */
+ * Planar models: POS c = 0, 1. Face patches take POS and ROT only (their cells move with the
+ * solid's sizes and vertices). */
 typedef enum cdyn_geom_param {
     CDYN_GEOM_PARAM_POS = 0,
     CDYN_GEOM_PARAM_ROT = 1,

@@ -67,12 +67,19 @@ static void row_derivs(const cdyn_model *m, const cdyn_data *d, const mpair *pr,
     cdyn_geom_state(m, d, pr->gb, mv->side == 1 ? U : zero, &gb);
     cdyn_pair_row(m, pr, &ga, &gb, r, &c, &cn, fr, dfr);
     if (mv->radius) {
-        cpoint *p[2] = {&c, &cn};
-        for (int i = 0; i < 2; ++i) {
-            v3_copy(mv->side ? p[i]->dpb : p[i]->dpa, p[i]->n);
-            if (mv->side)
-                v3_scale(p[i]->dpb, -1.0, p[i]->dpb);
+        /* p = m -+ r n. A round patch's element also moves by its sagitta's change: with its
+         * offset rho from the nominal point, d/dr (r - (r - sqrt(r^2 - rho^2))) =
+         * r / sqrt(r^2 - rho^2) in all */
+        double k = 1.0;
+        if (pr->patch == PATCH_ROUND) {
+            double off[3];
+            v3_sub(off, mv->side ? c.pb : c.pa, mv->side ? cn.pb : cn.pa);
+            v3_axpy(off, off, -v3_dot(off, c.n), c.n);
+            const double rad = m->geoms[mv->side ? pr->gb : pr->ga].size[0];
+            k = rad / sqrt(rad * rad - v3_dot(off, off));
         }
+        v3_scale(mv->side ? c.dpb : c.dpa, mv->side ? -k : k, c.n);
+        v3_scale(mv->side ? cn.dpb : cn.dpa, mv->side ? -1.0 : 1.0, cn.n);
     }
     double diff[3], ddiff[3];
     v3_sub(diff, c.pb, c.pa);
@@ -147,7 +154,7 @@ static int size_supported(const cdyn_model *m, const mpair *pr, int geom, int co
 {
     const mgeom *g = &m->geoms[geom], *o = &m->geoms[pr->ga == geom ? pr->gb : pr->ga];
     if (cdyn_shape_is_radius(g->type, comp))
-        return pr->patch == PATCH_NONE;
+        return 1; /* round patches included (their sagittas); face patches have no radius */
     return cdyn_shape_moves_rows(g, o, pr, comp);
 }
 
