@@ -124,6 +124,23 @@ double tm_dot3(const double *a, const double *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+void tm_qmul(const double *a, const double *b, double *c)
+{
+    c[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+    c[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+    c[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+    c[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
+void tm_qexp(const double *w, double *e)
+{
+    const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double s = t > 0 ? sin(0.5 * t) / t : 0.5;
+    e[0] = cos(0.5 * t);
+    for (int i = 0; i < 3; i++)
+        e[i + 1] = s * w[i];
+}
+
 int tm_verbose(void)
 {
     return getenv("CDYN_TEST_VERBOSE") != NULL;

@@ -16,6 +16,11 @@ cdyn_body_desc tm_joint(cdyn_joint_type joint, int parent, const double pos[3],
                         double iyy, double izz);
 cdyn_geom_desc tm_geom(int body, cdyn_geom_type type, double s0, double s1, double s2);
 
+/* Quaternions (w, x, y, z): c = a (x) b (Hamilton product; c must not alias), and
+ * e = exp(1/2 (0, w)). */
+void tm_qmul(const double *a, const double *b, double *c);
+void tm_qexp(const double *w, double *e);
+
 /* q' = q + h G(q) w (w in v-space). */
 void tm_step(const cdyn_model *m, const double *q, const double *w, double h, double *out);
 

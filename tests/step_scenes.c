@@ -126,6 +126,11 @@ cdyn_model *scene_disk(double mu, double k, double c)
 
 cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c)
 {
+    return scene_disk_shaped(mu, kn, kt, c, 0.1, 0.0);
+}
+
+cdyn_model *scene_disk_shaped(double mu, double kn, double kt, double c, double r, double line_y)
+{
     cdyn_builder_options bo;
     cdyn_builder_defaults(&bo, 2);
     cdyn_builder *b = NULL;
@@ -141,7 +146,8 @@ cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c)
     cdyn_geom_desc_defaults(&disk);
     disk.body = body;
     disk.type = CDYN_GEOM_CIRCLE;
-    disk.size[0] = 0.1;
+    disk.size[0] = r;
+    line.frame.pos[1] = line_y;
     assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
     assert_int_equal(cdyn_builder_add_geom(b, &disk, &gc, NULL), CDYN_OK);
     cdyn_contact_pair_desc pd;

@@ -31,6 +31,8 @@ cdyn_model *scene_incline(double theta, double mu);
 cdyn_model *scene_disk(double mu, double k, double c);
 /* The same disk with normal stiffness kn and tangential stiffness kt. */
 cdyn_model *scene_disk_kt(double mu, double kn, double kt, double c);
+/* The same disk with radius r over the line y = line_y. */
+cdyn_model *scene_disk_shaped(double mu, double kn, double kt, double c, double r, double line_y);
 
 /* Energy never grows: a ball (r = 0.05, m = 0.2, mu = 0.3) dropped from 0.5 m with sideways
  * speed 1.5 m/s and spin 30 rad/s onto the plane bounces inelastically, slides and rolls for

@@ -808,7 +808,8 @@ typedef struct step_case {
     cdyn_state *x, *snap;
     cdyn_stepper *s;
     int kept; /* 1 when a failed call left its output as it was */
-    int derivs;             /* then cdyn_step_derivatives after the steps, into out */
+    int derivs;             /* then cdyn_step_derivatives after the steps, into out (2: with
+                               parameter columns, cdyn_step_param_derivatives) */
     double out[512], copy[512];
 } step_case;
 
@@ -855,11 +856,17 @@ static cdyn_status step_run(void *ctx, const cdyn_allocator *a)
     }
     if (c->derivs) {
         const int nx = cdyn_step_deriv_nx(s), nv = cdyn_model_nv(c->m);
-        assert_true(nx * (nx + nv) <= 512);
+        const cdyn_param p[2] = {{CDYN_PARAM_MU, 0, 0}, {CDYN_PARAM_GEOM_SIZE, 1, 0}};
+        assert_true(nx * (nx + nv + 2) <= 512);
         for (int k = 0; k < 512; ++k)
             c->out[k] = c->copy[k] = -1000.0 - k;
-        st = cdyn_step_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, c->out, c->out + nx * nx,
-                                   NULL);
+        if (c->derivs == 2)
+            st = cdyn_step_param_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, c->out,
+                                             c->out + nx * nx, 2, p,
+                                             c->out + nx * (nx + nv), NULL);
+        else
+            st = cdyn_step_derivatives(s, CDYN_DERIV_RELEASED, nx, nv, c->out,
+                                       c->out + nx * nx, NULL);
         if (st != CDYN_OK)
             c->kept = memcmp(c->out, c->copy, sizeof c->out) == 0;
     }
@@ -891,6 +898,10 @@ static void test_stepper(void **state)
             c.derivs = 1;
             test_alloc_case td = {"step derivatives", step_run, step_unchanged, step_release, &c};
             every_failure(&td);
+            c.derivs = 2;
+            test_alloc_case tp = {"step parameter derivatives", step_run, step_unchanged,
+                                  step_release, &c};
+            every_failure(&tp);
         }
         cdyn_state_free(c.snap);
         cdyn_model_free(c.m);

@@ -297,6 +297,19 @@ static void test_disk_fine_grids_stiff(void **unused)
     cdyn_model_free(m);
 }
 
+/* The disk's BVP asked for the sensitivity to bad: CDYN_EINVAL naming params[0]; frees traj. */
+static void param_refused(const cdyn_bvp_param *bad, double *psens, int N, cdyn_state **traj)
+{
+    cdyn_model *m = disk();
+    cdyn_bvp_report rep;
+    disk_param_request = (disk_params){1, bad, psens};
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_EINVAL);
+    assert_non_null(strstr(rep.solver.message, "params[0]"));
+    disk_param_request = (disk_params){0, NULL, NULL};
+    free_traj(traj, N);
+    cdyn_model_free(m);
+}
+
 /* Exact gradients with respect to model parameters: dv0/dmu and dv0/dK (normal + tangential,
  * which scene_disk sets together) from one factorization at the solution, against central
  * differences of whole BVP solves on rebuilt models (N = 21; the perturbations keep the rolling
@@ -305,9 +318,9 @@ static void test_disk_param_sensitivity(void **unused)
 {
     (void)unused;
     const int N = 21, nx = 8;
-    const cdyn_bvp_param params[3] = {{CDYN_BVP_PARAM_MU, 0},
-                                      {CDYN_BVP_PARAM_STIFFNESS_N, 0},
-                                      {CDYN_BVP_PARAM_STIFFNESS_T, 0}};
+    const cdyn_bvp_param params[3] = {{CDYN_BVP_PARAM_MU, 0, 0},
+                                      {CDYN_BVP_PARAM_STIFFNESS_N, 0, 0},
+                                      {CDYN_BVP_PARAM_STIFFNESS_T, 0, 0}};
     double *psens = calloc((size_t)3 * (N + 1) * nx, sizeof(double));
     cdyn_model *m = disk();
     cdyn_state **traj = new_traj(m, N);
@@ -342,14 +355,48 @@ static void test_disk_param_sensitivity(void **unused)
     assert_true(fabs(dv_dmu - fd_mu) <= 1e-5 * fabs(fd_mu));
     assert_true(fabs(dv_dk - fd_k) <= 1e-4 * fabs(fd_k));
     /* bad requests are refused */
-    m = disk();
-    const cdyn_bvp_param bad[1] = {{CDYN_BVP_PARAM_MU, 7}};
-    disk_param_request = (disk_params){1, bad, psens};
-    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_EINVAL);
-    assert_non_null(strstr(rep.solver.message, "params[0]"));
-    disk_param_request = (disk_params){0, NULL, NULL};
-    free_traj(traj, N);
+    const cdyn_bvp_param bad = {CDYN_BVP_PARAM_MU, 7, 0};
+    param_refused(&bad, psens, N, traj);
+    free(psens);
+}
+
+/* The launch speed v0 of the disk's BVP for the disk of radius r over the line y = line_y. */
+static double disk_v0(double r, double line_y, cdyn_state **traj, int N)
+{
+    cdyn_model *m = scene_disk_shaped(4.0, 1e6, 1e6, 0.0, r, line_y);
+    cdyn_bvp_report rep;
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
     cdyn_model_free(m);
+    return traj[0]->v[0];
+}
+
+/* Geometric sensitivities: dv0/dr (the disk's radius) and dv0/dy (the line's offset, the
+ * start's penetration at fixed q), against central differences of whole BVP solves on models
+ * rebuilt with the geometry moved (eps = 1e-8 m: the start's penetration is 1e-6 m). */
+static void test_disk_geom_sensitivity(void **unused)
+{
+    (void)unused;
+    const int N = 21, nx = 8;
+    const cdyn_bvp_param params[2] = {{CDYN_BVP_PARAM_GEOM_SIZE, 1, 0},
+                                      {CDYN_BVP_PARAM_GEOM_POS, 0, 1}};
+    double *psens = calloc((size_t)2 * (N + 1) * nx, sizeof(double));
+    cdyn_model *m = disk();
+    cdyn_state **traj = new_traj(m, N);
+    cdyn_bvp_report rep;
+    disk_param_request = (disk_params){2, params, psens};
+    assert_int_equal(disk_bvp(m, N, 1.0, NULL, traj, &rep), CDYN_OK);
+    disk_param_request = (disk_params){0, NULL, NULL};
+    cdyn_model_free(m);
+    const double dv_dr = psens[3], dv_dy = psens[(N + 1) * nx + 3], e = 1e-8;
+    const double fd_r = (disk_v0(0.1 + e, 0, traj, N) - disk_v0(0.1 - e, 0, traj, N)) / (2 * e);
+    const double fd_y = (disk_v0(0.1, e, traj, N) - disk_v0(0.1, -e, traj, N)) / (2 * e);
+    print_message("dv0/dr = %.8e (central differences %.8e), dv0/dy = %.8e (%.8e)\n", dv_dr,
+                  fd_r, dv_dy, fd_y);
+    assert_true(fabs(dv_dr - fd_r) <= 1e-5 * fabs(fd_r));
+    assert_true(fabs(dv_dy - fd_y) <= 1e-5 * fabs(fd_y));
+    /* a component the geometry does not have */
+    const cdyn_bvp_param bad = {CDYN_BVP_PARAM_GEOM_SIZE, 1, 2};
+    param_refused(&bad, psens, N, traj);
     free(psens);
 }
 
@@ -369,7 +416,7 @@ static int mu_cost(void *ctx, int thread, const double *p, double *f, double *g)
     mu_design *d = ctx;
     cdyn_model *m = scene_disk(p[0], 1e6, 0.0);
     cdyn_state **traj = new_traj(m, d->N);
-    const cdyn_bvp_param prm = {CDYN_BVP_PARAM_MU, 0};
+    const cdyn_bvp_param prm = {CDYN_BVP_PARAM_MU, 0, 0};
     double *ps = calloc((size_t)(d->N + 1) * 8, sizeof(double));
     disk_param_request = (disk_params){g != NULL ? 1 : 0, &prm, ps};
     cdyn_bvp_report rep;
@@ -635,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_disk_sensitivity),
         cmocka_unit_test(test_disk_analytic_vs_oracle),
         cmocka_unit_test(test_disk_param_sensitivity),
+        cmocka_unit_test(test_disk_geom_sensitivity),
         cmocka_unit_test(test_design_mu_exact_gradient),
         cmocka_unit_test(test_disk_fine_grids),
         cmocka_unit_test(test_disk_fine_grids_stiff),

@@ -20,25 +20,7 @@
 #include "step/step_internal.h"
 #include "step_scenes.h"
 
-/* ---- quaternion helpers (Hamilton product, (w, x, y, z)) ---- */
-
-static void qmul(const double *a, const double *b, double *c)
-{
-    c[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-    c[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-    c[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-    c[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-}
-
-/* exp(1/2 (0, w)) */
-static void qexp(const double *w, double *e)
-{
-    const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    const double s = t > 0 ? sin(0.5 * t) / t : 0.5;
-    e[0] = cos(0.5 * t);
-    for (int i = 0; i < 3; i++)
-        e[i + 1] = s * w[i];
-}
+/* ---- quaternion helpers (Hamilton product, (w, x, y, z); tm_qmul, tm_qexp) ---- */
 
 /* w with exp(1/2 (0, w)) = +-r (r unit) */
 static void qlog(const double *r, double *w)
@@ -82,11 +64,11 @@ static void perturb_q(const cdyn_model *m, double *q, int j, double eps, int loc
     }
     double w[3] = {0, 0, 0}, e[4], out[4];
     w[d.axis] = eps;
-    qexp(w, e);
+    tm_qexp(w, e);
     if (local)
-        qmul(q + d.qi, e, out); /* the body-frame convention, for the negative check */
+        tm_qmul(q + d.qi, e, out); /* the body-frame convention, for the negative check */
     else
-        qmul(e, q + d.qi, out);
+        tm_qmul(e, q + d.qi, out);
     memcpy(q + d.qi, out, sizeof out);
 }
 
@@ -97,7 +79,7 @@ static double tangent_diff(const cdyn_model *m, const double *qa, const double *
     if (d.kind == 0)
         return qa[d.qi] - qb[d.qi];
     double cb[4] = {qb[d.qi], -qb[d.qi + 1], -qb[d.qi + 2], -qb[d.qi + 3]}, r[4], w[3];
-    qmul(qa + d.qi, cb, r);
+    tm_qmul(qa + d.qi, cb, r);
     const double n = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
     for (int i = 0; i < 4; i++)
         r[i] /= n;

@@ -38,18 +38,26 @@ typedef struct cdyn_bvp_conditions {
 } cdyn_bvp_conditions;
 
 /* A model parameter for sensitivities: a contact pair's friction coefficient, or one part of
- * its compliance (the normal, or both tangential, diagonal entries of K or C). */
+ * its compliance (the normal, or both tangential, diagonal entries of K or C); or a geometry's
+ * frame position, a rotation of its frame, a size or a polygon's vertex (component as for
+ * cdyn_geom_param, cdyn/model.h; the same kinds and meanings as cdyn_param in cdyn/deriv.h). */
 typedef enum cdyn_bvp_param_kind {
     CDYN_BVP_PARAM_MU = 0,
     CDYN_BVP_PARAM_STIFFNESS_N = 1,
     CDYN_BVP_PARAM_STIFFNESS_T = 2,
     CDYN_BVP_PARAM_DAMPING_N = 3,
-    CDYN_BVP_PARAM_DAMPING_T = 4
+    CDYN_BVP_PARAM_DAMPING_T = 4,
+    CDYN_BVP_PARAM_GEOM_POS = 5,
+    CDYN_BVP_PARAM_GEOM_ROT = 6,
+    CDYN_BVP_PARAM_GEOM_SIZE = 7,
+    CDYN_BVP_PARAM_GEOM_VERTEX = 8
 } cdyn_bvp_param_kind;
 
 typedef struct cdyn_bvp_param {
     cdyn_bvp_param_kind kind;
-    int pair; /* the contact pair (0 .. cdyn_model_npair - 1) */
+    int pair;      /* the contact pair (0 .. cdyn_model_npair - 1); GEOM kinds: the geometry
+                      (0 .. cdyn_model_ngeom - 1) */
+    int component; /* GEOM kinds: the axis or size index; otherwise ignored */
 } cdyn_bvp_param;
 
 typedef struct cdyn_bvp_options {
@@ -74,8 +82,8 @@ typedef struct cdyn_bvp_options {
                                 with M segments of about N / M steps (1) */
     /* Sensitivities to model parameters (optional, cdyn_bvp_solve): on CDYN_OK,
      * param_sens[(j (N + 1) + l) n_x + i] = d x_l,i / d p_j for the nparam parameters params[j]
-     * (the implicit function theorem as above; dF/dp by central differences of the step
-     * residual in p, which it depends on smoothly). nparam = 0: none. */
+     * (the implicit function theorem as above; dF/dp analytic, as for
+     * cdyn_step_param_derivatives). nparam = 0: none. */
     int nparam;
     const cdyn_bvp_param *params;
     double *param_sens;      /* nparam (N + 1) n_x values */

@@ -18,10 +18,12 @@
  * lambda and the contact modes are not state of the implicit scheme (its next step does not read
  * lambda but as a start), so they have no rows or columns.
  *
+ * Model parameters p (cdyn_step_param_derivatives): P (nx x np) = d x+ / d p, one column per
+ * cdyn_param, the same rows as A.
+ *
  * Supported: CDYN_SCHEME_IMPLICIT_NCP with both friction laws (the friction QP, default, and the
  * smoothed NCP rows), dense or sparse backend, after a step of one substep. Not yet: the other
- * schemes, parameters (friction, stiffness, geometry), a step that needed halvings
- * (CDYN_ENOTSUP with a message).
+ * schemes, a step that needed halvings (CDYN_ENOTSUP with a message).
  *
  * Mode switches: the derivative exists where no complementarity pair of the step sits at its
  * switch. A pair within 100 options.mcp.tol of it (both members, in the units of the step's
@@ -89,6 +91,52 @@ CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
 CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side, int nx,
                                            int nu, double *A, double *B,
                                            cdyn_step_deriv_report *report);
+
+/* A model parameter of the step (docs/api.md, "Per-step derivatives"):
+ *   contact parameters of pair `id` (component ignored), as cdyn_pair_info reports them (a
+ *   patch's elements each take K / n_e, C / n_e, so their rows move by 1 / n_e):
+ *     MU           the friction coefficient (dimensionless)
+ *     STIFFNESS_N  K_nn (N/m);   STIFFNESS_T  K_tt and K_oo together (N/m)
+ *     DAMPING_N    C_nn (N s/m); DAMPING_T    C_tt and C_oo together (N s/m)
+ *   geometric parameters of geometry `id`, component as cdyn_geom_param (cdyn/model.h):
+ *     GEOM_POS     frame.pos[component] (m), body frame (ground: world)
+ *     GEOM_ROT     a rotation of the frame about its origin and the body frame's axis
+ *                  `component` (rad): frame.quat -> exp(eps/2 (0, e_c)) (x) frame.quat
+ *     GEOM_SIZE    size[component] (m): swept radii (sphere, circle, capsule, arc) in any pair;
+ *                  box and rectangle half-extents against planes, balls and points; the
+ *                  capsule's half-length against those, capsules and ellipses; an arc's
+ *                  curve radius size[1] and opening size[2] (rad); an ellipse's semi-axes
+ *     GEOM_VERTEX  a polygon's vertex component / 2, its coordinate component % 2 (x, y) in
+ *                  the geometry frame (m), in every pair of the polygon */
+typedef enum cdyn_param_kind {
+    CDYN_PARAM_MU = 0,
+    CDYN_PARAM_STIFFNESS_N = 1,
+    CDYN_PARAM_STIFFNESS_T = 2,
+    CDYN_PARAM_DAMPING_N = 3,
+    CDYN_PARAM_DAMPING_T = 4,
+    CDYN_PARAM_GEOM_POS = 5,
+    CDYN_PARAM_GEOM_ROT = 6,
+    CDYN_PARAM_GEOM_SIZE = 7,
+    CDYN_PARAM_GEOM_VERTEX = 8
+} cdyn_param_kind;
+
+typedef struct cdyn_param {
+    cdyn_param_kind kind;
+    int id;        /* the pair (contact kinds) or the geometry (GEOM_* kinds) */
+    int component; /* GEOM_* kinds: as above; otherwise ignored */
+} cdyn_param;
+
+/* cdyn_step_derivatives with parameter columns: A and B as there, and P (nx x np, column-major)
+ * = d x+ / d p for the np parameters params[j], all from one factorization of the step's
+ * Jacobian (each parameter costs one more solve). Any of A, B and P may be NULL, not all; P
+ * with np >= 1 and params, np = 0 with P NULL. Parameters whose pair or geometry has no row in
+ * the step give zero columns. Statuses as cdyn_step_derivatives, and CDYN_EINVAL for an unknown
+ * kind, pair, geometry or component, CDYN_ENOTSUP for a size that a pair of the step does not
+ * support (cdyn_eval_geom_derivatives). On failure A, B and P are unchanged. */
+CDYN_API cdyn_status cdyn_step_param_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side,
+                                                 int nx, int nu, double *A, double *B, int np,
+                                                 const cdyn_param *params, double *P,
+                                                 cdyn_step_deriv_report *report);
 
 #ifdef __cplusplus
 }

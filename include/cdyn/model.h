@@ -598,6 +598,53 @@ CDYN_API cdyn_status cdyn_data_jacobian_dq_v_csc(const cdyn_data *data, cdyn_dir
                                                  cdyn_csc *J);
 CDYN_API const double *cdyn_data_jacobian_dq_v(const cdyn_data *data, cdyn_dir dir);
 
+/* ---- derivatives in geometric parameters ---------------------------------------------------- */
+
+/* A geometric parameter of one geometry (docs/theory.md, "Derivatives in geometric
+ * parameters"); component c selects among three (VERTEX: among 2 n_vertices):
+ *   POS   the geometry frame's origin in its body frame (cdyn_geom_desc.frame.pos[c], m; a
+ *         ground geometry's in the world), e.g. a plane's offset along its normal, a sphere's
+ *         body-fixed centre;
+ *   ROT   a rotation of the geometry frame about its own origin and the body frame's axis c
+ *         (rad): frame.quat -> exp(eps/2 (0, e_c)) (x) frame.quat, e.g. a plane's normal
+ *         direction; planar models: c = 2 only;
+ *   SIZE  size[c] (m): the swept radius size[0] of a sphere, circle, capsule or arc (any pair);
+ *         a box's or rectangle's half-extent size[c] against planes, balls and points, a
+ *         capsule's half-length size[1] against planes, balls, points, capsules and ellipses,
+ *         an arc's curve radius size[1] and opening size[2] (rad), an ellipse's semi-axes
+ *         (any pair).
+ * Planar models: POS c = 0, 1. Face patches take POS and ROT only (their cells move with the
+ * solid's sizes and vertices). */
+typedef enum cdyn_geom_param {
+    CDYN_GEOM_PARAM_POS = 0,
+    CDYN_GEOM_PARAM_ROT = 1,
+    CDYN_GEOM_PARAM_SIZE = 2,
+    CDYN_GEOM_PARAM_VERTEX = 3 /* a polygon's vertex c / 2, its coordinate c % 2 (x, y) in the
+                                  geometry frame (m), in every pair of the polygon */
+} cdyn_geom_param;
+
+/* The derivatives in geometric parameter (kind, geom, component) of the contact terms at the
+ * (q, v) of the last cdyn_eval (which must have been given v and CDYN_EVAL_CONTACTS, with the
+ * asked rows' pairs evaluated), for the rows with rows[row] != 0 (n_c flags, NULL: all) of the
+ * pairs that contain the geometry (every other row: 0):
+ *   dgap    n_c       d Psi_n / dp
+ *   dgv     3 n_c     d (Gamma_d v) / dp, (n, t, o) per row
+ *   dforce  n_v       d (sum_d Gamma_d' lambda_d) / dp over those rows, lambda (3 n_c, as in
+ *                     cdyn_state; NULL: 0)
+ * at fixed q and v. Any output may be NULL. Exact: the pair's own contact function run with the
+ * geometry's motion under the parameter in place of the bodies' velocities (sizes: the swept
+ * radius moves the point by the normal, a half-extent moves the face the point lies on, an
+ * arc's radius and opening its curve and ends, an ellipse's semi-axes its boundary near the
+ * point, a polygon's vertex its edge). Never allocates.
+ * CDYN_EINVAL (outputs unchanged) for NULL model or data, data of another model, an eval
+ * without v or contacts, an unknown kind, geometry or component, non-finite lambda;
+ * CDYN_ENOTSUP for a size that an asked row's pair does not support (the message names it). */
+CDYN_API cdyn_status cdyn_eval_geom_derivatives(const cdyn_model *model, cdyn_data *data,
+                                                cdyn_geom_param kind, int geom, int component,
+                                                const double *lambda, const int *rows,
+                                                double *dgap, double *dgv, double *dforce,
+                                                cdyn_report *report);
+
 #ifdef __cplusplus
 }
 #endif

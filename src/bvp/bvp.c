@@ -7,6 +7,7 @@
 #include "bvp/bvp_engine.h"
 #include "core/memory.h"
 #include "core/report.h"
+#include "step/implicit_derivs.h"
 #include "step/implicit_ncp_form.h"
 
 #include <math.h>
@@ -129,61 +130,42 @@ static int step_pattern(bvp_ctx *c, const double *x0, const double *y, int *yi, 
     return 0;
 }
 
-/* Move model parameter prm by de in the form's per-row arrays of its pair's rows: mu, or the
- * diagonal of K + C/h (A) and of C/h (Ch). */
-static void move_param(const cdyn_bvp_param *prm, const cdyn_pair_info *pi, int nd, double h,
-                       double *mu, double *A, double *Ch, double de)
-{
-    for (int row = pi->row; row < pi->row + pi->nrows; row++) {
-        double *Ar = A + (size_t)row * nd * nd, *Cr = Ch + (size_t)row * nd * nd;
-        const int normal = prm->kind == CDYN_BVP_PARAM_STIFFNESS_N ||
-                           prm->kind == CDYN_BVP_PARAM_DAMPING_N;
-        const int damping = prm->kind == CDYN_BVP_PARAM_DAMPING_N ||
-                            prm->kind == CDYN_BVP_PARAM_DAMPING_T;
-        if (prm->kind == CDYN_BVP_PARAM_MU) {
-            mu[row] += de;
-            continue;
-        }
-        for (int d = normal ? 0 : 1; d < (normal ? 1 : nd); d++) {
-            Ar[d + d * nd] += damping ? de / h : de;
-            if (damping)
-                Cr[d + d * nd] += de / h;
-        }
-    }
-}
+/* cdyn_bvp_param_kind and cdyn_param_kind share their values (param_rhs converts). */
+_Static_assert(CDYN_BVP_PARAM_MU == (int)CDYN_PARAM_MU &&
+                   CDYN_BVP_PARAM_STIFFNESS_N == (int)CDYN_PARAM_STIFFNESS_N &&
+                   CDYN_BVP_PARAM_STIFFNESS_T == (int)CDYN_PARAM_STIFFNESS_T &&
+                   CDYN_BVP_PARAM_DAMPING_N == (int)CDYN_PARAM_DAMPING_N &&
+                   CDYN_BVP_PARAM_DAMPING_T == (int)CDYN_PARAM_DAMPING_T &&
+                   CDYN_BVP_PARAM_GEOM_POS == (int)CDYN_PARAM_GEOM_POS &&
+                   CDYN_BVP_PARAM_GEOM_ROT == (int)CDYN_PARAM_GEOM_ROT &&
+                   CDYN_BVP_PARAM_GEOM_SIZE == (int)CDYN_PARAM_GEOM_SIZE &&
+                   CDYN_BVP_PARAM_GEOM_VERTEX == (int)CDYN_PARAM_GEOM_VERTEX,
+               "the BVP's parameter kinds are cdyn_param_kind's");
 
-/* dF/dp (the engine's rows: nx + N ny) for the model parameter prm at the solution z: the step
- * rows by central differences of the form's residual with the parameter moved in the form's own
- * arrays; the boundary rows do not depend on it. 0, or 1 when an evaluation failed. */
-static int param_rhs(bvp_ctx *c, const cdyn_model *m, const cdyn_bvp_param *prm, double *mu,
-                     double *A, double *Ch, const double *z, int N, double *dF, double *Fp,
-                     double *Fm)
+/* dF/dp (the engine's rows: nx + N ny) for the model parameter prm at the solution z: each
+ * step's rows from the step's own parameter derivative (implicit_param_derivs.c) after an
+ * evaluation of its Jacobian at (x_{l-1}, y_l), which leaves the model, its derivatives and the
+ * friction QP's rows there; the boundary rows do not depend on p. */
+static cdyn_status param_rhs(bvp_ctx *c, const cdyn_bvp_param *prm, const double *z, int N,
+                             const cdyn_allocator *a, double *dF, cdyn_report *r)
 {
     ncp_form *f = &c->f;
-    const int nd = f->nd, nx = f->nx, ny = f->ny;
-    cdyn_pair_info pi;
-    cdyn_model_pair_info(m, prm->pair, &pi);
-    double ref = pi.mu;
-    if (prm->kind == CDYN_BVP_PARAM_STIFFNESS_N || prm->kind == CDYN_BVP_PARAM_STIFFNESS_T)
-        ref = pi.stiffness[prm->kind == CDYN_BVP_PARAM_STIFFNESS_N ? 0 : 4];
-    else if (prm->kind != CDYN_BVP_PARAM_MU)
-        ref = pi.damping[prm->kind == CDYN_BVP_PARAM_DAMPING_N ? 0 : 4];
-    const double eps = 1e-6 * fmax(1.0, fabs(ref));
-    int fail = 0;
-    for (int l = 1; l <= N && !fail; l++) {
+    const int nx = f->nx, ny = f->ny;
+    const cdyn_param p = {(cdyn_param_kind)prm->kind, prm->pair, prm->component};
+    memset(dF, 0, (size_t)nx * sizeof(double));
+    for (int l = 1; l <= N; l++) {
         const double *y = z + nx + (size_t)(l - 1) * ny;
         const double *xprev = l == 1 ? z : y - ny;
-        move_param(prm, &pi, nd, f->h, mu, A, Ch, eps);
-        fail |= ncp_form_F(f, xprev, y, Fp) != 0;
-        move_param(prm, &pi, nd, f->h, mu, A, Ch, -2 * eps);
-        fail |= ncp_form_F(f, xprev, y, Fm) != 0;
-        move_param(prm, &pi, nd, f->h, mu, A, Ch, eps);
-        double *out = dF + nx + (size_t)(l - 1) * ny;
-        for (int i = 0; i < ny; i++)
-            out[i] = (Fp[i] - Fm[i]) / (2 * eps);
+        ncp_sink count = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
+        if (ncp_form_jac(f, xprev, y, &count, NULL) != 0)
+            return cdyn_fail(r, CDYN_ENUMERIC, "bvp: the step residual cannot be evaluated "
+                             "for a parameter sensitivity");
+        const cdyn_status st =
+            ncp_param_columns(f, xprev, y, 1, &p, a, dF + nx + (size_t)(l - 1) * ny, r);
+        if (st != CDYN_OK)
+            return st;
     }
-    memset(dF, 0, (size_t)nx * sizeof(double));
-    return fail;
+    return CDYN_OK;
 }
 
 static cdyn_status check_traj(const cdyn_model *m, int N, cdyn_state **traj, int use_guess,
@@ -390,13 +372,12 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
         (opts->nparam > 0 && (opts->params == NULL || opts->param_sens == NULL)))
         return cdyn_fail(r, CDYN_EINVAL, "bvp: nparam = %d with NULL params or param_sens",
                          opts->nparam);
-    for (int j = 0; j < opts->nparam; j++)
-        if (opts->params[j].pair < 0 || opts->params[j].pair >= cdyn_model_npair(m) ||
-            opts->params[j].kind < CDYN_BVP_PARAM_MU ||
-            opts->params[j].kind > CDYN_BVP_PARAM_DAMPING_T)
-            return cdyn_fail(r, CDYN_EINVAL, "bvp: params[%d]: pair %d (0..%d) or kind %d "
-                             "unknown", j, opts->params[j].pair, cdyn_model_npair(m) - 1,
-                             (int)opts->params[j].kind);
+    for (int j = 0; j < opts->nparam; j++) {
+        const cdyn_param p = {(cdyn_param_kind)opts->params[j].kind, opts->params[j].pair,
+                              opts->params[j].component};
+        if ((st = ncp_params_check(m, 1, &p, "bvp", j, r)) != CDYN_OK)
+            return st;
+    }
     if (opts->tau != NULL)
         for (int j = 0; j < nv; j++)
             if (!isfinite(opts->tau[j]))
@@ -608,12 +589,9 @@ static cdyn_status solve_direct(const cdyn_model *m, const cdyn_bvp_options *opt
         if (buf == NULL) {
             st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory (parameter sensitivities)");
         } else {
-            double *dF = buf, *dz = buf + nu * opts->nparam, *Fp = dz + nu * opts->nparam;
+            double *dF = buf, *dz = buf + nu * opts->nparam;
             for (int j = 0; j < opts->nparam && st == CDYN_OK; j++)
-                if (param_rhs(&c, m, &opts->params[j], mu, A, Ch, z, N, dF + nu * j, Fp,
-                              Fp + ny) != 0)
-                    st = cdyn_fail(r, CDYN_ENUMERIC, "bvp: the step residual cannot be "
-                                   "evaluated for a parameter sensitivity");
+                st = param_rhs(&c, &opts->params[j], z, N, a, dF + nu * j, r);
             if (st == CDYN_OK &&
                 (st = bvp_engine_sensitivity_rhs(e, z, opts->nparam, dF, dz, &sr)) != CDYN_OK)
                 cdyn_fail(r, st, "%s", sr.message);

@@ -82,6 +82,19 @@ void cdyn_patch_face(const gstate *a, const gstate *b, int n, int e, cpoint *o);
 void cdyn_patch_round(const mgeom *ga, const mgeom *gb, int dim, int n, double w, int e,
                       const double *fr, const double *dfr, cpoint *c);
 
+/* param_shapes.c: the geometric parameters' shapes (cdyn_eval_geom_derivatives). */
+
+/* Whether size c of a geometry of type t is a swept radius (sphere, circle, capsule, arc). */
+int cdyn_shape_is_radius(int t, int c);
+/* Whether size c of geometry g (not a radius) moves the rows of pair pr (other geometry o) as
+ * cdyn_shape_motion says. */
+int cdyn_shape_moves_rows(const mgeom *g, const mgeom *o, const mpair *pr, int c);
+/* The rigid motion U (6, world Plucker) of geometry gs, on side `side` (0: a, 1: b) of the row's
+ * points c at rest, that moves the row like size[axis] (vertex = 0) or like the polygon's vertex
+ * coordinate axis = 2 k + i (vertex = 1), per unit. */
+void cdyn_shape_motion(const gstate *gs, const cpoint *c, int side, int vertex, int axis,
+                       double *U);
+
 /* geometry.c: ellipse primitives in the ellipse's own frame (2D, semi-axes ea along x, eb
  * along y). */
 

@@ -113,14 +113,17 @@ static int cols_alloc(const cdyn_allocator *as, int n, size_t cap, cols_buf *b)
 }
 
 /* The right-hand sides, sparse, one column per input: -dF/dx0 G(q0) for the tangent q columns,
- * -dF/dx0 for v0 and delta0, -dF/dtau = h on the dynamics rows for tau; nothing on the bound
- * rows. Jx is dense (ny x nx); acc: ny doubles of scratch, zero on entry and exit; touched and
- * mark: ny ints (mark < 0 on entry). 0, or 1 (memory). */
-static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int *eq, int ntau,
-               const cdyn_allocator *as, double *acc, int *touched, int *mark, cols_buf *R)
+ * -dF/dx0 for v0 and delta0 (the first nst columns: all of them, or none when A is not
+ * wanted), -dF/dtau = h on the dynamics rows for tau, -dF/dp for the np parameters (dFp dense,
+ * ny x np); nothing on the bound rows. Jx is dense (ny x nx); acc: ny
+ * doubles of scratch, zero on entry and exit; touched and mark: ny ints (mark < 0 on entry).
+ * 0, or 1 (memory). */
+static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int *eq, int nst,
+               int ntau, int np, const double *dFp, const cdyn_allocator *as, double *acc,
+               int *touched, int *mark, cols_buf *R)
 {
-    const int nq = f->nq, nv = f->nv, ny = f->ny, nr = f->nx - nq - nv;
-    const int ncol = 2 * nv + nr + ntau;
+    const int nq = f->nq, nv = f->nv, ny = f->ny;
+    const int ncol = nst + ntau, ntot = ncol + np;
     const size_t ld = (size_t)ny;
     /* the columns of Jx by their nonzero rows (bound rows left out) */
     cols_buf X;
@@ -141,13 +144,13 @@ static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int 
     }
     X.colptr[f->nx] = (int)nnz;
     /* every q column gathers at most 4 columns of Jx */
-    if (cols_alloc(as, ncol, 4 * nnz + (size_t)ntau, R))
+    if (cols_alloc(as, ntot, 4 * nnz + (size_t)ntau + (size_t)np * ny, R))
         return 1;
     size_t t = 0;
     for (int j = 0; j < ncol; j++) {
         R->colptr[j] = (int)t;
-        if (j >= 2 * nv + nr) {
-            R->rowind[t] = nq + j - 2 * nv - nr;
+        if (j >= nst) {
+            R->rowind[t] = nq + j - nst;
             R->values[t++] = f->h;
             continue;
         }
@@ -172,7 +175,15 @@ static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int 
             acc[touched[u]] = 0.0;
         }
     }
-    R->colptr[ncol] = (int)t;
+    for (int j = 0; j < np; j++) {
+        R->colptr[ncol + j] = (int)t;
+        for (int i = 0; i < ny; i++)
+            if (eq[i] && dFp[i + (size_t)j * ny] != 0.0) {
+                R->rowind[t] = i;
+                R->values[t++] = -dFp[i + (size_t)j * ny];
+            }
+    }
+    R->colptr[ntot] = (int)t;
     return 0;
 }
 
@@ -221,6 +232,7 @@ static int outmap(const ncp_form *f, const double *y, const cdyn_allocator *as, 
 }
 
 cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 int np, const cdyn_param *params, double *Pout,
                                  cdyn_step_deriv_report *rep)
 {
     cdyn_report *r = &rep->solver;
@@ -235,7 +247,8 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     ncp_form f = L.f;
     f.scale_normal = 1; /* the normal pairs in newtons (their members compared below) */
     const int ny = f.ny, nxf = f.nx, nv = f.nv, nr = nxf - f.nq - nv;
-    const int ntau = B != NULL ? nv : 0, ncol = 2 * nv + nr + ntau;
+    /* the state's columns only when A is wanted */
+    const int nst = A != NULL ? 2 * nv + nr : 0, ntau = B != NULL ? nv : 0, ncol = nst + ntau;
     const int sparse = L.colptr != NULL;
     rep->rows = f.k;
     const cdyn_allocator *as = &s->arena.as;
@@ -244,8 +257,9 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     double *Jx = cdyn_mem_array(as, (size_t)ny * nxf + 1, sizeof(double));
     double *acc = cdyn_mem_array(as, (size_t)ny, sizeof(double));
     int *eq = cdyn_mem_array(as, 3 * (size_t)ny, sizeof(int));
-    double **outcol = cdyn_mem_array(as, (size_t)ncol + 1, sizeof(double *));
-    if (F == NULL || Jx == NULL || acc == NULL || eq == NULL || outcol == NULL)
+    double **outcol = cdyn_mem_array(as, (size_t)ncol + np + 1, sizeof(double *));
+    double *dFp = cdyn_mem_array(as, (size_t)ny * np + 1, sizeof(double));
+    if (F == NULL || Jx == NULL || acc == NULL || eq == NULL || outcol == NULL || dFp == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     if (ncp_form_F(&f, L.x0, L.y, F) != 0)
         return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: the model cannot be "
@@ -257,13 +271,16 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
         classify(&f, L.x0, L.y, F, 100.0 * s->opts.mcp.tol, side, eq, rep);
         st = ift_factor(&sys, eq, r);
     }
+    if (st == CDYN_OK && np > 0)
+        st = ncp_param_columns(&f, L.x0, L.y, np, params, as, dFp, r);
     memset(acc, 0, (size_t)ny * sizeof(double));
     for (int i = 0; i < ny; i++)
         eq[2 * ny + i] = -1;
-    if (st == CDYN_OK && (rhs(&f, L.x0, Jx, eq, ntau, as, acc, eq + ny, eq + 2 * ny, &R) != 0 ||
+    if (st == CDYN_OK && (rhs(&f, L.x0, Jx, eq, nst, ntau, np, dFp, as, acc, eq + ny,
+                              eq + 2 * ny, &R) != 0 ||
                           outmap(&f, L.y, as, &P) != 0))
         st = cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-    const ift_columns rc = {ncol, R.colptr, R.rowind, R.values};
+    const ift_columns rc = {ncol + np, R.colptr, R.rowind, R.values};
     if (st == CDYN_OK)
         st = ift_plan(&sys, &rc, r);
     if (st == CDYN_OK) {
@@ -273,11 +290,13 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
             memset(A, 0, (size_t)nxo * nxo * sizeof(double));
         if (B != NULL)
             memset(B, 0, (size_t)nxo * nv * sizeof(double));
+        if (Pout != NULL)
+            memset(Pout, 0, (size_t)nxo * np * sizeof(double));
+        for (int j = 0; j < np; j++)
+            outcol[ncol + j] = Pout != NULL ? Pout + (size_t)j * nxo : NULL;
         for (int j = 0; j < ncol; j++) {
-            if (j >= 2 * nv + nr)
-                outcol[j] = B + (size_t)(j - 2 * nv - nr) * nxo;
-            else if (A == NULL)
-                outcol[j] = NULL;
+            if (j >= nst)
+                outcol[j] = B + (size_t)(j - nst) * nxo;
             else if (j < 2 * nv)
                 outcol[j] = A + (size_t)j * nxo;
             else

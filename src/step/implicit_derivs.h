@@ -21,9 +21,23 @@ typedef struct ncp_last {
  * the last one failed). implicit_ncp.c. */
 int ncp_last_step(const cdyn_stepper *s, ncp_last *out);
 
-/* The Jacobians of the last step (cdyn_step_derivatives' A and B, either may be NULL; sizes
- * checked by the caller) and the report's margins. implicit_derivs.c. */
+/* The Jacobians of the last step (cdyn_step_derivatives' A and B and the np parameter columns
+ * P, any may be NULL; sizes and params checked by the caller) and the report's margins.
+ * implicit_derivs.c. */
 cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 int np, const cdyn_param *params, double *P,
                                  cdyn_step_deriv_report *rep);
+
+/* CDYN_EINVAL with a message ("who: params[j0 + j]: ...") for a params[j] of unknown kind or
+ * id. implicit_param_derivs.c. */
+cdyn_status ncp_params_check(const cdyn_model *m, int np, const cdyn_param *params,
+                             const char *who, int j0, cdyn_report *r);
+
+/* dF/dp at the solution y (dF: ny x np, column-major), after ift_jacobians left f's scratch
+ * and data at y. CDYN_ENOTSUP (a size a pair does not support), CDYN_ENUMERIC, CDYN_ENOMEM.
+ * implicit_param_derivs.c. */
+cdyn_status ncp_param_columns(const ncp_form *f, const double *x0, const double *y, int np,
+                              const cdyn_param *params, const cdyn_allocator *as, double *dF,
+                              cdyn_report *r);
 
 #endif

@@ -150,8 +150,7 @@ void ncp_form_invert(ncp_form *f)
     }
 }
 
-/* A^-1 of row c: the cached block (f->Ai), or computed; 1 when singular. */
-static int row_inverse(const ncp_form *f, int c, double *Ai)
+int ncp_row_inverse(const ncp_form *f, int c, double *Ai)
 {
     if (f->Ai == NULL)
         return invert_row(f, c, Ai);
@@ -166,7 +165,7 @@ int ncp_qp_row_solve(const ncp_form *f, int c, double ln, const double *d0, cons
     const int nd = f->nd, nt = nd - 1;
     const double *Ch = f->Ch + (size_t)c * nd * nd;
     double Ai[9], AiCh[9], S[4], d[2];
-    if (row_inverse(f, c, Ai) != 0)
+    if (ncp_row_inverse(f, c, Ai) != 0)
         return 1;
     for (int i = 0; i < nd; i++)
         for (int e = 0; e < nd; e++) {
@@ -206,7 +205,7 @@ int ncp_form_qp_rows(const ncp_form *f, int *ok)
             for (int j = 0; j < i; j++)
                 if (fabs(A[i + j * nd] - A[j + i * nd]) > 1e-12 * amax)
                     ok[c] = 0;
-        if (ok[c] && row_inverse(f, c, Ai) != 0)
+        if (ok[c] && ncp_row_inverse(f, c, Ai) != 0)
             ok[c] = 0;
         if (ok[c]) {
             const double s00 = Ai[1 + nd];

@@ -146,6 +146,8 @@ int ncp_form_model(ncp_form *f, const ncp_scr *s, const double *q, const double 
                    const double *v0, const double *lam);
 int ncp_form_derivs(ncp_form *f, const ncp_scr *s, const double *v, const double *v0,
                     const double *lam);
+/* A^-1 of row c (nd x nd): the cached block (f->Ai), or computed; 1 when singular. */
+int ncp_row_inverse(const ncp_form *f, int c, double *Ai);
 /* Row scalings: the normal gap row's a_nn, the constitutive rows' 1 / (K + C/h)_dd. */
 double ncp_normal_scale(const ncp_form *f, int c);
 double ncp_row_scale(const ncp_form *f, int c, int d);

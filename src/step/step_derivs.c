@@ -30,8 +30,10 @@ static void report_clear(cdyn_step_deriv_report *rep)
     rep->normal_row = rep->cone_row = rep->slip_row = -1;
 }
 
-cdyn_status cdyn_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, int nu,
-                                  double *A, double *B, cdyn_step_deriv_report *report)
+/* Both entries: the checks, then the scheme's derivative. */
+static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, int nu, double *A,
+                               double *B, int np, const cdyn_param *params, double *P,
+                               cdyn_step_deriv_report *report, const char *name)
 {
     cdyn_step_deriv_report local;
     cdyn_step_deriv_report *rep = report != NULL ? report : &local;
@@ -39,31 +41,52 @@ cdyn_status cdyn_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx,
     cdyn_report *r = &rep->solver;
     const double t0 = wall();
     if (s == NULL)
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: stepper is NULL");
+        return cdyn_fail(r, CDYN_EINVAL, "%s: stepper is NULL", name);
     rep->nx = cdyn_step_deriv_nx(s);
     rep->nu = s->nv;
-    if (A == NULL && B == NULL)
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: A and B are both NULL");
+    if (A == NULL && B == NULL && P == NULL)
+        return cdyn_fail(r, CDYN_EINVAL, "%s: no output asked (A, B%s NULL)", name,
+                         np > 0 ? " and P" : "");
     if (nx != rep->nx || nu != rep->nu)
         return cdyn_fail(r, CDYN_EINVAL,
-                         "cdyn_step_derivatives: sizes nx = %d, nu = %d; the model's are "
-                         "2 n_v + 3 n_c = %d and n_v = %d", nx, nu, rep->nx, rep->nu);
+                         "%s: sizes nx = %d, nu = %d; the model's are "
+                         "2 n_v + 3 n_c = %d and n_v = %d", name, nx, nu, rep->nx, rep->nu);
+    if (np < 0 || (np > 0 && (params == NULL || P == NULL)) || (np == 0 && P != NULL))
+        return cdyn_fail(r, CDYN_EINVAL, "%s: np = %d with params %s and P %s", name, np,
+                         params == NULL ? "NULL" : "given", P == NULL ? "NULL" : "given");
     if (side != CDYN_DERIV_RELEASED && side != CDYN_DERIV_HELD)
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: side = %d is not a "
-                         "cdyn_deriv_side", (int)side);
+        return cdyn_fail(r, CDYN_EINVAL, "%s: side = %d is not a cdyn_deriv_side", name,
+                         (int)side);
+    cdyn_status st = ncp_params_check(s->model, np, params, name, 0, r);
+    if (st != CDYN_OK)
+        return st;
     if (s->opts.scheme != CDYN_SCHEME_IMPLICIT_NCP)
-        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: not available for the %s "
-                         "scheme yet (only %s)", cdyn_scheme_str(s->opts.scheme),
+        return cdyn_fail(r, CDYN_ENOTSUP, "%s: not available for the %s scheme yet (only %s)",
+                         name, cdyn_scheme_str(s->opts.scheme),
                          cdyn_scheme_str(CDYN_SCHEME_IMPLICIT_NCP));
     if (s->last_substeps == 0)
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: the stepper has no successful "
-                         "step to differentiate (none yet, or the last one failed)");
+        return cdyn_fail(r, CDYN_EINVAL, "%s: the stepper has no successful step to "
+                         "differentiate (none yet, or the last one failed)", name);
     if (s->last_substeps > 1)
-        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the last step took %d "
-                         "substeps after halvings; the derivative of such a step (the product "
-                         "of its substeps' Jacobians) is not available yet", s->last_substeps);
-    const cdyn_status st = ncp_step_derivatives(s, side, A, B, rep);
+        return cdyn_fail(r, CDYN_ENOTSUP, "%s: the last step took %d substeps after halvings; "
+                         "the derivative of such a step (the product of its substeps' "
+                         "Jacobians) is not available yet", name, s->last_substeps);
+    st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
     rep->time = wall() - t0;
     r->status = st;
     return st;
+}
+
+cdyn_status cdyn_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, int nu,
+                                  double *A, double *B, cdyn_step_deriv_report *report)
+{
+    return derivatives(s, side, nx, nu, A, B, 0, NULL, NULL, report, "cdyn_step_derivatives");
+}
+
+cdyn_status cdyn_step_param_derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, int nu,
+                                        double *A, double *B, int np, const cdyn_param *params,
+                                        double *P, cdyn_step_deriv_report *report)
+{
+    return derivatives(s, side, nx, nu, A, B, np, params, P, report,
+                       "cdyn_step_param_derivatives");
 }
