@@ -131,6 +131,30 @@ CDYN_API void cdyn_lcp_defaults(cdyn_lcp_options *opts);
 CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z,
                                     double *w, cdyn_report *report);
 
+/* ---- Reusable solver object ------------------------------------------------------ */
+
+/* A solver for a sequence of LCPs of at most n unknowns (a simulator's steps): the chain of
+ * cdyn_lcp_solve with its workspace kept between calls (it grows to the largest need seen —
+ * a warm attempt and its fallbacks need more than a cold Lemke — and then allocates nothing)
+ * and the last answer's complementary basis as the next
+ * solve's warm start when the size is the same (Lemke from that basis, 0 pivots when it still
+ * solves the problem; if the warm attempt fails, the cold chain runs as cdyn_lcp_solve would).
+ * Every OK is certified as for cdyn_lcp_solve. A first solve, or one after a size change or a
+ * failure, is cdyn_lcp_solve itself: the same answer bit for bit.
+ *   create: n > 0; opts NULL for cdyn_lcp_defaults; opts->lemke.allocator (NULL: malloc) holds
+ *           the object and its workspace; opts->lemke.warm_basis must be NULL (CDYN_EINVAL);
+ *           opts->lemke.covering, if set, must hold n values and outlive the solver.
+ *   solve:  lcp->n in 1 .. n; statuses as cdyn_lcp_solve; report->iterations sums the pivots
+ *           of the warm attempt and the chain.
+ * A solver belongs to one thread at a time. */
+typedef struct cdyn_lcp_solver cdyn_lcp_solver;
+
+CDYN_API cdyn_status cdyn_lcp_solver_create(int n, const cdyn_lcp_options *opts,
+                                            cdyn_lcp_solver **out, cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *solver, const cdyn_lcp *lcp,
+                                           double *z, double *w, cdyn_report *report);
+CDYN_API void cdyn_lcp_solver_free(cdyn_lcp_solver *solver); /* accepts NULL */
+
 /* ---- Small problems --------------------------------------------------------------- */
 
 /* Enumerate all 2^n complementary bases (n <= CDYN_LCP_SMALL_N) and store each distinct basic
