@@ -258,6 +258,10 @@ typedef struct cdyn_step_report {
      * (the QP's for the NCP rows, or the other way round), after its own starts and the
      * continuation failed; the answer is the step's own law's (0: not). */
     int other_law;
+    /* Implicit NCP: 1 when the step was solved by continuation in the friction coefficients
+     * (from the frictionless step, mu scaled from 0 to 1), after every other start failed; the
+     * answer is the step's own problem's (0: not). */
+    int mu_path;
 } cdyn_step_report;
 
 /* Create a stepper for model with opts (NULL: implicit NCP defaults). The model must outlive the

@@ -501,6 +501,51 @@ static cdyn_status ncp_other_law(cdyn_stepper *s, ncp_ws *w, const double *tau, 
     return st;
 }
 
+/* The step's problem with every friction coefficient scaled by sc (setup, start, then mu). */
+static void ncp_setup_mu(cdyn_stepper *s, ncp_ws *w, double sc, const cdyn_state *x0, double h)
+{
+    for (int c = 0; c < w->f.k; c++)
+        w->mu[c] *= sc;
+    ncp_start(s, w, h, x0);
+}
+
+/* Last, continuation in the friction coefficients: the frictionless step first (without
+ * friction the step is the stationary point of an incremental potential, and Newton's hardest
+ * coupling — friction against the normal forces — is absent), then mu scaled by s from 0 to 1,
+ * each stage from the last solution (the increment doubling after a success and halving after
+ * a failure, down to 1/256). The last stage is the step's own problem. */
+#define NCP_MU_MIN_STEP (1.0 / 256)
+static cdyn_status ncp_mu_path(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
+                               const cdyn_state *x0, cdyn_report *r, cdyn_report *mr)
+{
+    cdyn_status st = ncp_setup(s, w, tau, h, x0, r);
+    if (st != CDYN_OK)
+        return st;
+    const size_t ny = (size_t)w->f.ny;
+    ncp_setup_mu(s, w, 0.0, x0, h);
+    if ((st = ncp_solve_from_y(s, w, x0, r, mr)) != CDYN_OK)
+        return st;
+    memcpy(w->ypath, w->y, ny * sizeof(double));
+    double s_ok = 0.0, ds = 0.25;
+    while (s_ok < 1.0) {
+        const double sc = fmin(1.0, s_ok + ds);
+        if ((st = ncp_setup(s, w, tau, h, x0, r)) != CDYN_OK)
+            return st;
+        ncp_setup_mu(s, w, sc, x0, h);
+        memcpy(w->y, w->ypath, ny * sizeof(double));
+        st = ncp_solve_from_y(s, w, x0, r, mr);
+        if (st == CDYN_OK) {
+            s_ok = sc;
+            memcpy(w->ypath, w->y, ny * sizeof(double));
+            ds *= 2.0;
+        } else if (!retry_solve(st) || (ds *= 0.5) < NCP_MU_MIN_STEP) {
+            return st;
+        }
+    }
+    w->prof->mu_path = 1;
+    return CDYN_OK;
+}
+
 static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                                cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -523,6 +568,8 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         st = ncp_continue(s, w, tau, h, x0, r, &mr);
         if (retry_solve(st) && s->opts.continuation > 0) /* 0: no recovery at all */
             st = ncp_other_law(s, w, tau, h, x0, r, &mr);
+        if (retry_solve(st) && s->opts.continuation > 0)
+            st = ncp_mu_path(s, w, tau, h, x0, r, &mr);
         if (retry_solve(st)) {
             mr = first; /* the failure of the step as asked */
             st = st0;
