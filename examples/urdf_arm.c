@@ -149,11 +149,13 @@ static int holding_torques(const cdyn_model *m, cdyn_data *d)
     return !ok;
 }
 
-cdyn_stepper *urdf_arm_implicit(const cdyn_model *m, double h)
+cdyn_stepper *urdf_arm_implicit(const cdyn_model *m, double h, double tol)
 {
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
     o.h = h;
+    if (tol > 0)
+        o.mcp.tol = tol;
     cdyn_stepper *s = NULL;
     cdyn_report r;
     if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
@@ -172,7 +174,7 @@ static int pendulum(const char *dir, int quick)
     const double T0 = 2.0 * PI / w, Th = 2.0 * PI * h / atan(w * h);
     const int periods = quick ? 3 : 8;
     const int nsteps = (int)(periods * Th / h) + 1;
-    cdyn_stepper *s = urdf_arm_implicit(m, h);
+    cdyn_stepper *s = urdf_arm_implicit(m, h, 0.0);
     cdyn_state *x = NULL;
     cdyn_report r;
     if (s == NULL || cdyn_state_create(m, NULL, &x, &r) != CDYN_OK) {
@@ -378,7 +380,7 @@ static int swing(const char *dir, int quick)
     fail |= holding_torques(m, d);
 
     const double h = 1e-3, Tend = quick ? 0.5 : 2.0;
-    cdyn_stepper *s = urdf_arm_implicit(m, h);
+    cdyn_stepper *s = urdf_arm_implicit(m, h, 0.0);
     cdyn_state *x = NULL;
     FILE *f = s != NULL && cdyn_state_create(m, NULL, &x, &r) == CDYN_OK
                   ? urdf_arm_csv(dir, "urdf_arm_swing.csv")

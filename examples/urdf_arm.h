@@ -10,8 +10,9 @@
  * given CDYN_URDF_SKIP_* bits; *map may be NULL. NULL (message on stderr) on failure. */
 cdyn_model *urdf_arm_load(const char *file, unsigned skip, cdyn_urdf_map **map);
 
-/* An implicit-scheme stepper of step h, or NULL (message on stderr). */
-cdyn_stepper *urdf_arm_implicit(const cdyn_model *m, double h);
+/* An implicit-scheme stepper of step h and Newton tolerance tol (0: the default), or NULL
+ * (message on stderr). */
+cdyn_stepper *urdf_arm_implicit(const cdyn_model *m, double h, double tol);
 
 /* DIR/name opened for writing, or NULL (message on stderr). */
 FILE *urdf_arm_csv(const char *dir, const char *name);

@@ -20,6 +20,20 @@
 static const double G = 9.81, PI = 3.14159265358979323846;
 static const double ROD_M = 1.0, ROD_L = 0.5; /* pendulum_limited.urdf */
 
+/* A state for m and DIR/csv for a run with stepper s; NULL (nothing left allocated) on failure. */
+static FILE *start_run(const cdyn_model *m, const cdyn_stepper *s, const char *dir,
+                       const char *csv, cdyn_state **x)
+{
+    *x = NULL;
+    FILE *f = NULL;
+    if (s == NULL || cdyn_state_create(m, NULL, x, NULL) != CDYN_OK ||
+        (f = urdf_arm_csv(dir, csv)) == NULL) {
+        cdyn_state_free(*x);
+        *x = NULL;
+    }
+    return f;
+}
+
 int urdf_arm_limit_reached(const char *dir, int quick)
 {
     cdyn_model *m = urdf_arm_load("pendulum_limited.urdf", 0u, NULL);
@@ -35,12 +49,10 @@ int urdf_arm_limit_reached(const char *dir, int quick)
     const double before = th0 * pow(rho, 1 - npred) * cos((npred - 1) * phi) - lower;
     const double after = lower - th0 * pow(rho, -npred) * cos(npred * phi);
     const double tstar = acos(lower / th0) / w;
-    cdyn_stepper *s = urdf_arm_implicit(m, h);
+    cdyn_stepper *s = urdf_arm_implicit(m, h, 0.0);
     cdyn_state *x = NULL;
-    FILE *f = NULL;
-    if (s == NULL || cdyn_state_create(m, NULL, &x, NULL) != CDYN_OK ||
-        (f = urdf_arm_csv(dir, "urdf_arm_limit.csv")) == NULL) {
-        cdyn_state_free(x);
+    FILE *f = start_run(m, s, dir, "urdf_arm_limit.csv", &x);
+    if (f == NULL) {
         cdyn_stepper_free(s);
         cdyn_model_free(m);
         return 1;
@@ -131,19 +143,10 @@ int urdf_arm_on_stops(const char *dir, const cdyn_urdf_map *map, const cdyn_mode
     /* the step solves its rows to mcp.tol, and the dynamics rows' residual (N m s) over h is a
      * torque: the default 1e-10 leaves 1e-7 N m of noise at rest, so this run asks 1e-12 */
     const double tol = 1e-12, bound = 10 * tol / h;
-    cdyn_step_options o;
-    cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
-    o.h = h;
-    o.mcp.tol = tol;
-    cdyn_stepper *s = NULL;
-    cdyn_report r;
-    if (cdyn_stepper_create(arm, &o, &s, &r) != CDYN_OK)
-        fprintf(stderr, "urdf_arm: stepper: %s\n", r.message);
+    cdyn_stepper *s = urdf_arm_implicit(arm, h, tol);
     cdyn_state *x = NULL;
-    FILE *f = NULL;
-    if (s == NULL || cdyn_state_create(arm, NULL, &x, NULL) != CDYN_OK ||
-        (f = urdf_arm_csv(dir, "urdf_arm_stops.csv")) == NULL) {
-        cdyn_state_free(x);
+    FILE *f = start_run(arm, s, dir, "urdf_arm_stops.csv", &x);
+    if (f == NULL) {
         cdyn_stepper_free(s);
         return 1;
     }
