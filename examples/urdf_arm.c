@@ -16,14 +16,20 @@
  *      the pyramid LCP, 1/(2h) ln(1 + h d / I_pivot) (k = m g L/2), both next to the textbook
  *      sigma = d / (2 I_pivot) they approach as h -> 0.
  * Then the arm swings from the horizontal for 2 s (implicit scheme, h = 1 ms) with the joint
- * damping of arm3.urdf and its energy is recorded: the damping and the scheme take energy (no
- * closed form for the three links: printed, not checked).
+ * damping and limits of arm3.urdf (the shoulder strikes its lower stop at -2) and its energy is
+ * recorded: the damping, the stops and the scheme take energy (no closed form for the three
+ * links: printed, not checked). urdf_arm_limits.c adds two limit checks:
+ *   4. the arm started on its stops at rest: the stops' torques equal the statics of check 1;
+ *   5. examples/data/pendulum_limited.urdf reaches its stop in the step backward Euler's closed
+ *      form of the free swing predicts.
  *
  *   urdf_arm [--out DIR] [--quick]
  *
  * Writes DIR/urdf_arm_swing.csv (t, q1, q2, q3, energy), DIR/urdf_arm_pendulum.csv (t,
- * dtheta, the closed-form envelope) and DIR/urdf_arm_damped.csv (t, dtheta of both schemes,
- * theta0 exp(-sigma t)). Exit status 1 when a check fails. */
+ * dtheta, the closed-form envelope), DIR/urdf_arm_damped.csv (t, dtheta of both schemes,
+ * theta0 exp(-sigma t)), DIR/urdf_arm_stops.csv (t, the stops' net torques, the statics) and
+ * DIR/urdf_arm_limit.csv (t, dtheta, the free swing's closed form, the limit, its torque). Exit
+ * status 1 when a check fails. */
 #define _POSIX_C_SOURCE 200809L /* mkdir */
 #include <errno.h>
 #include <math.h>
@@ -33,6 +39,7 @@
 #include <sys/stat.h>
 
 #include "cdyn/cdyn.h"
+#include "urdf_arm.h"
 
 #ifndef CDYN_EXAMPLE_DATA_DIR
 #define CDYN_EXAMPLE_DATA_DIR "examples/data"
@@ -44,8 +51,7 @@ static const double MASS[3] = {1.2, 0.8, 0.3}, LEN[3] = {0.4, 0.3, 0.15};
 static const double ROD_M = 1.0, ROD_L = 0.5; /* pendulum.urdf */
 static const double ROD_D = 0.02;             /* pendulum_damped.urdf: hinge damping */
 
-/* Load data/<file> upright into a new model; *map may be NULL. */
-static cdyn_model *load(const char *file, cdyn_urdf_map **map)
+cdyn_model *urdf_arm_load(const char *file, unsigned skip, cdyn_urdf_map **map)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", CDYN_EXAMPLE_DATA_DIR, file);
@@ -56,15 +62,39 @@ static cdyn_model *load(const char *file, cdyn_urdf_map **map)
     cdyn_urdf_defaults(&o);
     o.base_pose.quat[0] = cos(PI / 4); /* a quarter turn about x: local y up */
     o.base_pose.quat[1] = sin(PI / 4);
-    /* joint damping is applied; joint friction is left out (the implicit scheme does not take
-     * it yet), and so are the limits, so that the swing below is the free chain's */
-    o.skip = CDYN_URDF_SKIP_FRICTION | CDYN_URDF_SKIP_LIMITS;
+    o.skip = skip;
     if (cdyn_builder_create(NULL, &b, &r) != CDYN_OK ||
         cdyn_builder_add_urdf(b, path, &o, map, &r) != CDYN_OK ||
         cdyn_builder_build(b, &m, &r) != CDYN_OK)
         fprintf(stderr, "urdf_arm: %s: %s\n", file, r.message);
     cdyn_builder_free(b);
     return m;
+}
+
+FILE *urdf_arm_csv(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fprintf(stderr, "urdf_arm: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+void urdf_arm_statics(const double q[3], double tau[3])
+{
+    double joint_x[3], com_x[3], phi = 0.0, x = 0.0;
+    for (int k = 0; k < 3; ++k) {
+        phi += q[k];
+        joint_x[k] = x;
+        com_x[k] = x + 0.5 * LEN[k] * cos(phi);
+        x += LEN[k] * cos(phi);
+    }
+    for (int i = 0; i < 3; ++i) {
+        tau[i] = 0.0;
+        for (int k = i; k < 3; ++k)
+            tau[i] += G * MASS[k] * (com_x[k] - joint_x[i]);
+    }
 }
 
 static void print_map(const cdyn_urdf_map *map)
@@ -87,9 +117,9 @@ static void print_map(const cdyn_urdf_map *map)
                j.velocity, j.damping, j.friction);
     }
     printf("\nDamping is applied (part of h(q, v), implicit in the schemes); joint friction "
-           "is left out (CDYN_URDF_SKIP_FRICTION: the implicit scheme does not take it yet), and "
-           "so are the limits (CDYN_URDF_SKIP_LIMITS: the swing is the free chain's). %d "
-           "collision spheres/boxes loaded.\n\n", nc);
+           "is left out (CDYN_URDF_SKIP_FRICTION: the implicit scheme does not take it yet); the "
+           "limits are enforced (compliant stops in the implicit scheme). %d collision "
+           "spheres/boxes loaded.\n\n", nc);
 }
 
 /* Check 1: h(q, 0) against the statics of the chain of rods. */
@@ -106,19 +136,10 @@ static int holding_torques(const cdyn_model *m, cdyn_data *d)
             return 1;
         }
         const double *h = cdyn_data_bias(d);
-        double joint_x[3], com_x[3], phi = 0.0, x = 0.0, tau[3];
-        for (int k = 0; k < 3; ++k) {
-            phi += qs[c][k];
-            joint_x[k] = x;
-            com_x[k] = x + 0.5 * LEN[k] * cos(phi);
-            x += LEN[k] * cos(phi);
-        }
-        for (int i = 0; i < 3; ++i) {
-            tau[i] = 0.0;
-            for (int k = i; k < 3; ++k)
-                tau[i] += G * MASS[k] * (com_x[k] - joint_x[i]);
+        double tau[3];
+        urdf_arm_statics(qs[c], tau);
+        for (int i = 0; i < 3; ++i)
             worst = fmax(worst, fabs(h[i] - tau[i]) / fmax(1.0, fabs(tau[i])));
-        }
         printf("| (%g, %g, %g) | (%.12f, %.12f, %.12f) | (%.12f, %.12f, %.12f) |\n", qs[c][0],
                qs[c][1], qs[c][2], h[0], h[1], h[2], tau[0], tau[1], tau[2]);
     }
@@ -128,11 +149,13 @@ static int holding_torques(const cdyn_model *m, cdyn_data *d)
     return !ok;
 }
 
-static cdyn_stepper *implicit_stepper(const cdyn_model *m, double h)
+cdyn_stepper *urdf_arm_implicit(const cdyn_model *m, double h, double tol)
 {
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
     o.h = h;
+    if (tol > 0)
+        o.mcp.tol = tol;
     cdyn_stepper *s = NULL;
     cdyn_report r;
     if (cdyn_stepper_create(m, &o, &s, &r) != CDYN_OK)
@@ -143,7 +166,7 @@ static cdyn_stepper *implicit_stepper(const cdyn_model *m, double h)
 /* Check 2: the pendulum's period and decay against the scheme's closed forms. */
 static int pendulum(const char *dir, int quick)
 {
-    cdyn_model *m = load("pendulum.urdf", NULL);
+    cdyn_model *m = urdf_arm_load("pendulum.urdf", 0u, NULL);
     if (m == NULL)
         return 1;
     const double h = 1e-3, theta0 = 0.002;
@@ -151,7 +174,7 @@ static int pendulum(const char *dir, int quick)
     const double T0 = 2.0 * PI / w, Th = 2.0 * PI * h / atan(w * h);
     const int periods = quick ? 3 : 8;
     const int nsteps = (int)(periods * Th / h) + 1;
-    cdyn_stepper *s = implicit_stepper(m, h);
+    cdyn_stepper *s = urdf_arm_implicit(m, h, 0.0);
     cdyn_state *x = NULL;
     cdyn_report r;
     if (s == NULL || cdyn_state_create(m, NULL, &x, &r) != CDYN_OK) {
@@ -161,11 +184,8 @@ static int pendulum(const char *dir, int quick)
     }
     const double hang = -0.5 * PI; /* the rod along -y: straight down once upright */
     x->q[0] = hang + theta0;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/urdf_arm_pendulum.csv", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = urdf_arm_csv(dir, "urdf_arm_pendulum.csv");
     if (f == NULL) {
-        fprintf(stderr, "urdf_arm: cannot write %s: %s\n", path, strerror(errno));
         cdyn_state_free(x);
         cdyn_stepper_free(s);
         cdyn_model_free(m);
@@ -238,7 +258,7 @@ static double fitted_rate(const double *th, int n, double h)
  * the pyramid LCP, against each scheme's closed form and the textbook sigma = d / (2 I_pivot). */
 static int damped(const char *dir, int quick)
 {
-    cdyn_model *m = load("pendulum_damped.urdf", NULL);
+    cdyn_model *m = urdf_arm_load("pendulum_damped.urdf", 0u, NULL);
     if (m == NULL)
         return 1;
     const double h = 1e-3, theta0 = 0.002, hang = -0.5 * PI;
@@ -282,13 +302,8 @@ static int damped(const char *dir, int quick)
         cdyn_state_free(x);
         cdyn_stepper_free(s);
     }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/urdf_arm_damped.csv", dir);
-    FILE *f = fail ? NULL : fopen(path, "w");
-    if (!fail && f == NULL) {
-        fprintf(stderr, "urdf_arm: cannot write %s: %s\n", path, strerror(errno));
-        fail = 1;
-    }
+    FILE *f = fail ? NULL : urdf_arm_csv(dir, "urdf_arm_damped.csv");
+    fail |= f == NULL;
     if (f != NULL) {
         fprintf(f, "t,dtheta_implicit,dtheta_pyramid,envelope_sigma\n");
         for (int i = 0; i <= n; i += 10)
@@ -343,7 +358,7 @@ static double energy(const cdyn_model *m, cdyn_data *d, const int body[3], const
 static int swing(const char *dir, int quick)
 {
     cdyn_urdf_map *map = NULL;
-    cdyn_model *m = load("arm3.urdf", &map);
+    cdyn_model *m = urdf_arm_load("arm3.urdf", CDYN_URDF_SKIP_FRICTION, &map);
     if (m == NULL)
         return 1;
     printf("arm3.urdf loaded upright (base_pose: a quarter turn about x):\n\n");
@@ -365,19 +380,19 @@ static int swing(const char *dir, int quick)
     fail |= holding_torques(m, d);
 
     const double h = 1e-3, Tend = quick ? 0.5 : 2.0;
-    cdyn_stepper *s = implicit_stepper(m, h);
+    cdyn_stepper *s = urdf_arm_implicit(m, h, 0.0);
     cdyn_state *x = NULL;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/urdf_arm_swing.csv", dir);
-    FILE *f = s != NULL && cdyn_state_create(m, NULL, &x, &r) == CDYN_OK ? fopen(path, "w") : NULL;
+    FILE *f = s != NULL && cdyn_state_create(m, NULL, &x, &r) == CDYN_OK
+                  ? urdf_arm_csv(dir, "urdf_arm_swing.csv")
+                  : NULL;
     if (f == NULL) {
-        fprintf(stderr, "urdf_arm: cannot write %s\n", path);
         fail = 1;
     } else {
         fprintf(f, "t,q1,q2,q3,energy\n");
         cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_MASS, NULL);
         const double E0 = energy(m, d, body, x->v);
-        double E = E0, Emax = E0, Kmax = 0.0;
+        double E = E0, Emax = E0, Kmax = 0.0, beyond = 0.0;
+        int stop_steps = 0;
         const int n = (int)(Tend / h + 0.5);
         for (int k = 0; k <= n; ++k) {
             cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_MASS, NULL);
@@ -385,6 +400,13 @@ static int swing(const char *dir, int quick)
             Emax = fmax(Emax, E);
             Kmax = fmax(Kmax, E - energy(m, d, body, NULL));
             fprintf(f, "%.6f,%.12f,%.12f,%.12f,%.12f\n", x->t, x->q[0], x->q[1], x->q[2], E);
+            for (int j = 0; j < 3; ++j) {
+                cdyn_body_info bi;
+                cdyn_model_body_info(m, body[j], &bi);
+                beyond = fmax(beyond, fmax(bi.lower - x->q[j], x->q[j] - bi.upper));
+            }
+            for (int l = 0; l < x->nl; ++l)
+                stop_steps += x->limit_mode[l] != CDYN_LIMIT_FREE;
             if (k < n && cdyn_step(s, NULL, x, NULL) != CDYN_OK) {
                 fprintf(stderr, "urdf_arm: swing step %d failed\n", k);
                 fail = 1;
@@ -395,11 +417,15 @@ static int swing(const char *dir, int quick)
         printf("Swing from the horizontal, at rest, for %g s (implicit scheme, h = %g s; "
                "potential energy 0 at the joints' height): energy %.6f J at the start, %.6f J "
                "at the end, at most %.6f J on the way; the largest kinetic energy was %.6f J "
-               "(the joints' damping from the file, 0.5, 0.2 and 0.05 N m s/rad, and backward "
-               "Euler's own dissipation take it; no closed form for three links, not "
-               "checked).\n\n",
-               Tend, h, E0, E, Emax, Kmax);
+               "(the joints' damping from the file, 0.5, 0.2 and 0.05 N m s/rad, the stops' "
+               "damping and backward Euler's own dissipation take it; no closed form for three "
+               "links, not checked). The stops acted in %d row-steps; the joints went at most "
+               "%.3g rad "
+               "beyond their limits (printed: the compliant stops' deflection).\n\n",
+               Tend, h, E0, E, Emax, Kmax, stop_steps, fmax(beyond, 0.0));
     }
+    if (!fail)
+        fail |= urdf_arm_on_stops(dir, map, m);
     cdyn_state_free(x);
     cdyn_stepper_free(s);
     cdyn_data_free(d);
@@ -436,6 +462,7 @@ int main(int argc, char **argv)
     int fail = swing(dir, quick);
     fail |= pendulum(dir, quick);
     fail |= damped(dir, quick);
+    fail |= urdf_arm_limit_reached(dir, quick);
     printf("%s\n", fail ? "urdf_arm: a check FAILED" : "urdf_arm: all checks passed");
     return fail;
 }

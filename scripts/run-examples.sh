@@ -148,7 +148,7 @@ fi
 plot part_feeder.gp "$out/part_feeder.png"
 
 echo
-echo "== urdf_arm: a URDF arm and pendulum (closed forms: holding torques, the implicit scheme's period and decay, a damped pendulum's decay rate)"
+echo "== urdf_arm: a URDF arm and pendulums (closed forms: holding torques, also on the joint limits' stops, a limit reached in the predicted step, the implicit scheme's period and decay, a damped pendulum's decay rate)"
 if ! "$build/examples/urdf_arm" --out "$out" | tee "$out/urdf_arm.md"; then
   failed+=(urdf_arm)
 fi

@@ -466,12 +466,20 @@ static void test_dynamics(void **state)
             assert_int_equal(bi.limited, limited);
             if (limited)
                 assert_true(bi.lower == -1 && bi.upper == 1);
-            /* the implicit scheme refuses friction and limits; the pyramid LCP takes both */
+            /* the implicit scheme (the default) refuses the friction and takes the limits;
+             * the pyramid LCP takes both */
             cdyn_stepper *s = NULL;
             cdyn_report r;
             const cdyn_status st = cdyn_stepper_create(m, NULL, &s, &r);
             assert_int_equal(st, skip ? CDYN_OK : CDYN_ENOTSUP);
+            if (!skip)
+                assert_non_null(strstr(r.message, "friction"));
             cdyn_stepper_free(s);
+            cdyn_model *lim = load_text(texts[k], CDYN_URDF_SKIP_FRICTION, CDYN_OK, NULL);
+            s = NULL;
+            assert_int_equal(cdyn_stepper_create(lim, NULL, &s, &r), CDYN_OK);
+            cdyn_stepper_free(s);
+            cdyn_model_free(lim);
             cdyn_step_options po;
             cdyn_step_defaults(&po, CDYN_SCHEME_PYRAMID_LCP);
             s = NULL;

@@ -1,8 +1,9 @@
 /* The URDF loader's refusals (issue 20): malformed, truncated and unsupported files and bad
  * values give their status and a message with the line and the element; the builder is as it
  * was (a model built afterwards equals one built without the failed call); nothing reaches
- * stderr (libxml2 prints nothing); bad arguments are CDYN_EINVAL. Allocation failures:
- * test_alloc_fail.c. */
+ * stderr (libxml2 prints nothing); bad arguments are CDYN_EINVAL. Every bad input again with
+ * each of its allocations failing in turn: CDYN_ENOMEM or its own refusal, nothing changed or
+ * leaked (a good file's allocation failures: test_alloc_fail.c). */
 /* mkstemp, dup, dup2 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include "cdyn/urdf.h"
+#include "model/builder_mark.h"
 #include "support.h"
 #include "urdf_support.h"
 
@@ -156,26 +158,30 @@ static const bad_case cases[] = {
      CDYN_EFORMAT, "line 7: collision of link 'c': sphere size[0] = -1, must be > 0"},
 };
 
+/* Load case c into b (its file or its text); r may be NULL. */
+static cdyn_status load_case(cdyn_builder *b, const bad_case *c, cdyn_urdf_map **map,
+                             cdyn_report *r)
+{
+    if (c->file != NULL) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/urdf/bad/%s", CDYN_TEST_DATA_DIR, c->file);
+        return cdyn_builder_add_urdf(b, path, NULL, map, r);
+    }
+    /* sizeof - 1: the NUL case keeps its inner NUL */
+    size_t len = strlen(c->text);
+    if (strcmp(c->text, "<robot name='r'>") == 0)
+        len = sizeof("<robot name='r'>\0</robot>") - 1;
+    return cdyn_builder_add_urdf_string(b, c->text, len, NULL, map, r);
+}
+
 static void run_case(const bad_case *c, int with_report)
 {
     cdyn_builder *b = occupied_builder();
     cdyn_urdf_map *sentinel = (cdyn_urdf_map *)&sentinel, *map = sentinel;
     cdyn_report r;
     memset(&r, 0, sizeof r);
-    cdyn_status st;
-    const char *what = c->file;
-    if (c->file != NULL) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/urdf/bad/%s", CDYN_TEST_DATA_DIR, c->file);
-        st = cdyn_builder_add_urdf(b, path, NULL, &map, with_report ? &r : NULL);
-    } else {
-        /* sizeof - 1: the NUL case keeps its inner NUL */
-        size_t len = strlen(c->text);
-        if (strcmp(c->text, "<robot name='r'>") == 0)
-            len = sizeof("<robot name='r'>\0</robot>") - 1;
-        st = cdyn_builder_add_urdf_string(b, c->text, len, NULL, &map, with_report ? &r : NULL);
-        what = c->text;
-    }
+    const cdyn_status st = load_case(b, c, &map, with_report ? &r : NULL);
+    const char *what = c->file != NULL ? c->file : c->text;
     if (with_report && (st != c->status || strstr(r.message, c->needle) == NULL))
         fail_msg("%s:\n  status %s, message \"%s\"\n  expected %s and \"%s\"", what,
                  cdyn_status_str(st), r.message, cdyn_status_str(c->status), c->needle);
@@ -194,6 +200,56 @@ static void test_bad_files(void **state)
         run_case(&cases[k], 1);
         run_case(&cases[k], 0); /* the same without a report */
     }
+}
+
+/* Every bad input again on a failing allocator, its k-th allocation failing for k = 0, 1, ...
+ * until a load makes no more: each load gives CDYN_ENOMEM or the input's own status and message,
+ * leaves the map and the builder (a free ball already in it) as they were, and once the builder
+ * is freed no block is live. (libxml2's own allocations are not the cdyn allocator's.) */
+static void test_bad_files_failing_alloc(void **state)
+{
+    (void)state;
+    int runs = 0, nomem = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        for (int k = 0;; ++k) {
+            test_failing_alloc fa;
+            test_failing_alloc_init(&fa, -1);
+            cdyn_builder_options o;
+            cdyn_builder_defaults(&o, 3);
+            o.allocator = &fa.allocator;
+            cdyn_builder *b = NULL;
+            assert_int_equal(cdyn_builder_create(&o, &b, NULL), CDYN_OK);
+            cdyn_body_desc ball;
+            cdyn_body_desc_defaults(&ball);
+            ball.mass = 0.2;
+            ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 2e-4;
+            assert_int_equal(cdyn_builder_add_body(b, &ball, NULL, NULL), CDYN_OK);
+            const cdyn_builder_mark mark = cdyn_builder_get_mark(b);
+            fa.fail_after = fa.allocations + k;
+            cdyn_urdf_map *sentinel = (cdyn_urdf_map *)&sentinel, *map = sentinel;
+            cdyn_report r;
+            const cdyn_status st = load_case(b, &cases[c], &map, &r);
+            /* k allocations made: the next one, if asked, failed (else the next k ends it) */
+            const int failed = fa.allocations >= fa.fail_after;
+            const cdyn_builder_mark now = cdyn_builder_get_mark(b);
+            if (!(st == cases[c].status && strstr(r.message, cases[c].needle) != NULL) &&
+                !(failed && st == CDYN_ENOMEM && r.message[0] != '\0'))
+                fail_msg("%s, allocation %d failing: %s \"%s\"",
+                         cases[c].file != NULL ? cases[c].file : cases[c].text, k,
+                         cdyn_status_str(st), r.message);
+            assert_true(map == sentinel);
+            assert_true(memcmp(&now, &mark, sizeof now) == 0);
+            cdyn_builder_free(b);
+            assert_int_equal(fa.live, 0);
+            ++runs;
+            nomem += st == CDYN_ENOMEM;
+            if (!failed)
+                break;
+        }
+    }
+    if (getenv("CDYN_TEST_VERBOSE") != NULL)
+        printf("bad inputs on the failing allocator: %d loads, %d CDYN_ENOMEM\n", runs, nomem);
+    assert_true(nomem > 0);
 }
 
 /* The file names of failures come first; an unreadable file is CDYN_EIO. */
@@ -273,14 +329,7 @@ static void test_silent(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         cdyn_builder *b = tu_builder();
         cdyn_report r;
-        if (cases[k].file != NULL) {
-            char path[512];
-            snprintf(path, sizeof path, "%s/urdf/bad/%s", CDYN_TEST_DATA_DIR, cases[k].file);
-            (void)cdyn_builder_add_urdf(b, path, NULL, NULL, &r);
-        } else {
-            (void)cdyn_builder_add_urdf_string(b, cases[k].text, strlen(cases[k].text), NULL,
-                                               NULL, &r);
-        }
+        (void)load_case(b, &cases[k], NULL, &r);
         cdyn_builder_free(b);
     }
     fflush(stderr);
@@ -296,7 +345,8 @@ static void test_silent(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_files), cmocka_unit_test(test_files),
+        cmocka_unit_test(test_bad_files), cmocka_unit_test(test_bad_files_failing_alloc),
+        cmocka_unit_test(test_files),
         cmocka_unit_test(test_arguments), cmocka_unit_test(test_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
