@@ -469,38 +469,6 @@ static cdyn_status ncp_continue(cdyn_stepper *s, ncp_ws *w, const double *tau, d
     return st;
 }
 
-/* Last, the start from the other friction law: the step with the smoothed NCP rows in place of
- * the friction QP (or the other way round) — the same contact problem up to the smoothing gamma
- * — solved (with its own continuation), and the step's own problem solved from that solution.
- * The answer is the step's own law's; only its start comes from the other. The two laws stall
- * at different steps of the same run (stress seeds 15, 31, 35: the NCP rows at steps 74, 94, 47,
- * the QP at 90, 50, 23). */
-static cdyn_status ncp_other_law(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
-                                 const cdyn_state *x0, cdyn_report *r, cdyn_report *mr)
-{
-    w->other_law = 1;
-    cdyn_status st = ncp_setup(s, w, tau, h, x0, r);
-    if (st == CDYN_OK) {
-        ncp_start(s, w, h, x0);
-        st = ncp_solve_from_y(s, w, x0, r, mr);
-        if (retry_solve(st))
-            st = ncp_continue(s, w, tau, h, x0, r, mr);
-    }
-    w->other_law = 0;
-    if (st != CDYN_OK)
-        return st;
-    if ((st = ncp_setup(s, w, tau, h, x0, r)) != CDYN_OK)
-        return st;
-    const int ob = w->f.nx + w->f.k * w->nd; /* the betas: after q, v, delta and lambda */
-    for (int c = 0; c < w->f.k; c++)
-        if (ncp_row_qp(&w->f, c))
-            w->y[ob + c] = 0.0; /* pinned under the QP */
-    st = ncp_solve_from_y(s, w, x0, r, mr);
-    if (st == CDYN_OK)
-        w->prof->other_law = 1;
-    return st;
-}
-
 /* The step's problem with every friction coefficient scaled by sc (setup, start, then mu). */
 static void ncp_setup_mu(cdyn_stepper *s, ncp_ws *w, double sc, const cdyn_state *x0, double h)
 {
@@ -509,7 +477,7 @@ static void ncp_setup_mu(cdyn_stepper *s, ncp_ws *w, double sc, const cdyn_state
     ncp_start(s, w, h, x0);
 }
 
-/* Last, continuation in the friction coefficients: the frictionless step first (without
+/* After the continuation in the step length, continuation in the friction coefficients: the frictionless step first (without
  * friction the step is the stationary point of an incremental potential, and Newton's hardest
  * coupling — friction against the normal forces — is absent), then mu scaled by s from 0 to 1,
  * each stage from the last solution (the increment doubling after a success and halving after
@@ -546,6 +514,41 @@ static cdyn_status ncp_mu_path(cdyn_stepper *s, ncp_ws *w, const double *tau, do
     return CDYN_OK;
 }
 
+/* Last, the start from the other friction law: the step with the smoothed NCP rows in place of
+ * the friction QP (or the other way round) — the same contact problem up to the smoothing gamma
+ * — solved (with its own continuations in the step length and in mu), and the step's own
+ * problem solved from that solution.
+ * The answer is the step's own law's; only its start comes from the other. The two laws stall
+ * at different steps of the same run (stress seeds 15, 31, 35: the NCP rows at steps 74, 94, 47,
+ * the QP at 90, 50, 23). */
+static cdyn_status ncp_other_law(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
+                                 const cdyn_state *x0, cdyn_report *r, cdyn_report *mr)
+{
+    w->other_law = 1;
+    cdyn_status st = ncp_setup(s, w, tau, h, x0, r);
+    if (st == CDYN_OK) {
+        ncp_start(s, w, h, x0);
+        st = ncp_solve_from_y(s, w, x0, r, mr);
+        if (retry_solve(st))
+            st = ncp_continue(s, w, tau, h, x0, r, mr);
+        if (retry_solve(st))
+            st = ncp_mu_path(s, w, tau, h, x0, r, mr);
+    }
+    w->other_law = 0;
+    if (st != CDYN_OK)
+        return st;
+    if ((st = ncp_setup(s, w, tau, h, x0, r)) != CDYN_OK)
+        return st;
+    const int ob = w->f.nx + w->f.k * w->nd; /* the betas: after q, v, delta and lambda */
+    for (int c = 0; c < w->f.k; c++)
+        if (ncp_row_qp(&w->f, c))
+            w->y[ob + c] = 0.0; /* pinned under the QP */
+    st = ncp_solve_from_y(s, w, x0, r, mr);
+    if (st == CDYN_OK)
+        w->prof->other_law = 1;
+    return st;
+}
+
 static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                                cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -567,9 +570,9 @@ static cdyn_status ncp_advance(cdyn_stepper *s, const double *tau, double h, con
         const cdyn_status st0 = st;
         st = ncp_continue(s, w, tau, h, x0, r, &mr);
         if (retry_solve(st) && s->opts.continuation > 0) /* 0: no recovery at all */
-            st = ncp_other_law(s, w, tau, h, x0, r, &mr);
-        if (retry_solve(st) && s->opts.continuation > 0)
             st = ncp_mu_path(s, w, tau, h, x0, r, &mr);
+        if (retry_solve(st) && s->opts.continuation > 0)
+            st = ncp_other_law(s, w, tau, h, x0, r, &mr);
         if (retry_solve(st)) {
             mr = first; /* the failure of the step as asked */
             st = st0;
