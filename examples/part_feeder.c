@@ -294,24 +294,26 @@ static int design(const char *dir, int run_sweep)
            "below 1e-8" : d.message, r.x, PF_TARGET_X, pf_wrap(r.theta), d.ctx.time_step, d.ctx.time_deriv,
            d.ctx.refused + ds.ctx.refused,
            d.ctx.refused + ds.ctx.refused > 0 ? ", e.g. " : "", d.ctx.why[0] ? d.ctx.why : ds.ctx.why);
-    /* the gradient against central differences of whole IVPs: with 1e-6 m they straddle a
-     * kink of the discrete map (where a contact starts moves by whole steps) */
-    const double pc[2] = {4.95, 5.05};
-    double g[2], fd[2];
-    printf("Exact gradient of the cost against central differences of whole IVPs at (4.95, 5.05):\n\n"
-           "| difference step | exact | central | relative error |\n|---|---|---|---|\n");
-    const double steps[2] = {1e-6, 1e-7};
-    double err7 = INFINITY;
-    for (int k = 0; k < 2; k++) {
-        const double e = gradient_check(pc, steps[k], g, fd);
-        printf("| %.0e m | (%.8g, %.8g) | (%.8g, %.8g) | %.1e |\n", steps[k], g[0], g[1], fd[0],
-               fd[1], e);
-        err7 = e;
+    /* the gradient against central differences of whole IVPs. At (4.95, 5.05) (the part ends
+     * on its short side) the cost is a saw-tooth with ~1 um teeth: 1e-6 m straddles them, 1e-7 m
+     * does not. Near the design (the part flat, turned over) it is smooth over 1e-6 m. The
+     * checked rows (1e-6 relative: issue 19's bound away from switches) are the last two. */
+    const double at[3][2] = {{4.95, 5.05}, {4.95, 5.05}, {4.94, 5.23}}, hfd[3] = {1e-6, 1e-7, 1e-6};
+    double g[2], fd[2], worst = 0;
+    printf("Exact gradient of the cost against central differences of whole IVPs:\n\n"
+           "| at (x_p, y_p) | difference step | exact | central | relative error |\n"
+           "|---|---|---|---|---|\n");
+    for (int k = 0; k < 3; k++) {
+        const double e = gradient_check(at[k], hfd[k], g, fd);
+        printf("| (%.2f, %.2f) | %.0e m | (%.8g, %.8g) | (%.8g, %.8g) | %.1e |\n", at[k][0],
+               at[k][1], hfd[k], g[0], g[1], fd[0], fd[1], e);
+        if (k > 0)
+            worst = fmax(worst, e);
     }
     printf("\n");
     const int good = d.st == CDYN_OK && r.st == CDYN_OK && d.res.f < sweep_cost_at &&
                      fabs(r.x - PF_TARGET_X) < 1e-3 &&
-                     fabs(fabs(pf_wrap(r.theta)) - 3.14159265358979) < 1e-2 && err7 <= 1e-6;
+                     fabs(fabs(pf_wrap(r.theta)) - 3.14159265358979) < 1e-2 && worst <= 1e-6;
     if (!good)
         fprintf(stderr, "part_feeder: (b) the design does not reach the target, or the "
                 "gradient check failed\n");
