@@ -78,6 +78,14 @@ cdyn_model *pf_model(double xp, double yp, double palm_x, cdyn_report *rep)
     for (int i = 0; i < 4; i++)
         err = err || add_geom(b, CDYN_GROUND, CDYN_GEOM_CIRCLE, px[i] + (i % 2 ? -1 : 1) * PF_EDGE,
                               py[i] - PF_EDGE, 0, PF_EDGE, 0, &pts[i], rep);
+    /* part_feeder_sens.c differentiates in these ids */
+    if (!err && (tab != PF_GEOM_TAB || pts[2] != PF_GEOM_TAB_CORNER_L ||
+                 pts[3] != PF_GEOM_TAB_CORNER_R)) {
+        snprintf(rep->message, sizeof rep->message, "part feeder: the tab's geometry ids %d, %d, "
+                 "%d are not PF_GEOM_TAB*", tab, pts[2], pts[3]);
+        rep->status = CDYN_EINVAL;
+        err = 1;
+    }
     for (int i = 0; i < 4 && !err; i++)
         err = add_pair(b, palm, corner[i], rep) || add_pair(b, tab, corner[i], rep);
     for (int i = 0; i < 4 && !err; i++)
@@ -109,70 +117,97 @@ void pf_initial_state(cdyn_state *x)
         x->mode[i] = CDYN_MODE_FREE;
 }
 
-void pf_run(double xp, double yp, double palm_x, int friction_qp, FILE *f, pf_result *out)
+int pf_sim_open(double xp, double yp, double palm_x, int friction_qp, pf_sim *sim,
+                pf_result *out)
 {
+    memset(sim, 0, sizeof *sim);
     memset(out, 0, sizeof *out);
     out->first_tab = out->first_palm = -1;
     cdyn_report rep;
-    cdyn_model *m = pf_model(xp, yp, palm_x, &rep);
-    if (m == NULL) {
+    sim->m = pf_model(xp, yp, palm_x, &rep);
+    if (sim->m == NULL) {
         out->st = rep.status;
         snprintf(out->message, sizeof out->message, "%s", rep.message);
-        return;
+        return 1;
     }
     cdyn_step_options o;
     cdyn_step_defaults(&o, CDYN_SCHEME_IMPLICIT_NCP);
     o.h = PF_H;
     o.max_halvings = 6;
     o.friction_qp = friction_qp;
-    cdyn_stepper *s = NULL;
-    cdyn_state *x = NULL;
-    out->st = cdyn_stepper_create(m, &o, &s, &rep);
+    out->st = cdyn_stepper_create(sim->m, &o, &sim->s, &rep);
     if (out->st == CDYN_OK)
-        out->st = cdyn_state_create(m, NULL, &x, &rep);
+        out->st = cdyn_state_create(sim->m, NULL, &sim->x, &rep);
     if (out->st != CDYN_OK) {
         snprintf(out->message, sizeof out->message, "%s", rep.message);
-        goto done;
+        pf_sim_close(sim);
+        return 1;
     }
-    pf_initial_state(x);
-    const int nsteps = (int)lround(PF_T_END / PF_H);
-    cdyn_step_report sr;
-    for (int k = 0; k < nsteps; k++) {
-        if ((out->st = cdyn_step(s, NULL, x, &sr)) != CDYN_OK) {
-            snprintf(out->message, sizeof out->message, "t = %.3f s: %s", x->t,
-                     sr.solver.message);
-            goto done;
-        }
-        out->iterations += sr.solver.iterations;
-        /* rows (part_feeder_model.h): corners 2i (palm), 2i + 1 (tab); 8..15 the palm's
-         * corners, 16..23 the tab's */
-        double fpalm = 0, ftab = 0;
-        for (int i = 0; i < 24; i++) {
-            const int on_palm = i < 8 ? i % 2 == 0 : i < 16;
-            if (on_palm)
-                fpalm += x->lambda[3 * i];
-            else
-                ftab += x->lambda[3 * i];
-        }
-        if (out->first_tab < 0 && ftab > 0)
-            out->first_tab = x->t;
-        if (out->first_palm < 0 && fpalm > 0)
-            out->first_palm = x->t;
-        out->palm_force = fpalm;
-        if (f != NULL)
-            fprintf(f, "%.4f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->t, x->q[0], x->q[1], x->q[2], fpalm,
-                    ftab);
+    pf_initial_state(sim->x);
+    return 0;
+}
+
+void pf_sim_close(pf_sim *sim)
+{
+    cdyn_state_free(sim->x);
+    cdyn_stepper_free(sim->s);
+    cdyn_model_free(sim->m);
+    memset(sim, 0, sizeof *sim);
+}
+
+int pf_sim_step(pf_sim *sim, FILE *f, pf_result *out, cdyn_step_report *sr)
+{
+    const cdyn_state *x = sim->x;
+    if ((out->st = cdyn_step(sim->s, NULL, sim->x, sr)) != CDYN_OK) {
+        snprintf(out->message, sizeof out->message, "t = %.3f s: %s", x->t, sr->solver.message);
+        return 1;
     }
+    out->iterations += sr->solver.iterations;
+    /* rows (part_feeder_model.h): corners 2i (palm), 2i + 1 (tab); 8..15 the palm's
+     * corners, 16..23 the tab's */
+    double fpalm = 0, ftab = 0;
+    for (int i = 0; i < 24; i++) {
+        const int on_palm = i < 8 ? i % 2 == 0 : i < 16;
+        if (on_palm)
+            fpalm += x->lambda[3 * i];
+        else
+            ftab += x->lambda[3 * i];
+    }
+    if (out->first_tab < 0 && ftab > 0)
+        out->first_tab = x->t;
+    if (out->first_palm < 0 && fpalm > 0)
+        out->first_palm = x->t;
+    out->palm_force = fpalm;
+    if (f != NULL)
+        fprintf(f, "%.4f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->t, x->q[0], x->q[1], x->q[2], fpalm,
+                ftab);
+    return 0;
+}
+
+void pf_sim_finish(const pf_sim *sim, pf_result *out)
+{
+    const cdyn_state *x = sim->x;
     out->x = x->q[0];
     out->y = x->q[1];
     out->theta = x->q[2];
     const double I = PF_MASS * (4 * PF_A * PF_A + 4 * PF_B * PF_B) / 12.0;
     out->ke_end = 0.5 * PF_MASS * (x->v[0] * x->v[0] + x->v[1] * x->v[1]) +
                   0.5 * I * x->v[2] * x->v[2];
-done:
-    cdyn_state_free(x);
-    cdyn_stepper_free(s);
-    cdyn_model_free(m);
+}
+
+void pf_run(double xp, double yp, double palm_x, int friction_qp, FILE *f, pf_result *out)
+{
+    pf_sim sim;
+    if (pf_sim_open(xp, yp, palm_x, friction_qp, &sim, out) != 0)
+        return;
+    const int nsteps = (int)lround(PF_T_END / PF_H);
+    cdyn_step_report sr;
+    int bad = 0;
+    for (int k = 0; k < nsteps && !bad; k++)
+        bad = pf_sim_step(&sim, f, out, &sr);
+    if (!bad)
+        pf_sim_finish(&sim, out);
+    pf_sim_close(&sim);
 }
 
 double pf_wrap(double a)

@@ -38,6 +38,13 @@
 #define PF_EDGE 0.02  /* the palm's and the tab's corner radius */
 #define PF_HALF_PI 1.5707963267948966
 
+/* Geometry ids in the order pf_model adds them: the part's 4 corners and 4 edges (0..7), the
+ * palm (8), the tab (9), the palm's upper corners (10, 11), the tab's (12, 13). The tab is the
+ * rectangle and its two corner circles: they move together with (x_p, y_p). */
+#define PF_GEOM_TAB 9
+#define PF_GEOM_TAB_CORNER_L 12
+#define PF_GEOM_TAB_CORNER_R 13
+
 /* The scene with the protrusion's upper-left corner at (xp, yp) and the palm centred at palm_x;
  * NULL (rep says why) on failure. */
 cdyn_model *pf_model(double xp, double yp, double palm_x, cdyn_report *rep);
@@ -56,6 +63,28 @@ typedef struct pf_result {
     int iterations;               /* Newton iterations, all steps */
     char message[400];
 } pf_result;
+
+/* One run's model, stepper and state, for callers that step it themselves
+ * (part_feeder_sens.c). */
+typedef struct pf_sim {
+    cdyn_model *m;
+    cdyn_stepper *s;
+    cdyn_state *x; /* pf_initial_state after pf_sim_open */
+} pf_sim;
+
+/* The scene with the tab at (xp, yp) and the palm at palm_x, the implicit compliant step (h =
+ * PF_H, up to 6 halvings) with friction_qp as given; out cleared. Nonzero (out->st, message say
+ * why; nothing to close) on failure. */
+int pf_sim_open(double xp, double yp, double palm_x, int friction_qp, pf_sim *sim,
+                pf_result *out);
+void pf_sim_close(pf_sim *sim);
+
+/* One step: the first contact times, palm force and iterations into out, a CSV row to f when
+ * not NULL. Nonzero (out->st, message) when the step fails. */
+int pf_sim_step(pf_sim *sim, FILE *f, pf_result *out, cdyn_step_report *sr);
+
+/* The final pose and kinetic energy into out. */
+void pf_sim_finish(const pf_sim *sim, pf_result *out);
 
 /* Run the scene from pf_initial_state to PF_T_END with the tab at (xp, yp), the palm at palm_x,
  * the implicit compliant step with friction_qp as given; CSV rows (t, x, y, theta, palm and tab
