@@ -1,15 +1,19 @@
 /* The Coulomb step's working set of rows (coulomb_rows.h). */
 #include "step/coulomb_rows.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/memory.h"
 
 int cr_first_set(const cs_problem *p, const double *lambda, int *pos)
 {
+    double vmax = 0.0; /* the fastest approach */
+    for (int c = 0; c < p->k; c++)
+        vmax = fmax(vmax, -p->r[c * p->nd]);
     int n = 0;
     for (int c = 0; c < p->k; c++) {
-        pos[c] = p->r[c * p->nd] < 0.0 || lambda[3 * p->rows[c]] > 0.0;
+        pos[c] = p->r[c * p->nd] < vmax || lambda[3 * p->rows[c]] > 0.0;
         n += pos[c];
     }
     return n;
