@@ -19,7 +19,7 @@ int cr_first_set(const cs_problem *p, const double *lambda, int *pos)
     return n;
 }
 
-cdyn_status cr_restrict(const cs_problem *p, int *pos, cdyn_allocator *a, cs_problem *sub)
+cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, cs_problem *sub)
 {
     const int nd = p->nd;
     int k = 0;

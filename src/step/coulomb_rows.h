@@ -19,7 +19,7 @@ int cr_first_set(const cs_problem *p, const double *lambda, int *pos);
 /* sub := p restricted to the rows c with pos[c] != 0, renumbered in order (pos[c] becomes the
  * row's index in sub, -1 for a row left out). sub's arrays come from a (k, r, mu, wdiag and the
  * triplets; vfree and the rest are p's). CDYN_ENOMEM. */
-cdyn_status cr_restrict(const cs_problem *p, int *pos, cdyn_allocator *a, cs_problem *sub);
+cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, cs_problem *sub);
 
 /* The contact velocities u = W p + r (3 per row of p, the third 0 for planar rows) from the
  * impulses of sub's rows (imp, 3 per row of sub; the others carry none), and the rows left out
