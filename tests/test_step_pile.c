@@ -57,18 +57,8 @@ static cdyn_model *pile_model(void)
                     add_wall(b, -1, 0, HALF, 0), add_wall(b, 0, 1, 0, -HALF),
                     add_wall(b, 0, -1, 0, HALF)};
     int gs[NS];
-    for (int i = 0; i < NS; i++) {
-        cdyn_body_desc d;
-        cdyn_body_desc_defaults(&d);
-        d.mass = MASS;
-        d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * MASS * R * R;
-        cdyn_geom_desc g;
-        cdyn_geom_desc_defaults(&g);
-        assert_int_equal(cdyn_builder_add_body(b, &d, &g.body, NULL), CDYN_OK);
-        g.type = CDYN_GEOM_SPHERE;
-        g.size[0] = R;
-        assert_int_equal(cdyn_builder_add_geom(b, &g, &gs[i], NULL), CDYN_OK);
-    }
+    for (int i = 0; i < NS; i++)
+        gs[i] = scene_add_ball(b, R, MASS);
     cdyn_contact_pair_desc p;
     cdyn_contact_pair_desc_defaults(&p);
     p.mu = MU;
