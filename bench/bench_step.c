@@ -387,9 +387,9 @@ static void cdyn_job_run(void *ctx, void *out)
 /* time_cdyn_here in a child process given RUN_LIMIT seconds (bench_fork.h): a scheme that
  * cannot finish is reported as TOO_SLOW and the benchmark goes on. The final state's q and v
  * come back (the rest of *final is as cdyn_state_create makes it). */
-static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int steps,
-                     void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
-                     cdyn_state **final, step_profile *prof)
+static int time_cdyn_steps(const cdyn_model *m, const scheme_spec *sp, double h, int steps,
+                           void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
+                           cdyn_state **final, step_profile *prof, int *done)
 {
     const size_t nq = (size_t)cdyn_model_nq(m), nv = (size_t)cdyn_model_nv(m);
     const size_t size = sizeof(cdyn_result) + sizeof(double) * (nq + nv);
@@ -399,6 +399,8 @@ static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int s
     cdyn_job job = {m, sp, h, steps, init, arg};
     const int fr = bench_fork_run(RUN_LIMIT, cdyn_job_run, &job, res, size);
     int st = fr == 1 ? TOO_SLOW : fr != 0 ? DIED : res->status;
+    if (done != NULL) /* the first run's steps that succeeded */
+        *done = fr == 0 ? res->prof.steps : -1;
     if (st == CDYN_OK) {
         *per_step = res->per_step;
         if (prof != NULL)
@@ -414,6 +416,13 @@ static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int s
     }
     free(res);
     return st;
+}
+
+static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int steps,
+                     void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
+                     cdyn_state **final, step_profile *prof)
+{
+    return time_cdyn_steps(m, sp, h, steps, init, arg, per_step, final, prof, NULL);
 }
 
 static double time_mj(const mjModel *m, const double *qpos, const double *qvel, int steps,
@@ -839,10 +848,14 @@ static void bench_pile(FILE *csv)
     for (int k = 0; k < NSCHEMES; k++) {
         double per = 0;
         cdyn_state *fin = NULL;
-        int st = time_cdyn(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin, NULL);
+        int done = -1;
+        int st = time_cdyn_steps(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin, NULL,
+                                 &done);
         if (st != CDYN_OK) {
-            printf("| cdyn %s | %s | | |\n", SCHEMES[k].name,
-                   step_status(st));
+            printf("| cdyn %s | %s", SCHEMES[k].name, step_status(st));
+            if (st != TOO_SLOW && done >= 0)
+                printf(" at step %d of 200", done + 1);
+            printf(" | | |\n");
             continue;
         }
         fmt_us(buf, sizeof buf, per);
