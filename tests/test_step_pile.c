@@ -163,6 +163,59 @@ static void check_step(const cdyn_model *m, cdyn_data *d, const cdyn_state *x0,
     free(vfree);
 }
 
+/* The cone step's answer against its whole QP (min 1/2 p'Wp + c'p over p in K_mu, c = Gamma
+ * v_free + (Psi_n / h, 0, 0)), afresh from the evaluation at x0: u = Gamma v+ + (Psi_n / h, 0, 0)
+ * = W p + c must lie in the dual cone K*_mu (mu ||u_T|| <= u_n) for every row taking part — a
+ * row left out of the working set with u outside K* would make p = 0 wrong for it. The interior
+ * point returns s in K* exactly with ||W p + c - s||_inf <= tol_abs + tol_rel max(||c||, ||W p||,
+ * ||s||, max|W_ij| ||p||) (docs/theory.md, the cone QP's §6), so mu ||u_T|| - u_n <= (1 + mu
+ * sqrt 2) times that. W = Gamma M^-1 Gamma' with M diagonal (free spheres). */
+static void check_cone_step(const cdyn_model *m, cdyn_data *d, const cdyn_state *x0,
+                            const cdyn_state *x1)
+{
+    const int nc = cdyn_model_ncontact(m), nv = cdyn_model_nv(m);
+    assert_int_equal(cdyn_eval(m, d, x0->q, x0->v, CDYN_EVAL_CONTACTS | CDYN_EVAL_MASS, NULL),
+                     CDYN_OK);
+    const double *gap = cdyn_data_gap(d), *M = cdyn_data_mass(d);
+    const int *act = cdyn_data_active(d);
+    const double *J[3] = {cdyn_data_jacobian(d, CDYN_DIR_N), cdyn_data_jacobian(d, CDYN_DIR_T),
+                          cdyn_data_jacobian(d, CDYN_DIR_O)};
+    assert_non_null(J[0]);
+    assert_non_null(M);
+    double cmax = 0, wpmax = 0, umax = 0, wmax = 0, pmax = 0;
+    double *u = calloc(3 * (size_t)nc, sizeof(double));
+    for (int c = 0; c < nc; c++)
+        for (int k = 0; act[c] && k < 3; k++) {
+            double ck = k == 0 ? gap[c] / H : 0.0, uk = ck, wkk = 0;
+            for (int j = 0; j < nv; j++) {
+                const double g = J[k][c + (size_t)nc * j];
+                const double vf = x0->v[j] - (j % 6 == 2 ? H * G_ACC : 0.0);
+                ck += g * vf;
+                uk += g * x1->v[j];
+                wkk += g * g / M[j + (size_t)nv * j];
+            }
+            u[3 * c + k] = uk;
+            cmax = fmax(cmax, fabs(ck));
+            wpmax = fmax(wpmax, fabs(uk - ck));
+            umax = fmax(umax, fabs(uk));
+            wmax = fmax(wmax, wkk); /* |W_ij| <= max W_ii (W is positive semidefinite) */
+            pmax = fmax(pmax, fabs(x1->lambda[3 * c + k] * H));
+        }
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_CONE_STEP);
+    const double rx = o.coneqp.tol_abs +
+                      o.coneqp.tol_rel * fmax(fmax(cmax, wpmax), fmax(umax, wmax * pmax));
+    const double bound = (1 + MU * sqrt(2.0)) * rx + 1e-13; /* + our own rounding */
+    for (int c = 0; c < nc; c++) {
+        if (!act[c])
+            continue;
+        const double out = MU * hypot(u[3 * c + 1], u[3 * c + 2]) - u[3 * c];
+        if (out > bound)
+            fail_msg("row %d: u outside K* by %.3g (bound %.3g)", c, out, bound);
+    }
+    free(u);
+}
+
 /* 80 steps (0.4 s: the layers land and settle): no step fails, each answer solves the whole
  * problem (above), no interpenetration beyond h times that bound (for spheres the gap after the
  * step is at least its linearization Psi + h Gamma_n v+: |x + h dv| >= n . (x + h dv) for the
@@ -243,9 +296,14 @@ static void test_working_set_algebra(void **unused)
     memset(&p, 0, sizeof p);
     p.nd = 3, p.k = 3, p.m = 9, p.rows = rows, p.mu = mu, p.r = r, p.wdiag = wdiag;
     p.ntrip = nt, p.ti = ti, p.tj = tj, p.tx = tx;
-    const double lambda[9] = {0};
+    cdyn_state x0;
+    double lambda[9] = {0};
+    int mode[3] = {CDYN_MODE_FREE, CDYN_MODE_FREE, CDYN_MODE_FREE};
+    memset(&x0, 0, sizeof x0);
+    x0.lambda = lambda;
+    x0.mode = mode;
     int pos[3];
-    assert_int_equal(cr_first_set(&p, lambda, pos), 2); /* contact 2: r_n = 2 > 1 */
+    assert_int_equal(cr_first_set(&p, &x0, 0, pos), 2); /* contact 2: r_n = 2 > 1 */
     assert_true(pos[0] && pos[1] && !pos[2]);
     cs_problem sub;
     assert_int_equal(cr_restrict(&p, pos, NULL, &sub), CDYN_OK);
@@ -259,7 +317,7 @@ static void test_working_set_algebra(void **unused)
         double full[9] = {0}, u[9];
         memcpy(full, imp, sizeof imp);
         int q[3] = {0, 1, -1};
-        assert_int_equal(cr_check(&p, q, imp, u), pass ? 0 : 1);
+        assert_int_equal(cr_check(&p, q, imp, 3, 0, u), pass ? 0 : 1);
         for (int i = 0; i < 9; i++) {
             double ui = r[i];
             for (int j = 0; j < 9; j++)
@@ -276,11 +334,44 @@ static void test_working_set_algebra(void **unused)
     cdyn_mem_free(NULL, sub.tx);
 }
 
+/* The cone step on the same pile, 80 steps: no step fails, every row's velocity lies in the
+ * dual cone (above), and no interpenetration (the relaxation lifts sliding contacts off, it
+ * never pushes them in: the linearized gap is u_n h >= mu ||u_T|| h - bound h). */
+static void test_cone_pile(void **unused)
+{
+    (void)unused;
+    cdyn_model *m = pile_model();
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, H);
+    cdyn_state *x = NULL, *x0 = NULL;
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &x0, NULL), CDYN_OK);
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    pile_q(x->q);
+    int rounds = 0;
+    for (int k = 0; k < 80; k++) {
+        assert_int_equal(cdyn_state_copy(x0, x, NULL), CDYN_OK);
+        cdyn_step_report sr;
+        if (cdyn_step(s, NULL, x, &sr) != CDYN_OK)
+            fail_msg("step %d: %s", k, sr.solver.message);
+        check_cone_step(m, d, x0, x);
+        rounds += sr.working_rounds;
+        assert_true(depth(x->q) <= H * 1e-9);
+    }
+    assert_true(rounds >= 80);
+    cdyn_data_free(d);
+    cdyn_state_free(x);
+    cdyn_state_free(x0);
+    cdyn_stepper_free(s);
+    cdyn_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_working_set_algebra),
         cmocka_unit_test(test_coulomb_pile),
+        cmocka_unit_test(test_cone_pile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,10 +224,10 @@ typedef struct cdyn_step_report {
      * a block pattern of W not among its two latest; KLU's analysis follows on the sparse path).
      */
     int orderings, analyses;
-    /* Coulomb step: frictional contact problems solved, summed over the step's solves: one per
-     * working set of rows (the rows that approach or carried an impulse, grown by the rows the
-     * answer pushes into each other until there are none; docs/theory.md, "Time stepping",
-     * Sec. 8); 0 for the other schemes and for models with joint limits. */
+    /* Coulomb step and cone step: one-step problems solved, summed over the step's solves: one
+     * per working set of rows (the rows that approach or carried an impulse, grown by the rows
+     * left out that the answer does not fit until there are none; docs/theory.md, "Time
+     * stepping", Sec. 3 and 8); 0 for the other schemes and for models with joint limits. */
     int working_rounds;
     /* Implicit NCP: m when the last solve needed the continuation from h/2^m (0: not). */
     int continued;

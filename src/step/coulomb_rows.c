@@ -6,14 +6,26 @@
 
 #include "core/memory.h"
 
-int cr_first_set(const cs_problem *p, const double *lambda, int *pos)
+/* The row's normal velocity, less the dual cone's margin for the cone step. */
+static double normal_margin(const cs_problem *p, int c, const double *v, int stride, int cone)
+{
+    double t = 0.0;
+    if (cone)
+        t = p->mu[c] * (p->nd == 3 ? hypot(v[stride * c + 1], v[stride * c + 2])
+                                   : fabs(v[stride * c + 1]));
+    return v[stride * c] - t;
+}
+
+int cr_first_set(const cs_problem *p, const cdyn_state *x0, int cone, int *pos)
 {
     double vmax = 0.0; /* the fastest approach */
     for (int c = 0; c < p->k; c++)
-        vmax = fmax(vmax, -p->r[c * p->nd]);
+        vmax = fmax(vmax, -normal_margin(p, c, p->r, p->nd, cone));
     int n = 0;
     for (int c = 0; c < p->k; c++) {
-        pos[c] = p->r[c * p->nd] < vmax || lambda[3 * p->rows[c]] > 0.0;
+        const int i = p->rows[c];
+        const int loaded = cone ? x0->mode[i] != CDYN_MODE_FREE : x0->lambda[3 * i] > 0.0;
+        pos[c] = normal_margin(p, c, p->r, p->nd, cone) < vmax || loaded;
         n += pos[c];
     }
     return n;
@@ -57,7 +69,7 @@ cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, 
     return CDYN_OK;
 }
 
-int cr_check(const cs_problem *p, int *pos, const double *imp, double *u)
+int cr_check(const cs_problem *p, int *pos, const double *imp, int stride, int cone, double *u)
 {
     const int nd = p->nd;
     for (int c = 0; c < p->k; c++)
@@ -67,15 +79,15 @@ int cr_check(const cs_problem *p, int *pos, const double *imp, double *u)
     for (int e = 0; e < p->ntrip; e++) {
         const int i = p->ti[e], j = p->tj[e], ci = pos[i / nd], cj = pos[j / nd];
         if (cj >= 0)
-            u[3 * (i / nd) + i % nd] += p->tx[e] * imp[3 * cj + j % nd];
+            u[3 * (i / nd) + i % nd] += p->tx[e] * imp[stride * cj + j % nd];
         if (i != j && ci >= 0)
-            u[3 * (j / nd) + j % nd] += p->tx[e] * imp[3 * ci + i % nd];
+            u[3 * (j / nd) + j % nd] += p->tx[e] * imp[stride * ci + i % nd];
     }
     int bad = 0;
     for (int c = 0; c < p->k; c++) {
-        const int out = pos[c] < 0;
-        bad += out && u[3 * c] < 0.0;
-        pos[c] = !out || u[3 * c] < 0.0;
+        const int out = pos[c] < 0, unfit = out && normal_margin(p, c, u, 3, cone) < 0.0;
+        bad += unfit;
+        pos[c] = !out || unfit;
     }
     return bad;
 }

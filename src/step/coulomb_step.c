@@ -215,8 +215,9 @@ static cdyn_status coulomb_fc3d(cdyn_stepper *s, const cs_problem *p, const jrow
 /* The contact rows alone (no joint rows): solved on a working set of rows, grown by the rows
  * left out that the answer would push into each other, until none is (coulomb_rows.h). imp
  * (3 per row of p) holds the warm start and receives the impulses, u the velocities. */
-static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p, const double *lambda,
-                                       double *imp, double *u, cdyn_step_report *rep)
+static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p,
+                                       const cdyn_state *x0, double *imp, double *u,
+                                       cdyn_step_report *rep)
 {
     cdyn_allocator *as = &s->arena.as;
     const jrows none = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
@@ -225,7 +226,7 @@ static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p, con
     double *usub = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
     if (pos == NULL || isub == NULL || usub == NULL)
         return cdyn_fail(&rep->solver, CDYN_ENOMEM, "coulomb step: out of memory");
-    cr_first_set(p, lambda, pos);
+    cr_first_set(p, x0, 0, pos);
     for (;;) {
         cs_problem sub;
         if (cr_restrict(p, pos, as, &sub) != CDYN_OK)
@@ -245,7 +246,7 @@ static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p, con
                 imp[3 * c] = imp[3 * c + 1] = imp[3 * c + 2] = 0.0;
         }
         rep->working_rounds++;
-        if (cr_check(p, pos, isub, u) == 0)
+        if (cr_check(p, pos, isub, 3, 0, u) == 0)
             return CDYN_OK;
     }
 }
@@ -278,7 +279,7 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
             imp[i] = 0.0;
         /* Joint limit rows couple to every contact (jr->u): their problems are solved whole. */
         st = jr.n > 0 ? coulomb_fc3d(s, &p, &jr, imp, u, rep)
-                      : coulomb_working_set(s, &p, x0->lambda, imp, u, rep);
+                      : coulomb_working_set(s, &p, x0, imp, u, rep);
         if (st != CDYN_OK)
             return st;
         for (int c = 0; c < p.k; c++)
