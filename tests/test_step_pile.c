@@ -1,6 +1,6 @@
 /* A real pile: 27 spheres in three layers, each layer resting in the gaps of the one below, in a
  * box, stepped by the Coulomb step, whose problem is solved on a working set of rows
- * (src/step/coulomb_rows.h). Every step's answer is checked afresh against the whole problem
+ * (src/step/working_set.h). Every step's answer is checked afresh against the whole problem
  * from the model's own evaluation at the start of the step — every row that takes part, those
  * left out of the working set included — and the positions are checked directly (sphere
  * centres against each other and the walls, not through contact rows). */
@@ -16,7 +16,7 @@
 #include "cdyn/model.h"
 #include "cdyn/step.h"
 #include "core/memory.h"
-#include "step/coulomb_rows.h"
+#include "step/working_set.h"
 #include "step_scenes.h"
 
 #define SIDE 3
@@ -303,10 +303,10 @@ static void test_working_set_algebra(void **unused)
     x0.lambda = lambda;
     x0.mode = mode;
     int pos[3];
-    assert_int_equal(cr_first_set(&p, &x0, 0, pos), 2); /* contact 2: r_n = 2 > 1 */
+    assert_int_equal(wset_first(&p, &x0, 0, pos), 2); /* contact 2: r_n = 2 > 1 */
     assert_true(pos[0] && pos[1] && !pos[2]);
     cs_problem sub;
-    assert_int_equal(cr_restrict(&p, pos, NULL, &sub), CDYN_OK);
+    assert_int_equal(wset_restrict(&p, pos, NULL, &sub), CDYN_OK);
     assert_int_equal(sub.k, 2);
     assert_true(pos[0] == 0 && pos[1] == 1 && pos[2] == -1);
     for (int e = 0; e < sub.ntrip; e++) /* no triplet of contact 2 */
@@ -317,7 +317,7 @@ static void test_working_set_algebra(void **unused)
         double full[9] = {0}, u[9];
         memcpy(full, imp, sizeof imp);
         int q[3] = {0, 1, -1};
-        assert_int_equal(cr_check(&p, q, imp, 3, 0, u), pass ? 0 : 1);
+        assert_int_equal(wset_check(&p, q, imp, 3, 0, u), pass ? 0 : 1);
         for (int i = 0; i < 9; i++) {
             double ui = r[i];
             for (int j = 0; j < 9; j++)

@@ -10,7 +10,7 @@
  * (joint_rows.h) join the QP as frictionless blocks (p_n, p_t) with mu = 0 (so p_t = 0 and
  * p_n >= 0 ⊥ g'v+ + gap / h >= 0), coupled through y = (M + h D)^-1 g. */
 #include "step/contact_space.h"
-#include "step/coulomb_rows.h"
+#include "step/working_set.h"
 #include "step/joint_rows.h"
 
 #include "core/memory.h"
@@ -245,7 +245,7 @@ static void cone_outputs(const cdyn_stepper *s, const cs_problem *p, const doubl
 
 /* The contact rows alone (no joint rows): the QP on a working set of rows, grown by the rows
  * left out whose velocity lies outside the dual cone (p = 0 is not optimal for them) until none
- * does; then the answer meets the optimality conditions of the whole QP (coulomb_rows.h).
+ * does; then the answer meets the optimality conditions of the whole QP (working_set.h).
  * imp: p.m values. */
 static cdyn_status cone_working_set(cdyn_stepper *s, const cs_problem *p, const cdyn_state *x0,
                                     double *imp, cdyn_step_report *rep)
@@ -259,10 +259,10 @@ static cdyn_status cone_working_set(cdyn_stepper *s, const cs_problem *p, const 
     double *u3 = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
     if (pos == NULL || isub == NULL || u3 == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
-    cr_first_set(p, x0, 1, pos);
+    wset_first(p, x0, 1, pos);
     for (;;) {
         cs_problem sub;
-        if (cr_restrict(p, pos, as, &sub) != CDYN_OK)
+        if (wset_restrict(p, pos, as, &sub) != CDYN_OK)
             return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
         if (sub.k > 0) {
             cone_data cd = {0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
@@ -286,7 +286,7 @@ static cdyn_status cone_working_set(cdyn_stepper *s, const cs_problem *p, const 
                 memset(imp + nd * c, 0, (size_t)nd * sizeof(double));
         }
         rep->working_rounds++;
-        if (cr_check(p, pos, isub, nd, 1, u3) == 0)
+        if (wset_check(p, pos, isub, nd, 1, u3) == 0)
             return CDYN_OK;
     }
 }

@@ -15,7 +15,7 @@
  * (p_n >= 0 ⊥ g'v+ + gap / h >= 0, the tangential components decoupled at the block's own W_nn
  * with r = 0, so they stay 0), coupled through y = (M + h D)^-1 g. */
 #include "step/contact_space.h"
-#include "step/coulomb_rows.h"
+#include "step/working_set.h"
 #include "step/joint_rows.h"
 
 #include "cdyn/fc3d.h"
@@ -213,7 +213,7 @@ static cdyn_status coulomb_fc3d(cdyn_stepper *s, const cs_problem *p, const jrow
 }
 
 /* The contact rows alone (no joint rows): solved on a working set of rows, grown by the rows
- * left out that the answer would push into each other, until none is (coulomb_rows.h). imp
+ * left out that the answer would push into each other, until none is (working_set.h). imp
  * (3 per row of p) holds the warm start and receives the impulses, u the velocities. */
 static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p,
                                        const cdyn_state *x0, double *imp, double *u,
@@ -226,10 +226,10 @@ static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p,
     double *usub = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
     if (pos == NULL || isub == NULL || usub == NULL)
         return cdyn_fail(&rep->solver, CDYN_ENOMEM, "coulomb step: out of memory");
-    cr_first_set(p, x0, 0, pos);
+    wset_first(p, x0, 0, pos);
     for (;;) {
         cs_problem sub;
-        if (cr_restrict(p, pos, as, &sub) != CDYN_OK)
+        if (wset_restrict(p, pos, as, &sub) != CDYN_OK)
             return cdyn_fail(&rep->solver, CDYN_ENOMEM, "coulomb step: out of memory");
         for (int c = 0; c < p->k; c++) /* the warm start: the last step's or last round's */
             if (pos[c] >= 0)
@@ -246,7 +246,7 @@ static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p,
                 imp[3 * c] = imp[3 * c + 1] = imp[3 * c + 2] = 0.0;
         }
         rep->working_rounds++;
-        if (cr_check(p, pos, isub, 3, 0, u) == 0)
+        if (wset_check(p, pos, isub, 3, 0, u) == 0)
             return CDYN_OK;
     }
 }

@@ -1,5 +1,5 @@
-/* The Coulomb step's working set of rows (coulomb_rows.h). */
-#include "step/coulomb_rows.h"
+/* The rigid schemes' working set of rows (working_set.h). */
+#include "step/working_set.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,7 +16,7 @@ static double normal_margin(const cs_problem *p, int c, const double *v, int str
     return v[stride * c] - t;
 }
 
-int cr_first_set(const cs_problem *p, const cdyn_state *x0, int cone, int *pos)
+int wset_first(const cs_problem *p, const cdyn_state *x0, int cone, int *pos)
 {
     double vmax = 0.0; /* the fastest approach */
     for (int c = 0; c < p->k; c++)
@@ -31,7 +31,7 @@ int cr_first_set(const cs_problem *p, const cdyn_state *x0, int cone, int *pos)
     return n;
 }
 
-cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, cs_problem *sub)
+cdyn_status wset_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, cs_problem *sub)
 {
     const int nd = p->nd;
     int k = 0;
@@ -69,7 +69,7 @@ cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, 
     return CDYN_OK;
 }
 
-int cr_check(const cs_problem *p, int *pos, const double *imp, int stride, int cone, double *u)
+int wset_check(const cs_problem *p, int *pos, const double *imp, int stride, int cone, double *u)
 {
     const int nd = p->nd;
     for (int c = 0; c < p->k; c++)

@@ -6,8 +6,8 @@
  * answer (p = 0 is right for it exactly when its normal velocity u_n = (W p + r)_n >= 0), adds
  * the rows that fail and solves again until none fails: the answer then solves the whole
  * problem (docs/theory.md, "Time stepping", Sec. 8). */
-#ifndef CDYN_STEP_COULOMB_ROWS_H
-#define CDYN_STEP_COULOMB_ROWS_H
+#ifndef CDYN_STEP_WORKING_SET_H
+#define CDYN_STEP_WORKING_SET_H
 
 #include "step/contact_space.h"
 
@@ -16,12 +16,12 @@
  * > 0 for the Coulomb step; a mode other than FREE when `cone`, whose interior point leaves
  * every row a tiny impulse). v_c = r_n, or r_n - mu ||r_T|| when `cone` (the dual cone's
  * margin). pos[c] = 1 for a row in the set, 0 otherwise (k values). Returns the set's size. */
-int cr_first_set(const cs_problem *p, const cdyn_state *x0, int cone, int *pos);
+int wset_first(const cs_problem *p, const cdyn_state *x0, int cone, int *pos);
 
 /* sub := p restricted to the rows c with pos[c] != 0, renumbered in order (pos[c] becomes the
  * row's index in sub, -1 for a row left out). sub's arrays come from a (k, r, mu, wdiag and the
  * triplets; vfree and the rest are p's). CDYN_ENOMEM. */
-cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, cs_problem *sub);
+cdyn_status wset_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, cs_problem *sub);
 
 /* The contact velocities u = W p + r (3 per row of p, the third 0 for planar rows) from the
  * impulses of sub's rows (imp, `stride` per row of sub; the others carry none), and the rows
@@ -29,6 +29,6 @@ cdyn_status cr_restrict(const cs_problem *p, int *pos, const cdyn_allocator *a, 
  * residual), or u_n < mu ||u_T|| when `cone` (u outside the dual cone K*: p = 0 is not optimal
  * for the cone step's QP). Their pos is set to 1 and the rows in sub to 1 as well (the next
  * working set). Returns the number of rows left out that p = 0 does not fit. */
-int cr_check(const cs_problem *p, int *pos, const double *imp, int stride, int cone, double *u);
+int wset_check(const cs_problem *p, int *pos, const double *imp, int stride, int cone, double *u);
 
 #endif
