@@ -1,5 +1,5 @@
-/* Internal: the Coulomb step's and the cone step's problem on the rows that can carry an impulse. A contact row
- * with its margin open (a neighbour one radius away, a wall) takes part in the step's problem
+/* Internal: the Coulomb step's and the cone step's problem on the rows that can carry an
+ * impulse. A contact row with its margin open (a neighbour one radius away, a wall) takes part in the step's problem
  * but mostly carries nothing; in a pile such rows are two thirds of the rows, and they couple
  * the Newton matrix's pattern (its factorization is the step's cost) as much as the loaded ones.
  * The step solves the problem on a working set of rows, checks every row left out against the
