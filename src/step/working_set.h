@@ -1,11 +1,12 @@
 /* Internal: the Coulomb step's and the cone step's problem on the rows that can carry an
- * impulse. A contact row with its margin open (a neighbour one radius away, a wall) takes part in the step's problem
- * but mostly carries nothing; in a pile such rows are two thirds of the rows, and they couple
- * the Newton matrix's pattern (its factorization is the step's cost) as much as the loaded ones.
- * The step solves the problem on a working set of rows, checks every row left out against the
- * answer (p = 0 is right for it exactly when its normal velocity u_n = (W p + r)_n >= 0), adds
- * the rows that fail and solves again until none fails: the answer then solves the whole
- * problem (docs/theory.md, "Time stepping", Sec. 8). */
+ * impulse. A contact row with its margin open (a neighbour one radius away, a wall) takes part
+ * in the step's problem but mostly carries nothing; in a pile such rows are two thirds of the
+ * rows, and they couple the solver's matrices (Newton's, the interior point's KKT system: their
+ * factorizations are the step's cost) as much as the loaded ones. The step solves its problem on
+ * a working set of rows, checks every row left out against the answer (p = 0 is right for it
+ * exactly when its velocity u = W p + r fits: u_n >= 0 for the Coulomb step, u in the dual cone
+ * for the cone step), adds the rows that do not fit and solves again until all fit: the answer
+ * then solves the whole problem (docs/theory.md, "Time stepping", Sec. 3 and 8). */
 #ifndef CDYN_STEP_WORKING_SET_H
 #define CDYN_STEP_WORKING_SET_H
 
