@@ -216,6 +216,41 @@ static void check_cone_step(const cdyn_model *m, cdyn_data *d, const cdyn_state 
     free(u);
 }
 
+/* A scheme stepping the pile, and the data to check its steps with. */
+typedef struct pile_run {
+    cdyn_model *m;
+    cdyn_stepper *s;
+    cdyn_state *x, *x0; /* the state, and a copy of it before the last step */
+    cdyn_data *d;
+} pile_run;
+
+static void pile_start(pile_run *r, cdyn_scheme scheme)
+{
+    r->m = pile_model();
+    r->s = scene_stepper(r->m, scheme, H);
+    assert_int_equal(cdyn_state_create(r->m, NULL, &r->x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(r->m, NULL, &r->x0, NULL), CDYN_OK);
+    assert_int_equal(cdyn_data_create(r->m, NULL, &r->d, NULL), CDYN_OK);
+    pile_q(r->x->q);
+}
+
+/* Step k; a failed step fails the test with the solver's message. */
+static void pile_step(pile_run *r, int k, cdyn_step_report *sr)
+{
+    assert_int_equal(cdyn_state_copy(r->x0, r->x, NULL), CDYN_OK);
+    if (cdyn_step(r->s, NULL, r->x, sr) != CDYN_OK)
+        fail_msg("step %d: %s", k, sr->solver.message);
+}
+
+static void pile_end(pile_run *r)
+{
+    cdyn_data_free(r->d);
+    cdyn_state_free(r->x);
+    cdyn_state_free(r->x0);
+    cdyn_stepper_free(r->s);
+    cdyn_model_free(r->m);
+}
+
 /* 80 steps (0.4 s: the layers land and settle): no step fails, each answer solves the whole
  * problem (above), no interpenetration beyond h times that bound (for spheres the gap after the
  * step is at least its linearization Psi + h Gamma_n v+: |x + h dv| >= n . (x + h dv) for the
@@ -223,27 +258,18 @@ static void check_cone_step(const cdyn_model *m, cdyn_data *d, const cdyn_state 
 static void test_coulomb_pile(void **unused)
 {
     (void)unused;
-    cdyn_model *m = pile_model();
-    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_COULOMB_STEP, H);
-    cdyn_state *x = NULL, *x0 = NULL;
-    cdyn_data *d = NULL;
-    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
-    assert_int_equal(cdyn_state_create(m, NULL, &x0, NULL), CDYN_OK);
-    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
-    pile_q(x->q);
-    int loaded = 0, rounds = 0, excluded = 0;
-    double e = energy(x);
+    pile_run r;
+    pile_start(&r, CDYN_SCHEME_COULOMB_STEP);
+    int loaded = 0, rounds = 0, taking_part = 0;
+    double e = energy(r.x);
     for (int k = 0; k < 80; k++) {
-        assert_int_equal(cdyn_state_copy(x0, x, NULL), CDYN_OK);
         cdyn_step_report sr;
-        cdyn_status st = cdyn_step(s, NULL, x, &sr);
-        if (st != CDYN_OK)
-            fail_msg("step %d: %s", k, sr.solver.message);
-        check_step(m, d, x0, x, &loaded);
+        pile_step(&r, k, &sr);
+        check_step(r.m, r.d, r.x0, r.x, &loaded);
         rounds += sr.working_rounds;
-        excluded += sr.nactive;
-        assert_true(depth(x->q) <= H * 1e-9);
-        const double e1 = energy(x);
+        taking_part += sr.nactive;
+        assert_true(depth(r.x->q) <= H * 1e-9);
+        const double e1 = energy(r.x);
         if (e1 > e + 1e-12)
             fail_msg("step %d: energy grew by %.3g J", k, e1 - e);
         e = e1;
@@ -252,12 +278,8 @@ static void test_coulomb_pile(void **unused)
     assert_true(loaded > 80 * 9);
     assert_true(rounds >= 80);
     print_message("pile: %d loaded rows over 80 steps, %d working-set rounds, %d rows taking "
-                  "part\n", loaded, rounds, excluded);
-    cdyn_data_free(d);
-    cdyn_state_free(x);
-    cdyn_state_free(x0);
-    cdyn_stepper_free(s);
-    cdyn_model_free(m);
+                  "part\n", loaded, rounds, taking_part);
+    pile_end(&r);
 }
 
 /* The working set's algebra on three contacts with a known W (9 x 9, symmetric, diagonally
@@ -340,30 +362,18 @@ static void test_working_set_algebra(void **unused)
 static void test_cone_pile(void **unused)
 {
     (void)unused;
-    cdyn_model *m = pile_model();
-    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, H);
-    cdyn_state *x = NULL, *x0 = NULL;
-    cdyn_data *d = NULL;
-    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
-    assert_int_equal(cdyn_state_create(m, NULL, &x0, NULL), CDYN_OK);
-    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
-    pile_q(x->q);
+    pile_run r;
+    pile_start(&r, CDYN_SCHEME_CONE_STEP);
     int rounds = 0;
     for (int k = 0; k < 80; k++) {
-        assert_int_equal(cdyn_state_copy(x0, x, NULL), CDYN_OK);
         cdyn_step_report sr;
-        if (cdyn_step(s, NULL, x, &sr) != CDYN_OK)
-            fail_msg("step %d: %s", k, sr.solver.message);
-        check_cone_step(m, d, x0, x);
+        pile_step(&r, k, &sr);
+        check_cone_step(r.m, r.d, r.x0, r.x);
         rounds += sr.working_rounds;
-        assert_true(depth(x->q) <= H * 1e-9);
+        assert_true(depth(r.x->q) <= H * 1e-9);
     }
     assert_true(rounds >= 80);
-    cdyn_data_free(d);
-    cdyn_state_free(x);
-    cdyn_state_free(x0);
-    cdyn_stepper_free(s);
-    cdyn_model_free(m);
+    pile_end(&r);
 }
 
 int main(void)
