@@ -25,6 +25,22 @@ cdyn_model *scene_sphere_g(double r, double m, double mu, double g)
     return scene_spheres(1, r, m, mu, 0.0, 1, g);
 }
 
+int scene_add_ball(cdyn_builder *b, double r, double m)
+{
+    cdyn_body_desc ball;
+    cdyn_body_desc_defaults(&ball);
+    ball.mass = m;
+    ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
+    cdyn_geom_desc sphere;
+    cdyn_geom_desc_defaults(&sphere);
+    assert_int_equal(cdyn_builder_add_body(b, &ball, &sphere.body, NULL), CDYN_OK);
+    sphere.type = CDYN_GEOM_SPHERE;
+    sphere.size[0] = r;
+    int gs;
+    assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, NULL), CDYN_OK);
+    return gs;
+}
+
 cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int plane, double g)
 {
     cdyn_report rep;
@@ -44,17 +60,7 @@ cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int pl
         assert_int_equal(cdyn_builder_add_geom(b, &gp, &prev, &rep), CDYN_OK);
     }
     for (int i = 0; i < n; i++) {
-        cdyn_body_desc ball;
-        cdyn_body_desc_defaults(&ball);
-        ball.mass = m;
-        ball.inertia[0] = ball.inertia[1] = ball.inertia[2] = 0.4 * m * r * r;
-        cdyn_geom_desc sphere;
-        cdyn_geom_desc_defaults(&sphere);
-        assert_int_equal(cdyn_builder_add_body(b, &ball, &sphere.body, &rep), CDYN_OK);
-        sphere.type = CDYN_GEOM_SPHERE;
-        sphere.size[0] = r;
-        int gs;
-        assert_int_equal(cdyn_builder_add_geom(b, &sphere, &gs, &rep), CDYN_OK);
+        const int gs = scene_add_ball(b, r, m);
         if (prev >= 0) {
             pd.geom_a = prev;
             pd.geom_b = gs;

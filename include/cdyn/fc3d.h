@@ -192,8 +192,11 @@ CDYN_API void cdyn_fc3d_defaults(cdyn_fc3d_options *opts);
  * from the caller's start; then
  * Gauss–Seidel with nsgs.max_sweeps from the best point, and Newton-AC once more from its
  * result. When all of that fails and the caller's start is not 0, all of it once more from 0
- * (a warm start is a guess). report->method names the stage that produced the answer ("nsgs",
- * "newton-ac", "newton-fb", "nsgs+newton-ac"); the counters sum all stages. Returns the status
+ * (a warm start is a guess). When that fails too (and fallback_nsgs is set): Gauss–Seidel from
+ * the caller's start without the stall test, with Newton-AC from its iterate after every
+ * nsgs.max_sweeps sweeps, 4 times (hyperstatic piles need that many sweeps). report->method
+ * names the stage that produced the answer ("nsgs", "newton-ac", "newton-fb",
+ * "nsgs+newton-ac"); the counters sum all stages. Returns the status
  * of the last stage tried when none succeeds. */
 CDYN_API cdyn_status cdyn_fc3d_solve(const cdyn_fc3d *problem, const cdyn_fc3d_options *opts,
                                      double *r, double *u, cdyn_fc3d_report *report);

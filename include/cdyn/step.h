@@ -252,6 +252,11 @@ typedef struct cdyn_step_report {
      * a block pattern of W not among its two latest; KLU's analysis follows on the sparse path).
      */
     int orderings, analyses;
+    /* Coulomb step and cone step: one-step problems solved, summed over the step's solves: one
+     * per working set of rows (the rows that approach or carried an impulse, grown by the rows
+     * left out that the answer does not fit until there are none; docs/theory.md, "Time
+     * stepping", Sec. 3 and 8); 0 for the other schemes and for models with joint limits. */
+    int working_rounds;
     /* Implicit NCP: m when the last solve needed the continuation from h/2^m (0: not). */
     int continued;
     /* Implicit NCP: 1 when the step's solve started from the other friction law's solution

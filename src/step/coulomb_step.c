@@ -15,6 +15,7 @@
  * (p_n >= 0 ⊥ g'v+ + gap / h >= 0, the tangential components decoupled at the block's own W_nn
  * with r = 0, so they stay 0), coupled through y = (M + h D)^-1 g. */
 #include "step/contact_space.h"
+#include "step/working_set.h"
 #include "step/joint_rows.h"
 
 #include "cdyn/fc3d.h"
@@ -180,6 +181,76 @@ static void coulomb_outputs(const cdyn_stepper *s, const cs_problem *p, const do
     }
 }
 
+/* One fc3d solve of the contact rows of p with the joint rows jr: impulses and velocities (3 per
+ * row of p, then per joint row) into imp and u, warm-started with imp. */
+static cdyn_status coulomb_fc3d(cdyn_stepper *s, const cs_problem *p, const jrows *jr,
+                                double *imp, double *u, cdyn_step_report *rep)
+{
+    coulomb_ws *w = s->ws;
+    cdyn_report *r = &rep->solver;
+    const int kb = p->k + jr->n;
+    cdyn_fc3d_blocks bl;
+    double *q3 = NULL;
+    cdyn_status st = coulomb_blocks(s, p, jr, &bl, &q3, r);
+    if (st != CDYN_OK)
+        return st;
+    double *mu = cdyn_mem_array(&s->arena.as, (size_t)kb, sizeof(double));
+    if (mu == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+    for (int c = 0; c < kb; c++)
+        mu[c] = c < p->k ? p->mu[c] : 0.0;
+    cdyn_fc3d fp = {kb, NULL, &bl, q3, mu};
+    cdyn_fc3d_report fr;
+    const int shapes = cdyn_fc3d_solver_shapes(w->fc);
+    st = cdyn_fc3d_solver_solve(w->fc, &fp, imp, u, &fr);
+    rep->analyses += cdyn_fc3d_solver_shapes(w->fc) - shapes; /* a new shape was built */
+    r->iterations += fr.sweeps + fr.newton_iterations;
+    r->residual = fr.residual_rel;
+    cdyn_report_method(r, fr.method);
+    if (st != CDYN_OK)
+        return cdyn_fail(r, st, "coulomb step: %s", fr.message);
+    return CDYN_OK;
+}
+
+/* The contact rows alone (no joint rows): solved on a working set of rows, grown by the rows
+ * left out that the answer would push into each other, until none is (working_set.h). imp
+ * (3 per row of p) holds the warm start and receives the impulses, u the velocities. */
+static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p,
+                                       const cdyn_state *x0, double *imp, double *u,
+                                       cdyn_step_report *rep)
+{
+    cdyn_allocator *as = &s->arena.as;
+    const jrows none = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    int *pos = cdyn_mem_array(as, (size_t)p->k, sizeof(int));
+    double *isub = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
+    double *usub = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
+    if (pos == NULL || isub == NULL || usub == NULL)
+        return cdyn_fail(&rep->solver, CDYN_ENOMEM, "coulomb step: out of memory");
+    wset_first(p, x0, 0, pos);
+    for (;;) {
+        cs_problem sub;
+        if (wset_restrict(p, pos, as, &sub) != CDYN_OK)
+            return cdyn_fail(&rep->solver, CDYN_ENOMEM, "coulomb step: out of memory");
+        for (int c = 0; c < p->k; c++) /* the warm start: the last step's or last round's */
+            if (pos[c] >= 0)
+                memcpy(isub + 3 * pos[c], imp + 3 * c, 3 * sizeof(double));
+        if (sub.k > 0) {
+            cdyn_status st = coulomb_fc3d(s, &sub, &none, isub, usub, rep);
+            if (st != CDYN_OK)
+                return st;
+        }
+        for (int c = 0; c < p->k; c++) {
+            if (pos[c] >= 0)
+                memcpy(imp + 3 * c, isub + 3 * pos[c], 3 * sizeof(double));
+            else
+                imp[3 * c] = imp[3 * c + 1] = imp[3 * c + 2] = 0.0;
+        }
+        rep->working_rounds++;
+        if (wset_check(p, pos, isub, 3, 0, u) == 0)
+            return CDYN_OK;
+    }
+}
+
 static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
                                    const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -195,34 +266,22 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
         return st;
     if (p.k > 0 || jr.n > 0) {
         const int kb = p.k + jr.n;
-        cdyn_fc3d_blocks bl;
-        double *q3 = NULL;
-        if ((st = coulomb_blocks(s, &p, &jr, &bl, &q3, r)) != CDYN_OK)
-            return st;
         double *imp = cdyn_mem_array(&s->arena.as, 3 * (size_t)kb, sizeof(double));
         double *u = cdyn_mem_array(&s->arena.as, 3 * (size_t)kb, sizeof(double));
         double *imp2 = cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1,
                                       sizeof(double));
-        double *mu = cdyn_mem_array(&s->arena.as, (size_t)kb, sizeof(double));
-        if (imp == NULL || u == NULL || imp2 == NULL || mu == NULL)
+        if (imp == NULL || u == NULL || imp2 == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
         for (int c = 0; c < p.k; c++) /* warm start: the last step's impulses */
             for (int d = 0; d < 3; d++)
                 imp[3 * c + d] = d < p.nd ? x0->lambda[3 * p.rows[c] + d] * h : 0.0;
-        for (int c = 0; c < kb; c++)
-            mu[c] = c < p.k ? p.mu[c] : 0.0;
         for (int i = 3 * p.k; i < 3 * kb; i++) /* joint rows: from 0 (their forces are not kept) */
             imp[i] = 0.0;
-        cdyn_fc3d fp = {kb, NULL, &bl, q3, mu};
-        cdyn_fc3d_report fr;
-        const int shapes = cdyn_fc3d_solver_shapes(w->fc);
-        st = cdyn_fc3d_solver_solve(w->fc, &fp, imp, u, &fr);
-        rep->analyses += cdyn_fc3d_solver_shapes(w->fc) - shapes; /* a new shape was built */
-        r->iterations += fr.sweeps + fr.newton_iterations;
-        r->residual = fr.residual_rel;
-        cdyn_report_method(r, fr.method);
+        /* Joint limit rows couple to every contact (jr->u): their problems are solved whole. */
+        st = jr.n > 0 ? coulomb_fc3d(s, &p, &jr, imp, u, rep)
+                      : coulomb_working_set(s, &p, x0, imp, u, rep);
         if (st != CDYN_OK)
-            return cdyn_fail(r, st, "coulomb step: %s", fr.message);
+            return st;
         for (int c = 0; c < p.k; c++)
             for (int d = 0; d < p.nd; d++)
                 imp2[c * p.nd + d] = imp[3 * c + d];

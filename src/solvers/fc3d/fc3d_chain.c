@@ -132,6 +132,41 @@ static cdyn_status run_chain(chain *c, const cdyn_fc3d_options *o, cdyn_fc3d_rep
     return st;
 }
 
+/* The last resort, when the chain failed from the caller's start (and from 0): Gauss–Seidel
+ * from the caller's start `gs` without the stall test, and Newton–AC tried from its iterate
+ * after every nsgs.max_sweeps sweeps, GS_ROUNDS times. Piles of spheres are hyperstatic (W
+ * singular, the impulses not unique): there Newton stalled near 1e-4 from the warm start, from 0
+ * and after the 50 sweeps of stage 4 (whose start, the best point, is a Newton iterate that
+ * Gauss–Seidel first moves away from), while Gauss–Seidel's slow linear convergence reaches
+ * Newton's basin after about 1500 sweeps (docs/theory.md, "Frictional contact problems", §5). */
+#define GS_ROUNDS 4
+
+static cdyn_status gs_newton_rounds(chain *c, const cdyn_fc3d_options *o, double *gs,
+                                    cdyn_fc3d_report *rep)
+{
+    cdyn_fc3d_nsgs_options g = o->nsgs;
+    g.tol = o->tol;
+    g.stall_ratio = 0.0;
+    cdyn_fc3d_newton_options nt = o->newton;
+    nt.tol = o->tol;
+    nt.formulation = CDYN_FC3D_ALART_CURNIER;
+    cdyn_status st = CDYN_ENOCONV;
+    for (int k = 0; k < GS_ROUNDS && g.max_sweeps > 0; k++) {
+        double res;
+        memcpy(c->x, gs, c->bytes);
+        st = fc3d_nsgs_run(c->sys, &g, c->x, c->u, &res, rep);
+        keep_best(c, st, res, "nsgs");
+        if (st != CDYN_ENOCONV) /* solved, or a block that cannot be solved, or overflow */
+            return st;
+        memcpy(gs, c->x, c->bytes); /* Gauss–Seidel goes on from its own iterate */
+        st = newton_stage(c, &nt, &res, rep);
+        keep_best(c, st, res, "nsgs+newton-ac");
+        if (st == CDYN_OK || st == CDYN_ENOMEM)
+            return st;
+    }
+    return st;
+}
+
 static int all_zero(size_t len, const double *v)
 {
     for (size_t k = 0; k < len; k++)
@@ -146,6 +181,8 @@ cdyn_status fc3d_chain_run(const fc3d_sys *sys, const cdyn_fc3d_options *o, doub
 {
     size_t m = 3 * (size_t)sys->n;
     memcpy(mem + 2 * m, x, m * sizeof(double));
+    double *gs = mem + 3 * m; /* the caller's start, for the last resort */
+    memcpy(gs, x, m * sizeof(double));
     /* The best point starts as the start itself, so that no stage ever restarts from memory
        that no stage wrote (a first stage that overflows records nothing better). */
     fc3d_sys_velocity(sys, x, u);
@@ -166,6 +203,8 @@ cdyn_status fc3d_chain_run(const fc3d_sys *sys, const cdyn_fc3d_options *o, doub
         memset(c.x, 0, c.bytes);
         st = run_chain(&c, o, rep);
     }
+    if (st != CDYN_OK && st != CDYN_ENOMEM && o->fallback_nsgs)
+        st = gs_newton_rounds(&c, o, gs, rep);
     memcpy(x, c.best, c.bytes);
     memcpy(u, c.best_u, c.bytes);
     *res_abs = c.best_res;

@@ -20,7 +20,7 @@ typedef struct shape_ws {
     int n, dense, nb;     /* its size, kind and number of blocks */
     int *rowptr, *colind; /* its block pattern (n + 1 and nb), ours */
     fc3d_sys sys;         /* the block view (owns diag and a dense W's blocks) */
-    double *x;            /* 15n: the working point and velocity (6n), the chain's memory (9n) */
+    double *x;            /* 18n: the working point and velocity (6n), the chain's memory (12n) */
     fc3d_newton_ws *nw;   /* Newton's workspace, made at the first Newton stage of the shape */
     unsigned long used;   /* when it was last used (the solver's clock) */
 } shape_ws;
@@ -80,7 +80,7 @@ static cdyn_status take_shape(cdyn_fc3d_solver *s, shape_ws *w, const cdyn_fc3d 
     const int n = p->n, nb = w->sys.rowptr[n];
     w->rowptr = cdyn_mem_array(al, (size_t)n + 1, sizeof(int));
     w->colind = cdyn_mem_array(al, nb > 0 ? (size_t)nb : 1, sizeof(int));
-    w->x = cdyn_mem_array(al, 15 * (size_t)n, sizeof(double));
+    w->x = cdyn_mem_array(al, 18 * (size_t)n, sizeof(double));
     if (w->rowptr == NULL || w->colind == NULL || w->x == NULL) {
         drop_shape(al, w);
         return fc3d_fail(rep, CDYN_ENOMEM, "out of memory");

@@ -36,7 +36,7 @@ void fc3d_newton_ws_free(fc3d_newton_ws *w); /* accepts NULL */
 
 /* The default chain of cdyn_fc3d_solve on a prepared problem (fc3d_chain.c): x (3n) holds the
  * start on entry and the best point of all stages on return, u its W x + q, *res_abs its
- * residual. mem: 9n doubles of workspace. *nw: Newton's workspace for sys's pattern, created
+ * residual. mem: 12n doubles of workspace. *nw: Newton's workspace for sys's pattern, created
  * at the first Newton stage when NULL and left for the caller to keep or free. */
 cdyn_status fc3d_chain_run(const fc3d_sys *sys, const cdyn_fc3d_options *o, double *mem,
                            fc3d_newton_ws **nw, double *x, double *u, double *res_abs,
