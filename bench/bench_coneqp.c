@@ -193,12 +193,12 @@ int main(int argc, char **argv)
         cdyn_report rep;
         cdyn_coneqp_info info;
         const double t0 = now();
-        cdyn_status st = cdyn_coneqp_create(&p, NULL, &solver, &rep);
+        cdyn_status st = cdyn_coneqp_solver_create(&p, NULL, &solver, &rep);
         const double tcreate = now() - t0;
         double best = INFINITY;
         for (int r = 0; r < repeat && st == CDYN_OK; ++r) {
             const double t1 = now();
-            st = cdyn_coneqp_run(solver, &p, x, NULL, &info, &rep);
+            st = cdyn_coneqp_solver_solve(solver, &p, x, NULL, &info, &rep);
             best = fmin(best, now() - t1);
         }
         if (st == CDYN_OK) {
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
                    ch.colptr[ch.n], rep.iterations, 1e3 * tcreate, cdyn_status_str(st),
                    rep.message);
         }
-        cdyn_coneqp_free(solver);
+        cdyn_coneqp_solver_free(solver);
         free(x);
         free_chain(&ch);
     }

@@ -564,14 +564,14 @@ static void test_solver_reuse(void **state)
             p.H = Hd;
         cdyn_coneqp_solver *s = NULL;
         cdyn_report r;
-        assert_int_equal(cdyn_coneqp_create(&p, NULL, &s, &r), CDYN_OK);
+        assert_int_equal(cdyn_coneqp_solver_create(&p, NULL, &s, &r), CDYN_OK);
         for (int rep = 0; rep < 4; ++rep) {
             for (int i = 0; i < nc; ++i)
                 mu[i] = (i + rep) % 5 == 0 ? 0.0 : test_rng_range(&g, 0.1, 1.0);
             for (int j = 0; j < n; ++j)
                 c[j] = test_rng_range(&g, -1.0, 1.0);
             cdyn_coneqp_info i1, i2;
-            assert_int_equal(cdyn_coneqp_run(s, &p, x1, NULL, &i1, &r), CDYN_OK);
+            assert_int_equal(cdyn_coneqp_solver_solve(s, &p, x1, NULL, &i1, &r), CDYN_OK);
             assert_int_equal(cdyn_coneqp_solve(&p, NULL, x2, NULL, &i2, &r), CDYN_OK);
             for (int j = 0; j < n; ++j)
                 assert_true(fabs(x1[j] - x2[j]) <= 1e-13);
@@ -579,7 +579,7 @@ static void test_solver_reuse(void **state)
             cq_kkt_check(&p, x1, NULL, &k);
             assert_true(k.primal <= 1e-12 && k.dual <= 1e-8 && k.comp <= 1e-8);
         }
-        cdyn_coneqp_free(s);
+        cdyn_coneqp_solver_free(s);
     }
     free(Hd);
     test_csc_free(&lo);

@@ -362,13 +362,13 @@ static void test_solver_object_errors(void **state)
     make_fixture(&f);
     cdyn_report r;
     cdyn_coneqp_solver *s = (cdyn_coneqp_solver *)&r; /* must be overwritten with NULL */
-    assert_int_equal(cdyn_coneqp_create(&f.dense, NULL, NULL, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_create(&f.dense, NULL, NULL, &r), CDYN_EINVAL);
     cdyn_coneqp bad = f.dense;
     bad.dim = 5;
-    assert_int_equal(cdyn_coneqp_create(&bad, NULL, &s, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_create(&bad, NULL, &s, &r), CDYN_EINVAL);
     assert_null(s);
     double x[6] = {4, 4, 4, 4, 4, 4};
-    assert_int_equal(cdyn_coneqp_run(NULL, &f.dense, x, NULL, NULL, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_solve(NULL, &f.dense, x, NULL, NULL, &r), CDYN_EINVAL);
     /* create allows missing values; run does not */
     cdyn_coneqp pat = f.sparse;
     pat.mu = NULL;
@@ -376,12 +376,12 @@ static void test_solver_object_errors(void **state)
     cdyn_csc nov = f.lo.A;
     nov.values = NULL;
     pat.Hs = &nov;
-    assert_int_equal(cdyn_coneqp_create(&pat, NULL, &s, &r), CDYN_OK);
-    assert_int_equal(cdyn_coneqp_run(s, &pat, x, NULL, NULL, &r), CDYN_EINVAL);
-    assert_int_equal(cdyn_coneqp_run(s, &f.sparse, x, NULL, NULL, &r), CDYN_OK);
+    assert_int_equal(cdyn_coneqp_solver_create(&pat, NULL, &s, &r), CDYN_OK);
+    assert_int_equal(cdyn_coneqp_solver_solve(s, &pat, x, NULL, NULL, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_solve(s, &f.sparse, x, NULL, NULL, &r), CDYN_OK);
     /* structure mismatches */
     double y[6] = {4, 4, 4, 4, 4, 4};
-    assert_int_equal(cdyn_coneqp_run(s, &f.dense, y, NULL, NULL, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_solve(s, &f.dense, y, NULL, NULL, &r), CDYN_EINVAL);
     assert_non_null(strstr(r.message, "structure"));
     const int dims[3] = {2, 2, 2};
     cdyn_coneqp other = f.sparse;
@@ -389,20 +389,20 @@ static void test_solver_object_errors(void **state)
     other.dims = dims;
     const double mu3[3] = {1, 1, 1};
     other.mu = mu3;
-    assert_int_equal(cdyn_coneqp_run(s, &other, y, NULL, NULL, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_solve(s, &other, y, NULL, NULL, &r), CDYN_EINVAL);
     other = f.sparse;
     const double H2[36] = {2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
                            0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 2};
     test_csc diag;
     cq_dense_to_csc(6, H2, 1, &diag);
     other.Hs = &diag.A;
-    assert_int_equal(cdyn_coneqp_run(s, &other, y, NULL, NULL, &r), CDYN_EINVAL);
+    assert_int_equal(cdyn_coneqp_solver_solve(s, &other, y, NULL, NULL, &r), CDYN_EINVAL);
     assert_non_null(strstr(r.message, "pattern"));
     for (int i = 0; i < 6; ++i)
         assert_true(y[i] == 4);
     test_csc_free(&diag);
-    cdyn_coneqp_free(s);
-    cdyn_coneqp_free(NULL);
+    cdyn_coneqp_solver_free(s);
+    cdyn_coneqp_solver_free(NULL);
     free_fixture(&f);
 }
 

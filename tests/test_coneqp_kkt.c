@@ -66,7 +66,7 @@ static void test_assembly_matches_definition(void **state)
             p.H = H;
         cdyn_coneqp_solver *w = NULL;
         cdyn_report r;
-        assert_int_equal(cdyn_coneqp_create(&p, NULL, &w, &r), CDYN_OK);
+        assert_int_equal(cdyn_coneqp_solver_create(&p, NULL, &w, &r), CDYN_OK);
         cdyn_cq_layout(w, &p);
         int nfixed = 0;
         for (int j = 0; j < n; ++j)
@@ -99,7 +99,7 @@ static void test_assembly_matches_definition(void **state)
             bn = fmax(bn, fabs(b[i]));
         }
         assert_true(res <= 1e-10 * bn); /* K x = b for the reference K */
-        cdyn_coneqp_free(w);
+        cdyn_coneqp_solver_free(w);
     }
     free(H);
     test_csc_free(&lo);
@@ -131,7 +131,7 @@ static void test_shifted_factorization(void **state)
             p.H = H;
         cdyn_coneqp_solver *w = NULL;
         cdyn_report r;
-        assert_int_equal(cdyn_coneqp_create(&p, NULL, &w, &r), CDYN_OK);
+        assert_int_equal(cdyn_coneqp_solver_create(&p, NULL, &w, &r), CDYN_OK);
         cdyn_cq_layout(w, &p);
         memset(w->blk, 0, 9 * sizeof(double));
         assert_int_equal(w->ops->factor(w, 0.0, &r), CDYN_ESINGULAR);
@@ -143,7 +143,7 @@ static void test_shifted_factorization(void **state)
         assert_int_equal(cdyn_cq_newton_solve(w, shift, b, x, &r), CDYN_OK);
         assert_true(fabs(x[0] + x[1] - 1.0) <= 1e-12); /* (K x)_i = x_0 + x_1 */
         assert_true(fabs(x[0] - 0.5) <= 1e-12 && fabs(x[1] - 0.5) <= 1e-12);
-        cdyn_coneqp_free(w);
+        cdyn_coneqp_solver_free(w);
     }
     test_csc_free(&lo);
 }

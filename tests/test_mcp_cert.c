@@ -178,7 +178,7 @@ static void test_solver_object_certifies(void **state)
     cdyn_mcp_solver *s = NULL;
     assert_int_equal(cdyn_mcp_solver_create(&p, NULL, &s, NULL), CDYN_OK);
     double x[1] = {-3.0};
-    assert_int_equal(cdyn_mcp_solver_run(s, &p, x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &p, x, NULL), CDYN_OK);
     assert_true(x[0] == 0.0);
     assert_certified(&p, x, 1e-10);
     cdyn_mcp_solver_free(s);

@@ -328,7 +328,7 @@ static void test_reusable_solver_allocates_nothing(void **state)
     for (int k = 0; k < COUNT(BI_STALL); ++k) {
         double x[1] = {BI_STALL[k]};
         cdyn_report r;
-        assert_int_equal(cdyn_mcp_solver_run(s, &p, x, &r), CDYN_OK);
+        assert_int_equal(cdyn_mcp_solver_solve(s, &p, x, &r), CDYN_OK);
         assert_true(fabs(x[0] - XSTAR_BI) <= 1e-9);
         assert_string_equal(r.method, "fb-newton+proximal");
         /* the same run through cdyn_mcp_solve gives the same answer and counts */
@@ -342,7 +342,7 @@ static void test_reusable_solver_allocates_nothing(void **state)
     /* a converging run right after a restarted one is plain again */
     double x[1] = {3.0};
     cdyn_report r;
-    assert_int_equal(cdyn_mcp_solver_run(s, &p, x, &r), CDYN_OK);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &p, x, &r), CDYN_OK);
     assert_string_equal(r.method, "fb-newton");
     cdyn_mcp_solver_free(s);
     assert_int_equal(fa.live, 0);
@@ -352,7 +352,7 @@ static void test_reusable_solver_allocates_nothing(void **state)
     o.allocator = NULL;
     assert_int_equal(cdyn_mcp_solver_create(&p, &o, &s, NULL), CDYN_OK);
     double z[1] = {0.0};
-    assert_int_equal(cdyn_mcp_solver_run(s, &p, z, &r), CDYN_ENOCONV);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &p, z, &r), CDYN_ENOCONV);
     assert_true(z[0] == 0.0);
     cdyn_mcp_solver_free(s);
 }

@@ -105,7 +105,7 @@ static void run_many(int sparse)
         for (int i = 0; i < N; i++)
             t.q[i] = test_rng_range(&rng, -3, 3);
         double x[N] = {0}, y[N] = {0}, F[N];
-        assert_int_equal(cdyn_mcp_solver_run(s, &p, x, &rep), CDYN_OK);
+        assert_int_equal(cdyn_mcp_solver_solve(s, &p, x, &rep), CDYN_OK);
         const int it = rep.iterations;
         /* The certificate: natural residual of the returned point. */
         tri_F(&t, x, F);
@@ -152,10 +152,10 @@ static void test_refusals(void **unused)
     assert_int_equal(cdyn_mcp_solver_create(&p, NULL, &s, &rep), CDYN_OK);
 
     double x[N] = {0};
-    assert_int_equal(cdyn_mcp_solver_run(NULL, &p, x, &rep), CDYN_EINVAL);
-    assert_int_equal(cdyn_mcp_solver_run(s, &p, NULL, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_mcp_solver_solve(NULL, &p, x, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &p, NULL, &rep), CDYN_EINVAL);
     cdyn_mcp dense = tri_problem(&t, 0);
-    assert_int_equal(cdyn_mcp_solver_run(s, &dense, x, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &dense, x, &rep), CDYN_EINVAL);
     assert_non_null(strstr(rep.message, "sparsity pattern"));
     /* the same sizes with another pattern: the tridiagonal one without its last entry */
     int cp2[N + 1];
@@ -163,9 +163,9 @@ static void test_refusals(void **unused)
     cp2[N] = colptr[N] - 1;
     cdyn_mcp other = p;
     other.colptr = cp2;
-    assert_int_equal(cdyn_mcp_solver_run(s, &other, x, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &other, x, &rep), CDYN_EINVAL);
     x[3] = NAN;
-    assert_int_equal(cdyn_mcp_solver_run(s, &p, x, &rep), CDYN_EINVAL);
+    assert_int_equal(cdyn_mcp_solver_solve(s, &p, x, &rep), CDYN_EINVAL);
     cdyn_mcp_solver_free(s);
     cdyn_mcp_solver_free(NULL);
 }

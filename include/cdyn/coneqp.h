@@ -31,7 +31,7 @@
  *   cdyn_coneqp_defaults  fill the options with their defaults.
  *   cdyn_coneqp_size      number of variables n of a problem.
  *   cdyn_coneqp_solve     solve once (allocates at the start, frees at the end).
- *   cdyn_coneqp_create / cdyn_coneqp_run / cdyn_coneqp_free
+ *   cdyn_coneqp_solver_create / cdyn_coneqp_solver_solve / cdyn_coneqp_solver_free
  *                         the same with a reusable solver: create allocates and analyzes the
  *                         structure (contact dimensions, variant, H's sparsity pattern); run
  *                         solves any problem of that structure with new values and does not
@@ -127,16 +127,18 @@ typedef struct cdyn_coneqp_solver cdyn_coneqp_solver;
 /* Allocate a solver for the structure of p: ncontacts, dims/dim, whether normal is NULL,
  * dense or sparse H, and Hs's pattern (copied; Hs->values and the other value arrays may be
  * NULL here). *out is NULL on failure, with nothing left allocated. Statuses as for solve. */
-CDYN_API cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *opts,
-                                        cdyn_coneqp_solver **out, cdyn_report *report);
+CDYN_API cdyn_status cdyn_coneqp_solver_create(const cdyn_coneqp *p,
+                                               const cdyn_coneqp_options *opts,
+                                               cdyn_coneqp_solver **out, cdyn_report *report);
 
 /* Solve p, which must have the structure given to create (checked: CDYN_EINVAL otherwise),
  * with the options given to create. Outputs and statuses as for cdyn_coneqp_solve. */
-CDYN_API cdyn_status cdyn_coneqp_run(cdyn_coneqp_solver *solver, const cdyn_coneqp *p, double *x,
-                                     double *u, cdyn_coneqp_info *info, cdyn_report *report);
+CDYN_API cdyn_status cdyn_coneqp_solver_solve(cdyn_coneqp_solver *solver, const cdyn_coneqp *p,
+                                              double *x, double *u, cdyn_coneqp_info *info,
+                                              cdyn_report *report);
 
 /* Free a solver; accepts NULL. */
-CDYN_API void cdyn_coneqp_free(cdyn_coneqp_solver *solver);
+CDYN_API void cdyn_coneqp_solver_free(cdyn_coneqp_solver *solver);
 
 /* Certificates of (x, u) for p (both n values; u == NULL means u = H x + c). Validates p
  * (as solve, without the positive-semidefiniteness test) and allocates n doubles from

@@ -161,7 +161,7 @@ CDYN_API cdyn_status cdyn_mcp_solver_create(const cdyn_mcp *mcp, const cdyn_mcp_
  * otherwise); its callbacks, bounds and ctx may differ from run to run. x, statuses and report
  * as for cdyn_mcp_solve. Allocates nothing of cdyn's (KLU allocates its numeric factors on the
  * first run, and again only when a refactorization is rejected). Not for concurrent use. */
-CDYN_API cdyn_status cdyn_mcp_solver_run(cdyn_mcp_solver *solver, const cdyn_mcp *mcp, double *x,
+CDYN_API cdyn_status cdyn_mcp_solver_solve(cdyn_mcp_solver *solver, const cdyn_mcp *mcp, double *x,
                                          cdyn_report *report);
 
 /* Free a solver; accepts NULL. */

@@ -150,7 +150,7 @@ typedef enum cdyn_step_backend {
     CDYN_BACKEND_LEMKE = 1,     /* cdyn_lcp_solve (Lemke with fallbacks), warm-started */
     CDYN_BACKEND_FB_DENSE = 2,  /* cdyn_mcp_solve / cdyn_lcp_fb_newton, dense LU */
     CDYN_BACKEND_FB_SPARSE = 3, /* cdyn_mcp_solve with the KLU path */
-    CDYN_BACKEND_CONEQP = 4,    /* cdyn_coneqp_run */
+    CDYN_BACKEND_CONEQP = 4,    /* cdyn_coneqp_solver_solve */
     CDYN_BACKEND_DIRECT = 5,    /* LAPACK linear solve, no complementarity solver */
     CDYN_BACKEND_FC3D = 6       /* cdyn_fc3d_solver, held by the stepper */
 } cdyn_step_backend;

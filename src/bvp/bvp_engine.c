@@ -323,7 +323,7 @@ cdyn_status bvp_engine_solve(bvp_engine *e, double *z, cdyn_report *r)
     e->s = 1.0;
     memset(e->b0, 0, (size_t)e->nx * sizeof(double));
     cdyn_report rr;
-    cdyn_status st = cdyn_mcp_solver_run(e->solver, &e->mcp, z, &rr);
+    cdyn_status st = cdyn_mcp_solver_solve(e->solver, &e->mcp, z, &rr);
     int iterations = rr.iterations;
     if (st == CDYN_ENOCONV && boundary_residual(e, z, e->b0) == 0) {
         /* Continuation from the guess, which solves the problem with the boundary residual
@@ -337,7 +337,7 @@ cdyn_status bvp_engine_solve(bvp_engine *e, double *z, cdyn_report *r)
         while (s < 1.0 && ds >= 1.0 / 4096) {
             e->s = fmin(1.0, s + ds);
             memcpy(e->zt, zc, (size_t)e->n * sizeof(double));
-            st = cdyn_mcp_solver_run(e->solver, &e->mcp, e->zt, &rr);
+            st = cdyn_mcp_solver_solve(e->solver, &e->mcp, e->zt, &rr);
             iterations += rr.iterations;
             if (st == CDYN_OK) {
                 memcpy(zc, e->zt, (size_t)e->n * sizeof(double));
@@ -481,7 +481,7 @@ cdyn_status bvp_ivp_guess(const bvp_step_ops *ops, int N, const double *ystart,
         c.xprev = l == 1 ? z : y - ny;
         if (l == 1)
             memcpy(y, z, (size_t)nx * sizeof(double)); /* start the state at x_0 */
-        st = cdyn_mcp_solver_run(solver, &m, y, r);
+        st = cdyn_mcp_solver_solve(solver, &m, y, r);
         iterations += r != NULL ? r->iterations : 0;
         if (st != CDYN_OK) {
             if (r == NULL)

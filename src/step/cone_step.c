@@ -60,7 +60,7 @@ static cdyn_status cone_create(cdyn_stepper *s, cdyn_report *r)
 static void cone_destroy(cdyn_stepper *s)
 {
     cone_ws *w = s->ws;
-    cdyn_coneqp_free(w->qp);
+    cdyn_coneqp_solver_free(w->qp);
     cdyn_mem_free(s->opts.allocator, w->pattern);
     cdyn_mem_free(s->opts.allocator, s->ws);
     s->ws = NULL;
@@ -81,7 +81,7 @@ static cdyn_status cone_solver_for(cdyn_stepper *s, const cdyn_coneqp *q, cdyn_r
                    memcmp(w->pattern + q->Hs->ncols + 1, q->Hs->rowind,
                           (len - q->Hs->ncols - 1) * sizeof(int)) == 0)))
         return CDYN_OK;
-    cdyn_coneqp_free(w->qp);
+    cdyn_coneqp_solver_free(w->qp);
     w->qp = NULL;
     if (len > w->pattern_cap) {
         int *grown = cdyn_mem_array(s->opts.allocator, len + len / 4, sizeof(int));
@@ -100,7 +100,7 @@ static cdyn_status cone_solver_for(cdyn_stepper *s, const cdyn_coneqp *q, cdyn_r
     /* The solver outlives this step: it must not take memory from the per-step arena. */
     cdyn_coneqp_options o = s->opts.coneqp;
     o.allocator = s->opts.allocator;
-    cdyn_status st = cdyn_coneqp_create(q, &o, &w->qp, r);
+    cdyn_status st = cdyn_coneqp_solver_create(q, &o, &w->qp, r);
     w->qp_k = q->ncontacts;
     w->qp_dense = dense;
     return st;
@@ -212,7 +212,7 @@ static cdyn_status cone_solve(cdyn_stepper *s, const cone_data *cd, double *imp,
     cdyn_report qr;
     cdyn_status st = cone_solver_for(s, &q, &qr);
     if (st == CDYN_OK)
-        st = cdyn_coneqp_run(((cone_ws *)s->ws)->qp, &q, imp, NULL, NULL, &qr);
+        st = cdyn_coneqp_solver_solve(((cone_ws *)s->ws)->qp, &q, imp, NULL, NULL, &qr);
     r->iterations += qr.iterations;
     r->residual = qr.residual;
     cdyn_report_method(r, qr.method);

@@ -301,7 +301,7 @@ static cdyn_status ncp_solve(cdyn_stepper *s, ncp_ws *w, cdyn_report *r, cdyn_re
         w->f.scale_normal = scaled;
         ncp_bounds(w, w->y, pins);
         w->best_res = INFINITY;
-        st = cdyn_mcp_solver_run(w->solver, &w->mcp, w->y, mr);
+        st = cdyn_mcp_solver_solve(w->solver, &w->mcp, w->y, mr);
         r->iterations += mr->iterations;
         r->evaluations += mr->evaluations;
         if (st == CDYN_OK) {
@@ -477,11 +477,13 @@ static void ncp_setup_mu(cdyn_stepper *s, ncp_ws *w, double sc, const cdyn_state
     ncp_start(s, w, h, x0);
 }
 
-/* After the continuation in the step length, continuation in the friction coefficients: the frictionless step first (without
- * friction the step is the stationary point of an incremental potential, and Newton's hardest
- * coupling — friction against the normal forces — is absent), then mu scaled by s from 0 to 1,
- * each stage from the last solution (the increment doubling after a success and halving after
- * a failure, down to 1/256). The last stage is the step's own problem. */
+/* After the continuation in the step length, continuation in the friction coefficients: the
+ * frictionless step first (without friction the step is the stationary point of an incremental
+ * potential, and Newton's hardest coupling — friction against the normal forces — is absent),
+ * then mu scaled by s from 0 to 1, each stage from the last solution (the increment doubling
+ * after a success and halving after a failure, down to 1/256). The last stage is the step's own
+ * problem. Where the branch of solutions ends before s = 1 (stress seed 31's smoothed NCP rows
+ * fail beyond s = 0.63) the other law's path may still reach it. */
 #define NCP_MU_MIN_STEP (1.0 / 256)
 static cdyn_status ncp_mu_path(cdyn_stepper *s, ncp_ws *w, const double *tau, double h,
                                const cdyn_state *x0, cdyn_report *r, cdyn_report *mr)

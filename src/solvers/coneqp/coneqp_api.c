@@ -44,7 +44,7 @@ static const char *method_name(const cdyn_coneqp *p)
     return p != NULL && p->Hs != NULL && p->H == NULL ? "coneqp-ipm-sparse" : "coneqp-ipm-dense";
 }
 
-void cdyn_coneqp_free(cdyn_coneqp_solver *w)
+void cdyn_coneqp_solver_free(cdyn_coneqp_solver *w)
 {
     if (w == NULL)
         return;
@@ -56,7 +56,7 @@ void cdyn_coneqp_free(cdyn_coneqp_solver *w)
     cdyn_mem_free(al, w);
 }
 
-cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *opts,
+cdyn_status cdyn_coneqp_solver_create(const cdyn_coneqp *p, const cdyn_coneqp_options *opts,
                                cdyn_coneqp_solver **out, cdyn_report *r)
 {
     cdyn_report_clear(r, method_name(p));
@@ -89,7 +89,7 @@ cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *
     w->ct = cdyn_mem_array(al, (size_t)w->nc, sizeof *w->ct);
     w->fixed = cdyn_mem_array(al, (size_t)n, sizeof(int));
     if (w->ct == NULL || w->fixed == NULL) {
-        cdyn_coneqp_free(w);
+        cdyn_coneqp_solver_free(w);
         return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the contact tables");
     }
     int vo = 0, co = 0;
@@ -111,7 +111,7 @@ cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *
     const size_t len = 7 * nn + 10 * mc + 27 * ncs + nk;
     w->block = cdyn_mem_array(al, len, sizeof(double));
     if (w->block == NULL) {
-        cdyn_coneqp_free(w);
+        cdyn_coneqp_solver_free(w);
         return cdyn_fail(r, CDYN_ENOMEM, "cannot allocate the workspace (%zu doubles)", len);
     }
     memset(w->block, 0, len * sizeof(double));
@@ -132,7 +132,7 @@ cdyn_status cdyn_coneqp_create(const cdyn_coneqp *p, const cdyn_coneqp_options *
     if (w->sparse) {
         st = cdyn_cq_sparse_setup(w, p->Hs, r);
         if (st != CDYN_OK) {
-            cdyn_coneqp_free(w);
+            cdyn_coneqp_solver_free(w);
             return st;
         }
     }
@@ -187,8 +187,8 @@ static cdyn_status check_psd(cdyn_coneqp_solver *w, cdyn_report *r)
     return CDYN_OK;
 }
 
-cdyn_status cdyn_coneqp_run(cdyn_coneqp_solver *w, const cdyn_coneqp *p, double *x, double *u,
-                            cdyn_coneqp_info *info, cdyn_report *r)
+cdyn_status cdyn_coneqp_solver_solve(cdyn_coneqp_solver *w, const cdyn_coneqp *p, double *x,
+                                     double *u, cdyn_coneqp_info *info, cdyn_report *r)
 {
     cdyn_report_clear(r, method_name(p));
     info_nan(info);
@@ -242,10 +242,10 @@ cdyn_status cdyn_coneqp_solve(const cdyn_coneqp *p, const cdyn_coneqp_options *o
 {
     info_nan(info);
     cdyn_coneqp_solver *w = NULL;
-    cdyn_status st = cdyn_coneqp_create(p, opts, &w, r);
+    cdyn_status st = cdyn_coneqp_solver_create(p, opts, &w, r);
     if (st != CDYN_OK)
         return st;
-    st = cdyn_coneqp_run(w, p, x, u, info, r);
-    cdyn_coneqp_free(w);
+    st = cdyn_coneqp_solver_solve(w, p, x, u, info, r);
+    cdyn_coneqp_solver_free(w);
     return st;
 }

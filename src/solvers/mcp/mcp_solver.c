@@ -112,7 +112,7 @@ cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *p, const cdyn_mcp_opt
     return CDYN_OK;
 }
 
-cdyn_status cdyn_mcp_solver_run(cdyn_mcp_solver *s, const cdyn_mcp *p, double *x,
+cdyn_status cdyn_mcp_solver_solve(cdyn_mcp_solver *s, const cdyn_mcp *p, double *x,
                                 cdyn_report *r)
 {
     cdyn_report_clear(r, s != NULL && s->opts.merit == CDYN_MCP_FB_PENALIZED
