@@ -111,7 +111,8 @@ typedef struct cdyn_state {
     double *limit_delta;  /* nl: deformation of the compliant stop (IMPLICIT_NCP; 0 otherwise),
                              along the row (positive into the stop) */
     double *limit_lambda; /* nl: the stop's force or torque >= 0 along the row (N or N m: +e_j
-                             at a lower end, -e_j at an upper); the rigid schemes report 0 */
+                             at a lower end, -e_j at an upper; the rigid schemes: the stop's
+                             impulse over the step / h) */
     int *limit_mode;      /* nl: cdyn_limit_mode per row */
 } cdyn_state;
 

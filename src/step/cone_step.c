@@ -325,6 +325,7 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
         for (int a = 0; a < jr.n; a++)
             fj[a] = imp[p.m + 2 * a];
         jr_apply(&jr, s->nv, fj, x1->v);
+        jr_limit_forces(&jr, fj, h, x1);
         cs_contact_velocity(s, &p, x1->v, u);
         const double *gap = cdyn_data_gap(s->data);
         for (int c = 0; c < p.k; c++)

@@ -291,6 +291,7 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
         for (int a = 0; a < jr.n; a++)
             fj[a] = imp[3 * (p.k + a)];
         jr_apply(&jr, s->nv, fj, x1->v);
+        jr_limit_forces(&jr, fj, h, x1);
         coulomb_outputs(s, &p, imp, u, h, x1);
     }
     return cs_finish(s, x0, h, x1, r);

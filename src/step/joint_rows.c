@@ -111,3 +111,9 @@ void jr_apply(const jrows *j, int nv, const double *f, double *v)
             for (int i = 0; i < nv; i++)
                 v[i] += f[r] * j->y[(size_t)r * nv + i];
 }
+
+void jr_limit_forces(const jrows *j, const double *f, double h, cdyn_state *x)
+{
+    for (int l = 0; l < j->n - j->nfric && l < x->nl; l++)
+        x->limit_lambda[l] = f[j->nfric + l] / h;
+}

@@ -44,4 +44,8 @@ void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h,
 /* v += sum_r f[r] y_r: the velocity change of row impulses f (n values, along g_r). */
 void jr_apply(const jrows *j, int nv, const double *f, double *v);
 
+/* The limit rows' forces into the state: x->limit_lambda[l] = f[nfric + l] / h (the impulse over
+ * the step; the limit rows are built in the state's order, bodies by id, lower end first). */
+void jr_limit_forces(const jrows *j, const double *f, double h, cdyn_state *x);
+
 #endif

@@ -52,6 +52,6 @@ void lim_modes_from_position(const lim_rows *l, cdyn_state *x)
     for (int k = 0; k < l->n; k++) {
         const double tol = 1e-9 * fmax(1.0, fabs(l->bound[k]));
         x->limit_mode[k] = lim_gap(l, k, x->q) <= tol ? lim_acting(l, k) : CDYN_LIMIT_FREE;
-        x->limit_lambda[k] = x->limit_delta[k] = 0.0;
+        x->limit_delta[k] = 0.0;
     }
 }

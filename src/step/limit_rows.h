@@ -33,9 +33,10 @@ static inline int lim_acting(const lim_rows *l, int r)
     return l->sign[r] > 0 ? CDYN_LIMIT_AT_LOWER : CDYN_LIMIT_AT_UPPER;
 }
 
-/* The rigid schemes' report (their rows' impulses stay inside them): a row acts when its joint
- * ends the step on the stop, gap <= 1e-9 max(1, |bound|) (they hold a single joint exactly there:
- * q+ = q + h v+ >= bound is the row's own condition); limit_lambda and limit_delta are 0. */
+/* The rigid schemes' modes: a row acts when its joint ends the step on the stop, gap <= 1e-9
+ * max(1, |bound|) (they hold a single joint exactly there: q+ = q + h v+ >= bound is the row's
+ * own condition; an interior point's impulses are never exactly 0, so they do not decide);
+ * limit_lambda is the scheme's impulse over h (jr_limit_forces), limit_delta 0. */
 void lim_modes_from_position(const lim_rows *l, cdyn_state *x);
 
 #endif

@@ -579,6 +579,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         for (int a = 0; a < nju; a++)
             fj[ju_row[a]] += ju_phi[a] * z[jb + a];
         jr_apply(&jr, s->nv, fj, x1->v);
+        jr_limit_forces(&jr, fj, h, x1);
         /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
            the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */
         double *u = NULL, vscale = 1;

@@ -307,6 +307,8 @@ static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state
     while (pos < end) {
         if (cdyn_arena_reset(&s->arena) != 0)
             return cdyn_fail(&rep->solver, CDYN_ENOMEM, "cdyn_step: out of memory (arena)");
+        if (!scheme_reports_limits(s->opts.scheme) && next->nl > 0) /* written where they act */
+            memset(next->limit_lambda, 0, (size_t)next->nl * sizeof(double));
         const cdyn_status st = s->scheme->advance(s, tau, ldexp(s->opts.h, -k), cur, next, rep);
         rep->solves++;
         if (st != CDYN_OK) {
