@@ -1,5 +1,6 @@
 /* The implicit scheme's compliant joint-limit rows: see implicit_limits.h. */
 #include "step/implicit_limits.h"
+#include "step/implicit_ncp_sink.h"
 
 #include "core/memory.h"
 #include "core/report.h"

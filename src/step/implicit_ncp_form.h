@@ -106,9 +106,6 @@ typedef struct ncp_sink {
     size_t n;
 } ncp_sink;
 
-/* Add v at (i, j) of the sink. */
-void ncp_sink_put(ncp_sink *s, int i, int j, double v);
-
 /* The Jacobians into sinks (NULL: not wanted); dense and CSC sinks must hold zeros on entry. Cost
  * linear in the model's and the rows' entries. 0 on success. */
 int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *jy, ncp_sink *jx);

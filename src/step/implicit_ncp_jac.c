@@ -4,46 +4,13 @@
  * row's own block, so the cost is linear in the scene. Derivation: docs/theory.md, "The implicit
  * step's Newton matrix". */
 #include "step/implicit_ncp_form.h"
+#include "step/implicit_ncp_sink.h"
 
 #include "linalg/csc.h"
 #include "step/implicit_limits.h"
 
 #include <math.h>
 #include <string.h>
-
-static void put(ncp_sink *s, int i, int j, double v)
-{
-    if (s == NULL)
-        return;
-    switch (s->mode) {
-    case NCP_SINK_DENSE:
-        s->dense[(size_t)i + (size_t)j * s->ld] += v;
-        break;
-    case NCP_SINK_CSC: {
-        const int p = cdyn_csc_find(s->colptr, s->rowind, i, j);
-        if (p >= 0)
-            s->values[p] += v;
-        else
-            s->missing++;
-        break;
-    }
-    case NCP_SINK_SEQ:
-        s->values[s->n++] = v;
-        break;
-    default:
-        if (s->ti != NULL) {
-            s->ti[s->n] = i;
-            s->tj[s->n] = j;
-        }
-        s->n++;
-        break;
-    }
-}
-
-void ncp_sink_put(ncp_sink *s, int i, int j, double v)
-{
-    put(s, i, j, v);
-}
 
 /* Rows q - q0 - h G(m) v, m = (q + q0)/2: the identity and the quaternion blocks -h/2 d(G(m) v)/dm
  * in q (and q0), -h G(m) in v. */
@@ -52,8 +19,8 @@ static int kinematic_rows(ncp_form *f, const ncp_scr *s, const double *v, ncp_si
 {
     const int nq = f->nq, ov = nq;
     for (int j = 0; j < nq; j++) {
-        put(JY, j, j, 1.0);
-        put(JX, j, j, -1.0);
+        ncp_sink_put(JY, j, j, 1.0);
+        ncp_sink_put(JX, j, j, -1.0);
     }
     for (int b = 0; b < cdyn_model_nbody(f->model); b++) {
         double D[16];
@@ -64,8 +31,8 @@ static int kinematic_rows(ncp_form *f, const ncp_scr *s, const double *v, ncp_si
         const int e0 = bi.qadr + 3;
         for (int l = 0; l < 4; l++)
             for (int i = 0; i < 4; i++) {
-                put(JY, e0 + i, e0 + l, -0.5 * f->h * D[i + 4 * l]);
-                put(JX, e0 + i, e0 + l, -0.5 * f->h * D[i + 4 * l]);
+                ncp_sink_put(JY, e0 + i, e0 + l, -0.5 * f->h * D[i + 4 * l]);
+                ncp_sink_put(JX, e0 + i, e0 + l, -0.5 * f->h * D[i + 4 * l]);
             }
     }
     for (int t = 0; t < f->nv && JY != NULL; t++) {
@@ -75,7 +42,7 @@ static int kinematic_rows(ncp_form *f, const ncp_scr *s, const double *v, ncp_si
         if (n == 0)
             return 1;
         for (int u = 0; u < n; u++)
-            put(JY, qi[u], ov + t, -f->h * g[u]);
+            ncp_sink_put(JY, qi[u], ov + t, -f->h * g[u]);
     }
     return 0;
 }
@@ -96,7 +63,7 @@ static void friction_entries(const ncp_form *f, const ncp_scr *s, const double *
         } else {
             val = f->mu[c] * lam[c * nd] * raw[d];
         }
-        put(JY, ol + c * nd + 1 + d, col, val * w);
+        ncp_sink_put(JY, ol + c * nd + 1 + d, col, val * w);
     }
 }
 
@@ -123,7 +90,7 @@ static int model_columns(ncp_form *f, const ncp_scr *s, const double *q, const d
             return 1;
         for (int p = Dq.colptr[t]; p < Dq.colptr[t + 1]; p++)
             for (int u = 0; u < n; u++)
-                put(JY, ov + Dq.rowind[p], qi[u], h * Dq.values[p] * w[u]);
+                ncp_sink_put(JY, ov + Dq.rowind[p], qi[u], h * Dq.values[p] * w[u]);
         for (int p = J[0].colptr[t]; p < J[0].colptr[t + 1]; p++) {
             const int c = s->pos[J[0].rowind[p]] - 1;
             if (c < 0)
@@ -132,19 +99,19 @@ static int model_columns(ncp_form *f, const ncp_scr *s, const double *q, const d
             for (int d = 1; d < nd; d++)
                 raw[d - 1] = Q[d].values[p];
             for (int u = 0; u < n; u++) {
-                put(JY, ol + c * nd, qi[u], ncp_normal_scale(f, c) * J[0].values[p] * w[u]);
+                ncp_sink_put(JY, ol + c * nd, qi[u], ncp_normal_scale(f, c) * J[0].values[p] * w[u]);
                 friction_entries(f, s, lam, c, raw, qi[u], w[u], JY);
             }
         }
     }
     for (int j = 0; j < nv; j++) {
         for (int p = Dv.colptr[j]; p < Dv.colptr[j + 1]; p++)
-            put(JY, ov + Dv.rowind[p], ov + j, h * Dv.values[p]);
+            ncp_sink_put(JY, ov + Dv.rowind[p], ov + j, h * Dv.values[p]);
         for (int p = M.colptr[j]; p < M.colptr[j + 1]; p++) {
             const int i = M.rowind[p];
-            put(JY, ov + i, ov + j, M.values[p]);
+            ncp_sink_put(JY, ov + i, ov + j, M.values[p]);
             if (i != j)
-                put(JY, ov + j, ov + i, M.values[p]);
+                ncp_sink_put(JY, ov + j, ov + i, M.values[p]);
         }
         /* -h Gamma' in the dynamics rows; the friction rows' v columns */
         for (int p = J[0].colptr[j]; p < J[0].colptr[j + 1]; p++) {
@@ -153,7 +120,7 @@ static int model_columns(ncp_form *f, const ncp_scr *s, const double *q, const d
                 continue;
             double raw[2] = {0, 0};
             for (int d = 0; d < nd; d++) {
-                put(JY, ov + j, ol + c * nd + d, -h * J[d].values[p]);
+                ncp_sink_put(JY, ov + j, ol + c * nd + d, -h * J[d].values[p]);
                 if (d > 0)
                     raw[d - 1] = J[d].values[p];
             }
@@ -174,13 +141,13 @@ static void row_block(const ncp_form *f, const ncp_scr *s, const double *y, cons
     const double h = f->h, mu = f->mu[c], mln = mu * lc[0], beta = y[ob + c];
     for (int d = 0; d < nd; d++) {
         const double rs = ncp_row_scale(f, c, d);
-        put(JY, od + c * nd + d, ol + c * nd + d, rs);
+        ncp_sink_put(JY, od + c * nd + d, ol + c * nd + d, rs);
         for (int e = 0; e < nd; e++) {
-            put(JY, od + c * nd + d, od + c * nd + e, -A[d + e * nd] * rs);
-            put(JX, od + c * nd + d, od + c * nd + e, Ch[d + e * nd] * rs);
+            ncp_sink_put(JY, od + c * nd + d, od + c * nd + e, -A[d + e * nd] * rs);
+            ncp_sink_put(JX, od + c * nd + d, od + c * nd + e, Ch[d + e * nd] * rs);
         }
     }
-    put(JY, ol + c * nd, od + c * nd, ncp_normal_scale(f, c)); /* Psi + delta_n, scaled */
+    ncp_sink_put(JY, ol + c * nd, od + c * nd, ncp_normal_scale(f, c)); /* Psi + delta_n, scaled */
     if (ncp_row_qp(f, c)) {
         const ncp_qp_row *qr = &s->qp[c];
         for (int d = 0; d < nt; d++) {
@@ -188,16 +155,16 @@ static void row_block(const ncp_form *f, const ncp_scr *s, const double *y, cons
             double acc = qr->sol.Dr[d] * qr->drdln;
             for (int g = 0; g < nt; g++)
                 acc += qr->sol.Dd[d + g * nt] * qr->dln[g];
-            put(JY, row, ol + c * nd, -acc);
-            put(JY, row, row, 1.0);
+            ncp_sink_put(JY, row, ol + c * nd, -acc);
+            ncp_sink_put(JY, row, row, 1.0);
             for (int e = 0; e < nd; e++) {
                 double a2 = 0;
                 for (int g = 0; g < nt; g++)
                     a2 += qr->sol.Dd[d + g * nt] * qr->dd0[g + e * nt];
-                put(JX, row, od + c * nd + e, -a2);
+                ncp_sink_put(JX, row, od + c * nd + e, -a2);
             }
         }
-        put(JY, ob + c, ob + c, 1.0);
+        ncp_sink_put(JY, ob + c, ob + c, 1.0);
         return;
     }
     double rho2 = f->gamma * f->gamma;
@@ -207,17 +174,17 @@ static void row_block(const ncp_form *f, const ncp_scr *s, const double *y, cons
     for (int d = 1; d < nd; d++) {
         const int row = ol + c * nd + d;
         const double sd = (dc[d] - d0[d]) / h + s->gv[c * nt + d - 1];
-        put(JY, row, od + c * nd + d, mln / h);
-        put(JY, row, ol + c * nd, mu * sd);
+        ncp_sink_put(JY, row, od + c * nd + d, mln / h);
+        ncp_sink_put(JY, row, ol + c * nd, mu * sd);
         for (int e = 1; e < nd; e++)
-            put(JY, row, ol + c * nd + e,
+            ncp_sink_put(JY, row, ol + c * nd + e,
                 beta * ((d == e) / rho - lc[d] * lc[e] / (rho * rho * rho)));
-        put(JY, row, ob + c, lc[d] / rho);
-        put(JX, row, od + c * nd + d, -mln / h);
+        ncp_sink_put(JY, row, ob + c, lc[d] / rho);
+        ncp_sink_put(JX, row, od + c * nd + d, -mln / h);
     }
-    put(JY, ob + c, ol + c * nd, mu);
+    ncp_sink_put(JY, ob + c, ol + c * nd, mu);
     for (int e = 1; e < nd; e++)
-        put(JY, ob + c, ol + c * nd + e, -lc[e] / rho);
+        ncp_sink_put(JY, ob + c, ol + c * nd + e, -lc[e] / rho);
 }
 
 int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *JY, ncp_sink *JX)
@@ -247,9 +214,9 @@ int ncp_form_jac(ncp_form *f, const double *x0, const double *y, ncp_sink *JY, n
         for (int j = 0; j < nv; j++)
             for (int p = M.colptr[j]; p < M.colptr[j + 1]; p++) {
                 const int i = M.rowind[p];
-                put(JX, nq + i, nq + j, -M.values[p]);
+                ncp_sink_put(JX, nq + i, nq + j, -M.values[p]);
                 if (i != j)
-                    put(JX, nq + j, nq + i, -M.values[p]);
+                    ncp_sink_put(JX, nq + j, nq + i, -M.values[p]);
             }
     }
     for (int c = 0; c < k; c++)
@@ -335,7 +302,7 @@ int ncp_form_jac_fd(ncp_form *f, const double *x0, const double *y, ncp_sink *jy
                     jy->values[p] += Fp[jy->rowind[p]] * inv;
             else
                 for (int i = 0; i < n; i++)
-                    put(jy, i, j, Fp[i] * inv);
+                    ncp_sink_put(jy, i, j, Fp[i] * inv);
         }
     }
     return 0;
