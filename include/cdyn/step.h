@@ -198,7 +198,9 @@ typedef struct cdyn_step_options {
                                  for rows that approach and close within the step (the
                                  predicted gap Psi_n + h Gamma_n v_free <= 0); the rebound
                                  speed is e |u0| less what the step's forces take while the body
-                                 rises, so an impact never adds energy (docs/theory.md) (0) */
+                                 rises, so an impact never adds energy (docs/theory.md) (0);
+                                 the cone and Coulomb steps apply it to joint limits only
+                                 (each joint's limit_restitution) */
     cdyn_lcp_options lcp;     /* Lemke settings (cdyn_lcp_defaults) */
 
     /* cone step */

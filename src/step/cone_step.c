@@ -304,6 +304,8 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
     jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
+    if (s->opts.restitution)
+        jr_restitution(&jr, &p, x0->v, h); /* the limit rows' (contacts here are inelastic) */
     if (p.k > 0 || jr.n > 0) {
         const int n = p.m + 2 * jr.n; /* the QP's unknowns (cone_data_build) */
         double *imp = cdyn_mem_array(&s->arena.as, (size_t)n + (size_t)jr.n, sizeof(double));

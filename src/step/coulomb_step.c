@@ -264,6 +264,8 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
     jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
+    if (s->opts.restitution)
+        jr_restitution(&jr, &p, x0->v, h); /* the limit rows' (contacts here are inelastic) */
     if (p.k > 0 || jr.n > 0) {
         const int kb = p.k + jr.n;
         double *imp = cdyn_mem_array(&s->arena.as, 3 * (size_t)kb, sizeof(double));

@@ -93,14 +93,19 @@ cdyn_status jr_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, co
     return CDYN_OK;
 }
 
-void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h,
-                    double (*target)(double e, double u0, double ufree))
+double jr_newton_target(double e, double u0, double ufree)
+{
+    const double a = fmax(0.0, u0 - ufree), eu2 = e * e * u0 * u0;
+    return eu2 / (a + sqrt(a * a + eu2));
+}
+
+void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h)
 {
     for (int r = j->nfric; r < j->n; r++) {
         const double e = j->rest[r], u0 = j->sign[r] * v0[j->dof[r]];
         const double uf = j->sign[r] * p->vfree[j->dof[r]];
         if (e > 0 && u0 < 0 && j->val[r] * h + h * uf <= 0) /* gap + h u_free <= 0 */
-            j->val[r] = -target(e, u0, uf);
+            j->val[r] = -jr_newton_target(e, u0, uf);
     }
 }
 

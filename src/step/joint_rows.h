@@ -34,12 +34,19 @@ int jr_limit_count(const cdyn_model *m);
 cdyn_status jr_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, const double *q0,
                      double h, jrows *j, cdyn_report *r);
 
-/* Newton restitution for the limit rows (the pyramid LCP with options.restitution): a row with
+/* Newton restitution for the limit rows (the rigid schemes with options.restitution): a row with
  * e > 0 that approaches at the start (u0 = g' v0 < 0) and closes within the step (gap + h g'
- * v_free <= 0) asks g' v+ >= target(e, u0, g' v_free) instead of g' v+ >= -gap / h: val[r]
- * becomes -target. target is the scheme's rebound speed (pyramid_lcp.c's newton_target). */
-void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h,
-                    double (*target)(double e, double u0, double ufree));
+ * v_free <= 0) asks g' v+ >= jr_newton_target(e, u0, g' v_free) instead of g' v+ >= -gap / h: val[r]
+ * becomes -jr_newton_target(e, u0, u_free). */
+void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h);
+
+/* The separation speed Newton's law asks of a row approaching at u0 < 0 (docs/theory.md, "Time
+ * stepping" Sec. 4): e |u0| less what the step's forces take from it while the body rises within
+ * the step, the root t >= 0 of t^2 + 2 a t = e^2 u0^2 with a = max(0, u0 - u_free), written
+ * without cancellation. For a ball under gravity a = g h, and the step then keeps
+ * 1/2 m v^2 + m g z at most at its value before the step (equal for e = 1). The rule of the
+ * pyramid's contacts and of every rigid scheme's limit rows. */
+double jr_newton_target(double e, double u0, double ufree);
 
 /* v += sum_r f[r] y_r: the velocity change of row impulses f (n values, along g_r). */
 void jr_apply(const jrows *j, int nv, const double *f, double *v);

@@ -125,20 +125,9 @@ static int basis_room(cdyn_stepper *s, pyr_ws *w, int n, int k)
     return 0;
 }
 
-/* The separation speed Newton's law asks of a row approaching at u0 < 0 (docs/theory.md, "Time
- * stepping" Sec. 4): e |u0| less what the step's forces take from it while the body rises within
- * the step, the root t >= 0 of t^2 + 2 a t = e^2 u0^2 with a = max(0, u0 - u_free), written
- * without cancellation. For a ball under gravity a = g h, and the step then keeps
- * 1/2 m v^2 + m g z at most at its value before the step (equal for e = 1). */
-static double newton_target(double e, double u0, double ufree)
-{
-    const double a = fmax(0.0, u0 - ufree), eu2 = e * e * u0 * u0;
-    return eu2 / (a + sqrt(a * a + eu2));
-}
-
 /* Newton restitution in the normal rows (options.restitution): a row of a pair with e > 0 that
  * approaches at the start (u0 = Gamma_n v < 0) and closes within the step (Psi_n + h Gamma_n
- * v_free <= 0, i.e. the rigid step would push on it) asks Gamma_n v+ >= newton_target(...)
+ * v_free <= 0, i.e. the rigid step would push on it) asks Gamma_n v+ >= jr_newton_target(...)
  * instead of Gamma_n v+ >= -Psi_n / h. Rows further apart keep the gap term: no bounce in the
  * air. */
 static cdyn_status restitution_rows(cdyn_stepper *s, cs_problem *p, const double *v0, double h,
@@ -158,7 +147,7 @@ static cdyn_status restitution_rows(cdyn_stepper *s, cs_problem *p, const double
         cdyn_data_contact(s->data, row, &ct);
         cdyn_model_pair_info(s->model, ct.pair, &pi);
         if (pi.restitution > 0 && u0[i] < 0 && gap[row] + h * uf[i] <= 0)
-            p->r[i] = uf[i] - newton_target(pi.restitution, u0[i], uf[i]);
+            p->r[i] = uf[i] - jr_newton_target(pi.restitution, u0[i], uf[i]);
     }
     return CDYN_OK;
 }
@@ -372,7 +361,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
     if (w->njr > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
     if (s->opts.restitution)
-        jr_restitution(&jr, &p, x0->v, h, newton_target);
+        jr_restitution(&jr, &p, x0->v, h);
     const int nju = jr.nfric + jr.n, jb = nx + nfric * ng, js0 = jb + nju;
     const int n = js0 + jr.nfric;
     int *ju_row = cdyn_mem_array(&s->arena.as, (size_t)nju + 1, sizeof(int));
