@@ -26,10 +26,13 @@
 /* The QP solver is kept from step to step while the problem's structure (number of rows, and
  * W's sparsity pattern on the sparse path) stays the same, so that CHOLMOD's symbolic analysis
  * and the solver's workspace are reused; a new structure (contacts made or broken) re-creates
- * it, the only allocation of a step after warm-up. */
+ * it in its own arena (qarena, reset for each new solver), which grows to the largest solver
+ * seen and then stops allocating: after warm-up a step allocates nothing of cdyn's even while
+ * the contact set changes (CHOLMOD's analysis of a new pattern is SuiteSparse's memory). */
 typedef struct cone_ws {
     cs_trees trees;
     int nlim;                /* joint limit rows (jr_limit_count) */
+    cdyn_arena qarena;       /* the solver's memory (outlives the per-step arena) */
     cdyn_coneqp_solver *qp;
     int qp_k, qp_dense;      /* the structure qp was made for */
     int *pattern;            /* its CSC pattern: colptr (m + 1) then rowind (nnz) */
@@ -53,6 +56,7 @@ static cdyn_status cone_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     cs_trees_init(&w->trees, s->model, (int *)(w + 1));
     w->nlim = jr_limit_count(s->model);
+    cdyn_arena_init(&w->qarena, s->opts.allocator);
     s->ws = w;
     return CDYN_OK;
 }
@@ -61,6 +65,7 @@ static void cone_destroy(cdyn_stepper *s)
 {
     cone_ws *w = s->ws;
     cdyn_coneqp_solver_free(w->qp);
+    cdyn_arena_destroy(&w->qarena);
     cdyn_mem_free(s->opts.allocator, w->pattern);
     cdyn_mem_free(s->opts.allocator, s->ws);
     s->ws = NULL;
@@ -97,9 +102,11 @@ static cdyn_status cone_solver_for(cdyn_stepper *s, const cdyn_coneqp *q, cdyn_r
                (len - q->Hs->ncols - 1) * sizeof(int));
     }
     w->pattern_len = len;
-    /* The solver outlives this step: it must not take memory from the per-step arena. */
+    /* The solver outlives this step: its memory comes from its own arena, not the step's. */
+    if (cdyn_arena_reset(&w->qarena) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
     cdyn_coneqp_options o = s->opts.coneqp;
-    o.allocator = s->opts.allocator;
+    o.allocator = &w->qarena.as;
     cdyn_status st = cdyn_coneqp_solver_create(q, &o, &w->qp, r);
     w->qp_k = q->ncontacts;
     w->qp_dense = dense;

@@ -31,10 +31,7 @@ static void ncp_destroy(cdyn_stepper *s)
     ncp_ws *w = s->ws;
     const cdyn_allocator *a = s->opts.allocator;
     cdyn_mcp_solver_free(w->solver);
-    cdyn_mem_free(a, w->colptr);
-    cdyn_mem_free(a, w->rowind);
-    cdyn_mem_free(a, w->seqpos);
-    cdyn_mem_free(a, w->seqval);
+    cdyn_arena_destroy(&w->sarena); /* the pattern's arrays */
     cdyn_mem_free(a, w->rows);
     ncp_limits_free(&w->lim, a);
     cdyn_mem_free(a, w);
@@ -51,6 +48,7 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     if (w == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
     memset(w, 0, sizeof *w);
+    cdyn_arena_init(&w->sarena, a);
     s->ws = w;
     w->nd = nd;
     const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;

@@ -85,7 +85,7 @@ static int cb_J_sparse(void *ctx, const double *y, double *values)
 static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0,
                        const double *y)
 {
-    const cdyn_allocator *a = s->opts.allocator;
+    const cdyn_allocator *a = &w->sarena.as; /* reset by ncp_solver before this */
     const int n = f->ny;
     ncp_sink list = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
     if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
@@ -94,10 +94,6 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0
     list.tj = cdyn_mem_array(&s->arena.as, list.n + 1, sizeof(int));
     int *next = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
     int *mark = cdyn_mem_array(&s->arena.as, (size_t)n + 1, sizeof(int));
-    cdyn_mem_free(a, w->colptr);
-    cdyn_mem_free(a, w->rowind);
-    cdyn_mem_free(a, w->seqpos);
-    cdyn_mem_free(a, w->seqval);
     w->colptr = cdyn_mem_array(a, (size_t)n + 1, sizeof(int));
     w->rowind = cdyn_mem_array(a, list.n + 1, sizeof(int));
     w->seqpos = cdyn_mem_array(a, list.n + 1, sizeof(int));
@@ -254,8 +250,15 @@ cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_re
         w->mcp.rowind = sparse ? w->rowind : NULL;
         return CDYN_OK;
     }
+    /* A new solver and pattern for these rows: both live in the solver arena, which grows to
+     * the largest seen and then stops allocating, so that a step allocates nothing of cdyn's
+     * after warm-up even while the active set changes (KLU's own memory is SuiteSparse's). */
     cdyn_mcp_solver_free(w->solver);
     w->solver = NULL;
+    w->colptr = w->rowind = w->seqpos = NULL;
+    w->seqval = NULL;
+    if (cdyn_arena_reset(&w->sarena) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (solver arena)");
     if (sparse && w->full_h != w->f.h) {
         if (ncp_full_order(s, w, x0, w->f.h) != 0)
             return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (ordering)");
@@ -270,9 +273,9 @@ cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_re
     }
     w->mcp.colptr = sparse ? w->colptr : NULL;
     w->mcp.rowind = sparse ? w->rowind : NULL;
-    /* The solver outlives the step: it takes its memory from the stepper's allocator. */
+    /* The solver outlives the step: its memory comes from the solver arena, not the step's. */
     cdyn_mcp_options o = s->opts.mcp;
-    o.allocator = s->opts.allocator;
+    o.allocator = &w->sarena.as;
     cdyn_status st = cdyn_mcp_solver_create_ordered(&w->mcp, &o, sparse ? w->order : NULL,
                                                     &w->solver, r);
     w->solver_k = st == CDYN_OK ? w->f.k : -1;

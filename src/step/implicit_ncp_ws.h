@@ -33,6 +33,7 @@ typedef struct ncp_ws {
     int *pairs;         /* npair: the pairs of the rows taking part */
     /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
+    cdyn_arena sarena; /* the solver's and the pattern's memory (outlive the step's arena) */
     int solver_k;
     int *solver_rows;     /* nc */
     int *colptr, *rowind; /* sparse pattern for those rows */
