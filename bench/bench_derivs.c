@@ -431,7 +431,7 @@ static int bench_finger(int quick)
     double deriv;
     const int bad = measure("3-link finger + box", m, s, x0, tau, quick, &budget, &deriv);
     printf("%-22s box: x %.4f m, v_x %.3f m/s after %d steps of h = 0.01 (tau %.3f %.3f %.3f)\n",
-           "", x0->q[3], x0->v[3], FINGER_SETTLE + 1, tau[0], tau[1], tau[2]);
+           "", x0->q[3], x0->v[3], FINGER_SETTLE, tau[0], tau[1], tau[2]);
 #ifdef CDYN_BENCH_MUJOCO
     bench_mujoco_finger(0.01, FINGER_SETTLE, &budget, deriv);
 #endif
