@@ -9,8 +9,9 @@
  * cdyn_step_deriv_report. Also the cost of the same Jacobians by central differences of whole
  * steps (2 (nx + nu) steps), the way a simulator without derivatives provides them (MuJoCo's
  * mjd_transitionFD takes one-sided differences: half of that). Beside them, when MuJoCo is
- * there, the same scene in MuJoCo (elliptic cones, Euler, the same h, positions and velocities,
- * settled the same 5 steps): its step and mjd_transitionFD by forward differences (MuJoCo's
+ * there, the same scene in MuJoCo (elliptic cones, Euler, the same h; the spheres from cdyn's
+ * settled state and one step, so that the measured step is in contact; the finger from the same
+ * start and the same 5 steps): its step and mjd_transitionFD by forward differences (MuJoCo's
  * usual), and centered, with the number of contacts of MuJoCo's measured step. MuJoCo's B has a
  * column per actuator: the spheres' free joints take none, so their time is A's alone (2 n_v + 1
  * steps forward, 4 n_v + 1 centered), a lower bound of (A, B) for n_u = n_v; the finger has a
