@@ -1,0 +1,64 @@
+/* Internal: per-step derivatives of the rigid velocity-level schemes (cdyn/deriv.h). A scheme
+ * keeps its last successful step (rigid_last, arrays in the stepper's arena, valid until the
+ * next cdyn_step) and describes each contact row's mode (rigid_row); rigid_derivs.c then
+ * differentiates the step's active-set equations by the implicit function theorem
+ * (docs/theory.md, "Time stepping" Sec. 9). State x = (q tangent, v): nx = 2 n_v. */
+#ifndef CDYN_STEP_RIGID_DERIVS_H
+#define CDYN_STEP_RIGID_DERIVS_H
+
+#include "cdyn/deriv.h"
+#include "step/step_internal.h"
+
+/* A contact row's equations at the step's solution (P: its impulse, u = Gamma v+ + (Psi_n/h,
+ * 0, 0): its velocity, both nd values per row). */
+typedef enum rigid_kind {
+    RD_FREE = 0,   /* P = 0 */
+    RD_STICK = 1,  /* u = 0 */
+    RD_SMOOTH = 2, /* u_n = 0, P_T = 0 (held, no friction) */
+    RD_PYR_SLIP = 3 /* u_n = 0, P_T = sum_S beta_k d_k, sum_S beta_k = mu P_n,
+                       d_k . u_T + sigma = 0 (k in S): the pyramid's sliding basis S */
+} rigid_kind;
+
+typedef struct rigid_row {
+    int kind;       /* rigid_kind */
+    int nb;         /* RD_PYR_SLIP: |S| */
+    const int *dir; /* RD_PYR_SLIP: the directions k in S */
+} rigid_row;
+
+/* The last successful step of a rigid scheme. */
+typedef struct rigid_last {
+    int ok;
+    double h;
+    int k, nd;                   /* problem rows and their size */
+    const int *rows;             /* k model rows */
+    const double *mu;            /* k */
+    const double *q0, *v0, *tau; /* the step's start and forces (copies; tau never NULL) */
+    const double *v1, *q1;       /* its end */
+    const double *imp;           /* k nd: the rows' impulses P (n, t[, o]) */
+    const double *z;             /* pyramid: per row, (p_n, beta_0 .. beta_ndir-1, sigma) */
+    int ndir;                    /* pyramid directions d_k = cosk[k] t + sink[k] o */
+    const double *cosk, *sink;
+} rigid_last;
+
+/* Keep the step x0 -> x1 (q, v) with forces tau (NULL: zeros) in L, copies from the arena.
+ * 0, or 1 (memory). */
+int rigid_keep(cdyn_stepper *s, rigid_last *L, const double *tau, double h,
+               const cdyn_state *x0, const cdyn_state *x1);
+
+/* The pyramid step's last step (pyramid_lcp.c): 0 and *out, or 1 (none). */
+int pyr_last_step(const cdyn_stepper *s, rigid_last *out);
+
+/* What the pyramid's derivatives do not take (a phrase), or NULL. pyramid_lcp.c. */
+const char *pyr_deriv_unsupported(const cdyn_stepper *s);
+
+/* A and B (either may be NULL; sizes 2 n_v, checked by the caller) for the last step L with
+ * the rows' modes rr (L.k of them, or NULL when L.k = 0). rigid_derivs.c. */
+cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
+                            double *A, double *B, cdyn_report *r);
+
+/* The pyramid's derivatives: modes from the final LCP solution, then rigid_jacobians.
+ * rigid_derivs_pyr.c. */
+cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 cdyn_step_deriv_report *rep);
+
+#endif

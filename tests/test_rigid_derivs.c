@@ -1,0 +1,265 @@
+/* cdyn_step_derivatives (cdyn/deriv.h) on the rigid pyramid LCP step: A = dx+/dx and
+ * B = dx+/dtau (x = (q tangent, v), nx = 2 n_v) against central differences of whole steps
+ * (the oracle of deriv_support.c: cdyn_step itself), at states away from switches: a sphere
+ * sliding, a sphere resting under a small push (sticking), a ball in flight, a box sliding on
+ * an edge; the world-frame tangent convention on a spinning free body; bad calls refused with
+ * outputs unchanged. The bound 1e-6 is issue 19's. CDYN_TEST_VERBOSE=1 prints the errors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdyn/deriv.h"
+#include "deriv_support.h"
+#include "model_support.h"
+#include "step/step_internal.h"
+#include "step_scenes.h"
+
+static cdyn_step_options pyramid_options(void)
+{
+    cdyn_step_options o;
+    cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+    return o;
+}
+
+/* A sphere sliding on the plane in a direction between the pyramid's edges, with spin. */
+static void test_pyr_sphere_slide(void **state)
+{
+    (void)state;
+    scene sc;
+    cdyn_step_options o = pyramid_options();
+    scene_open(&sc, scene_sphere(0.05, 0.2, 0.3), &o);
+    sc.x->q[2] = 0.05;
+    sc.x->v[0] = 1.0;
+    sc.x->v[1] = 0.3;
+    sc.x->v[3] = 4;
+    sc.x->v[5] = -2;
+    settle(&sc, 3);
+    assert_int_equal(sc.x->mode[0], CDYN_MODE_SLIP);
+    assert_true(central_error(&sc, 1e-6, "pyramid sphere slide") <= 1e-6);
+    scene_close(&sc);
+}
+
+/* A sphere at rest on the plane under a small horizontal force and torque: sticking with its
+ * friction inside the pyramid. */
+static void test_pyr_sphere_stick(void **state)
+{
+    (void)state;
+    scene sc;
+    cdyn_step_options o = pyramid_options();
+    scene_open(&sc, scene_sphere(0.05, 0.2, 0.8), &o);
+    sc.x->q[2] = 0.05;
+    sc.tau[0] = 0.15;
+    sc.tau[1] = -0.05;
+    sc.tau[5] = 0.002;
+    settle(&sc, 10);
+    assert_int_equal(sc.x->mode[0], CDYN_MODE_STICK);
+    assert_true(central_error(&sc, 1e-6, "pyramid sphere stick") <= 1e-6);
+    scene_close(&sc);
+}
+
+/* A ball in the air: no contact row takes part. */
+static void test_pyr_flight(void **state)
+{
+    (void)state;
+    scene sc;
+    cdyn_step_options o = pyramid_options();
+    scene_open(&sc, scene_billiard(), &o);
+    sc.x->q[2] = 0.3;
+    sc.x->v[0] = 1;
+    sc.x->v[2] = 0.5;
+    sc.x->v[3] = 10;
+    sc.x->v[5] = -4;
+    assert_true(central_error(&sc, 1e-6, "pyramid ball in flight") <= 1e-6);
+    scene_close(&sc);
+}
+
+/* A cube tilted about y onto one bottom edge (two corner rows), sliding along x. */
+static void test_pyr_box_edge(void **state)
+{
+    (void)state;
+    scene sc;
+    cdyn_step_options o = pyramid_options();
+    scene_open(&sc, scene_incline(0.0, 0.3), &o);
+    const double a = 0.3;
+    sc.x->q[2] = 0.05 * (cos(a) + sin(a));
+    sc.x->q[3] = cos(a / 2);
+    sc.x->q[5] = sin(a / 2);
+    sc.x->v[0] = 1.5;
+    int touching = 0;
+    cdyn_state *x1 = NULL;
+    assert_int_equal(cdyn_state_create(sc.m, NULL, &x1, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_copy(x1, sc.x, NULL), CDYN_OK);
+    assert_int_equal(cdyn_step(sc.s, NULL, x1, NULL), CDYN_OK);
+    for (int i = 0; i < sc.nc; i++)
+        touching += x1->mode[i] == CDYN_MODE_SLIP;
+    assert_int_equal(touching, 2);
+    cdyn_state_free(x1);
+    assert_true(central_error(&sc, 1e-6, "pyramid box on an edge") <= 1e-6);
+    scene_close(&sc);
+}
+
+/* A free body with three different inertias spinning in the air: the q rows and columns in
+ * world-frame angles (the oracle perturbs and reads q that way); the body-frame convention's
+ * differences miss A by O(1), so the check tells the two apart. */
+static void test_pyr_spinning_body(void **state)
+{
+    (void)state;
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc d = tm_free_body(1.0, 0.01, 0.02, 0.035);
+    int body;
+    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    scene sc;
+    cdyn_step_options o = pyramid_options();
+    o.h = 0.02;
+    scene_open(&sc, m, &o);
+    const double e[4] = {0.8, 0.2, -0.4, 0.4};
+    const double n = sqrt(0.64 + 0.04 + 0.16 + 0.16);
+    for (int i = 0; i < 4; i++)
+        sc.x->q[3 + i] = e[i] / n;
+    sc.x->v[3] = 3;
+    sc.x->v[4] = -2;
+    sc.x->v[5] = 5;
+    assert_true(central_error(&sc, 1e-6, "pyramid spinning free body") <= 1e-6);
+    const int nx = sc.nx, nv = sc.nv;
+    double *A = calloc((size_t)nx * nx, sizeof(double)), p[6], mi[6];
+    cdyn_state *x1 = NULL, *y = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x1, NULL), CDYN_OK);
+    assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
+    cdyn_step_deriv_report dr;
+    derivs(&sc, CDYN_DERIV_RELEASED, x1, A, NULL, &dr);
+    assert_int_equal(dr.rows, 0);
+    double miss = 0;
+    const double eps = 1e-6;
+    for (int j = 3; j < 6; j++) {
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            assert_int_equal(cdyn_state_copy(y, sc.x, NULL), CDYN_OK);
+            perturb_q(m, y->q, j, sgn * eps, 1);
+            assert_int_equal(cdyn_step(sc.s, NULL, y, NULL), CDYN_OK);
+            for (int i = 0; i < nv; i++)
+                (sgn > 0 ? p : mi)[i] = tangent_diff(m, y->q, x1->q, i);
+        }
+        for (int i = 0; i < nv; i++)
+            miss = fmax(miss, fabs(A[i + (size_t)j * nx] - (p[i] - mi[i]) / (2 * eps)));
+    }
+    if (tm_verbose())
+        printf("body-frame convention misses A's q block by %.3g\n", miss);
+    assert_true(miss > 0.1);
+    cdyn_state_free(x1);
+    cdyn_state_free(y);
+    free(A);
+    scene_close(&sc);
+}
+
+static void fill(double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = 7.0;
+}
+
+static void unchanged(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_true(x[i] == 7.0);
+}
+
+/* Bad calls: CDYN_EINVAL / CDYN_ENOTSUP with A and B unchanged. */
+static void test_pyr_refusals(void **state)
+{
+    (void)state;
+    scene sc;
+    cdyn_step_options o = pyramid_options();
+    scene_open(&sc, scene_billiard(), &o);
+    const int nx = sc.nx, nv = sc.nv;
+    assert_int_equal(nx, 2 * nv);
+    double *A = malloc((size_t)nx * nx * sizeof(double)), *B = malloc((size_t)nx * nv * 8);
+    fill(A, nx * nx);
+    fill(B, nx * nv);
+    cdyn_step_deriv_report dr;
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, B, &dr),
+                     CDYN_EINVAL);
+    assert_non_null(strstr(dr.solver.message, "no successful step"));
+    sc.x->q[2] = 0.05;
+    sc.x->v[0] = 1;
+    settle(&sc, 1);
+    assert_int_equal(cdyn_step_derivatives(NULL, CDYN_DERIV_RELEASED, nx, nv, A, B, &dr),
+                     CDYN_EINVAL);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, NULL, NULL, &dr),
+                     CDYN_EINVAL);
+    /* the implicit scheme's size (with deformations) is wrong here */
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx + 3 * sc.nc, nv, A, B,
+                                           &dr),
+                     CDYN_EINVAL);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv - 1, A, B, &dr),
+                     CDYN_EINVAL);
+    assert_int_equal(cdyn_step_derivatives(sc.s, (cdyn_deriv_side)2, nx, nv, A, B, NULL),
+                     CDYN_EINVAL);
+    /* parameter columns: not for this scheme yet */
+    const cdyn_param prm = {CDYN_PARAM_MU, 0, 0};
+    double P[12];
+    fill(P, 12);
+    assert_int_equal(cdyn_step_param_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, B, 1,
+                                                 &prm, P, &dr),
+                     CDYN_ENOTSUP);
+    unchanged(P, 12);
+    /* a failed step leaves none */
+    cdyn_state *bad = NULL;
+    assert_int_equal(cdyn_state_create(sc.m, NULL, &bad, NULL), CDYN_OK);
+    bad->v[0] = NAN;
+    assert_int_equal(cdyn_step(sc.s, NULL, bad, NULL), CDYN_EINVAL);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, B, &dr),
+                     CDYN_EINVAL);
+    cdyn_state_free(bad);
+    unchanged(A, nx * nx);
+    unchanged(B, nx * nv);
+    /* after a good step: OK, B alone */
+    settle(&sc, 1);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, NULL, B, &dr),
+                     CDYN_OK);
+    assert_int_equal(dr.nx, nx);
+    assert_int_equal(dr.rows, 1);
+    /* a step of several substeps (white-box: what cdyn_step records) */
+    sc.s->last_substeps = 2;
+    fill(A, nx * nx);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
+                     CDYN_ENOTSUP);
+    assert_non_null(strstr(dr.solver.message, "substeps"));
+    unchanged(A, nx * nx);
+    scene_close(&sc);
+    /* the box bound: not taken yet */
+    o.bound = CDYN_PYRAMID_BOX;
+    scene_open(&sc, scene_billiard(), &o);
+    sc.x->q[2] = 0.05;
+    settle(&sc, 1);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
+                     CDYN_ENOTSUP);
+    assert_non_null(strstr(dr.solver.message, "box bound"));
+    unchanged(A, nx * nx);
+    scene_close(&sc);
+    free(A);
+    free(B);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pyr_sphere_slide),
+        cmocka_unit_test(test_pyr_sphere_stick),
+        cmocka_unit_test(test_pyr_flight),
+        cmocka_unit_test(test_pyr_box_edge),
+        cmocka_unit_test(test_pyr_spinning_body),
+        cmocka_unit_test(test_pyr_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
