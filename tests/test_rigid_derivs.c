@@ -20,146 +20,174 @@
 #include "step/step_internal.h"
 #include "step_scenes.h"
 
-static cdyn_step_options pyramid_options(void)
+static const cdyn_scheme schemes[] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_COULOMB_STEP};
+#define NSCHEME 2
+
+static cdyn_step_options rigid_options(cdyn_scheme scheme)
 {
     cdyn_step_options o;
-    cdyn_step_defaults(&o, CDYN_SCHEME_PYRAMID_LCP);
+    cdyn_step_defaults(&o, scheme);
+    /* the oracle's central differences carry the solve's error / eps: the Coulomb step's
+     * iterative solver to 1e-14 relative (Lemke's pivoting is exact to rounding) */
+    o.fc3d.tol = 1e-14;
     return o;
 }
 
+/* "pyramid <what>" or "coulomb <what>" */
+static const char *label(char *buf, size_t n, cdyn_scheme scheme, const char *what)
+{
+    snprintf(buf, n, "%s %s", scheme == CDYN_SCHEME_PYRAMID_LCP ? "pyramid" : "coulomb", what);
+    return buf;
+}
+
 /* A sphere sliding on the plane in a direction between the pyramid's edges, with spin. */
-static void test_pyr_sphere_slide(void **state)
+static void test_sphere_slide(void **state)
 {
     (void)state;
-    scene sc;
-    cdyn_step_options o = pyramid_options();
-    scene_open(&sc, scene_sphere(0.05, 0.2, 0.3), &o);
-    sc.x->q[2] = 0.05;
-    sc.x->v[0] = 1.0;
-    sc.x->v[1] = 0.3;
-    sc.x->v[3] = 4;
-    sc.x->v[5] = -2;
-    settle(&sc, 3);
-    assert_int_equal(sc.x->mode[0], CDYN_MODE_SLIP);
-    assert_true(central_error(&sc, 1e-6, "pyramid sphere slide") <= 1e-6);
-    scene_close(&sc);
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_sphere(0.05, 0.2, 0.3), &o);
+        sc.x->q[2] = 0.05;
+        sc.x->v[0] = 1.0;
+        sc.x->v[1] = 0.3;
+        sc.x->v[3] = 4;
+        sc.x->v[5] = -2;
+        settle(&sc, 3);
+        assert_int_equal(sc.x->mode[0], CDYN_MODE_SLIP);
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "sphere slide")) <= 1e-6);
+        scene_close(&sc);
+    }
 }
 
 /* A sphere at rest on the plane under a small horizontal force and torque: sticking with its
  * friction inside the pyramid. */
-static void test_pyr_sphere_stick(void **state)
+static void test_sphere_stick(void **state)
 {
     (void)state;
-    scene sc;
-    cdyn_step_options o = pyramid_options();
-    scene_open(&sc, scene_sphere(0.05, 0.2, 0.8), &o);
-    sc.x->q[2] = 0.05;
-    sc.tau[0] = 0.15;
-    sc.tau[1] = -0.05;
-    sc.tau[5] = 0.002;
-    settle(&sc, 10);
-    assert_int_equal(sc.x->mode[0], CDYN_MODE_STICK);
-    assert_true(central_error(&sc, 1e-6, "pyramid sphere stick") <= 1e-6);
-    scene_close(&sc);
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_sphere(0.05, 0.2, 0.8), &o);
+        sc.x->q[2] = 0.05;
+        sc.tau[0] = 0.15;
+        sc.tau[1] = -0.05;
+        sc.tau[5] = 0.002;
+        settle(&sc, 10);
+        assert_int_equal(sc.x->mode[0], CDYN_MODE_STICK);
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "sphere stick")) <= 1e-6);
+        scene_close(&sc);
+    }
 }
 
 /* A ball in the air: no contact row takes part. */
-static void test_pyr_flight(void **state)
+static void test_flight(void **state)
 {
     (void)state;
-    scene sc;
-    cdyn_step_options o = pyramid_options();
-    scene_open(&sc, scene_billiard(), &o);
-    sc.x->q[2] = 0.3;
-    sc.x->v[0] = 1;
-    sc.x->v[2] = 0.5;
-    sc.x->v[3] = 10;
-    sc.x->v[5] = -4;
-    assert_true(central_error(&sc, 1e-6, "pyramid ball in flight") <= 1e-6);
-    scene_close(&sc);
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_billiard(), &o);
+        sc.x->q[2] = 0.3;
+        sc.x->v[0] = 1;
+        sc.x->v[2] = 0.5;
+        sc.x->v[3] = 10;
+        sc.x->v[5] = -4;
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "ball in flight")) <= 1e-6);
+        scene_close(&sc);
+    }
 }
 
 /* A cube tilted about y onto one bottom edge (two corner rows), sliding along x. */
-static void test_pyr_box_edge(void **state)
+static void test_box_edge(void **state)
 {
     (void)state;
-    scene sc;
-    cdyn_step_options o = pyramid_options();
-    scene_open(&sc, scene_incline(0.0, 0.3), &o);
-    const double a = 0.3;
-    sc.x->q[2] = 0.05 * (cos(a) + sin(a));
-    sc.x->q[3] = cos(a / 2);
-    sc.x->q[5] = sin(a / 2);
-    sc.x->v[0] = 1.5;
-    int touching = 0;
-    cdyn_state *x1 = NULL;
-    assert_int_equal(cdyn_state_create(sc.m, NULL, &x1, NULL), CDYN_OK);
-    assert_int_equal(cdyn_state_copy(x1, sc.x, NULL), CDYN_OK);
-    assert_int_equal(cdyn_step(sc.s, NULL, x1, NULL), CDYN_OK);
-    for (int i = 0; i < sc.nc; i++)
-        touching += x1->mode[i] == CDYN_MODE_SLIP;
-    assert_int_equal(touching, 2);
-    cdyn_state_free(x1);
-    assert_true(central_error(&sc, 1e-6, "pyramid box on an edge") <= 1e-6);
-    scene_close(&sc);
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_incline(0.0, 0.3), &o);
+        const double a = 0.3;
+        sc.x->q[2] = 0.05 * (cos(a) + sin(a));
+        sc.x->q[3] = cos(a / 2);
+        sc.x->q[5] = sin(a / 2);
+        sc.x->v[0] = 1.5;
+        int touching = 0;
+        cdyn_state *x1 = NULL;
+        assert_int_equal(cdyn_state_create(sc.m, NULL, &x1, NULL), CDYN_OK);
+        assert_int_equal(cdyn_state_copy(x1, sc.x, NULL), CDYN_OK);
+        assert_int_equal(cdyn_step(sc.s, NULL, x1, NULL), CDYN_OK);
+        for (int i = 0; i < sc.nc; i++)
+            touching += x1->mode[i] == CDYN_MODE_SLIP;
+        assert_int_equal(touching, 2);
+        cdyn_state_free(x1);
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "box on an edge")) <= 1e-6);
+        scene_close(&sc);
+    }
 }
 
 /* A free body with three different inertias spinning in the air: the q rows and columns in
  * world-frame angles (the oracle perturbs and reads q that way); the body-frame convention's
  * differences miss A by O(1), so the check tells the two apart. */
-static void test_pyr_spinning_body(void **state)
+static void test_spinning_body(void **state)
 {
     (void)state;
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 3);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
-    cdyn_body_desc d = tm_free_body(1.0, 0.01, 0.02, 0.035);
-    int body;
-    assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
-    cdyn_model *m = NULL;
-    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
-    cdyn_builder_free(b);
-    scene sc;
-    cdyn_step_options o = pyramid_options();
-    o.h = 0.02;
-    scene_open(&sc, m, &o);
-    const double e[4] = {0.8, 0.2, -0.4, 0.4};
-    const double n = sqrt(0.64 + 0.04 + 0.16 + 0.16);
-    for (int i = 0; i < 4; i++)
-        sc.x->q[3 + i] = e[i] / n;
-    sc.x->v[3] = 3;
-    sc.x->v[4] = -2;
-    sc.x->v[5] = 5;
-    assert_true(central_error(&sc, 1e-6, "pyramid spinning free body") <= 1e-6);
-    const int nx = sc.nx, nv = sc.nv;
-    double *A = calloc((size_t)nx * nx, sizeof(double)), p[6], mi[6];
-    cdyn_state *x1 = NULL, *y = NULL;
-    assert_int_equal(cdyn_state_create(m, NULL, &x1, NULL), CDYN_OK);
-    assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
-    cdyn_step_deriv_report dr;
-    derivs(&sc, CDYN_DERIV_RELEASED, x1, A, NULL, &dr);
-    assert_int_equal(dr.rows, 0);
-    double miss = 0;
-    const double eps = 1e-6;
-    for (int j = 3; j < 6; j++) {
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            assert_int_equal(cdyn_state_copy(y, sc.x, NULL), CDYN_OK);
-            perturb_q(m, y->q, j, sgn * eps, 1);
-            assert_int_equal(cdyn_step(sc.s, NULL, y, NULL), CDYN_OK);
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        cdyn_builder_options bo;
+        cdyn_builder_defaults(&bo, 3);
+        cdyn_builder *b = NULL;
+        assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+        cdyn_body_desc d = tm_free_body(1.0, 0.01, 0.02, 0.035);
+        int body;
+        assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+        cdyn_model *m = NULL;
+        assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+        cdyn_builder_free(b);
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        o.h = 0.02;
+        scene_open(&sc, m, &o);
+        const double e[4] = {0.8, 0.2, -0.4, 0.4};
+        const double n = sqrt(0.64 + 0.04 + 0.16 + 0.16);
+        for (int i = 0; i < 4; i++)
+            sc.x->q[3 + i] = e[i] / n;
+        sc.x->v[3] = 3;
+        sc.x->v[4] = -2;
+        sc.x->v[5] = 5;
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "spinning free body")) <= 1e-6);
+        const int nx = sc.nx, nv = sc.nv;
+        double *A = calloc((size_t)nx * nx, sizeof(double)), p[6], mi[6];
+        cdyn_state *x1 = NULL, *y = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x1, NULL), CDYN_OK);
+        assert_int_equal(cdyn_state_create(m, NULL, &y, NULL), CDYN_OK);
+        cdyn_step_deriv_report dr;
+        derivs(&sc, CDYN_DERIV_RELEASED, x1, A, NULL, &dr);
+        assert_int_equal(dr.rows, 0);
+        double miss = 0;
+        const double eps = 1e-6;
+        for (int j = 3; j < 6; j++) {
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                assert_int_equal(cdyn_state_copy(y, sc.x, NULL), CDYN_OK);
+                perturb_q(m, y->q, j, sgn * eps, 1);
+                assert_int_equal(cdyn_step(sc.s, NULL, y, NULL), CDYN_OK);
+                for (int i = 0; i < nv; i++)
+                    (sgn > 0 ? p : mi)[i] = tangent_diff(m, y->q, x1->q, i);
+            }
             for (int i = 0; i < nv; i++)
-                (sgn > 0 ? p : mi)[i] = tangent_diff(m, y->q, x1->q, i);
+                miss = fmax(miss, fabs(A[i + (size_t)j * nx] - (p[i] - mi[i]) / (2 * eps)));
         }
-        for (int i = 0; i < nv; i++)
-            miss = fmax(miss, fabs(A[i + (size_t)j * nx] - (p[i] - mi[i]) / (2 * eps)));
+        if (tm_verbose())
+            printf("body-frame convention misses A's q block by %.3g\n", miss);
+        assert_true(miss > 0.1);
+        cdyn_state_free(x1);
+        cdyn_state_free(y);
+        free(A);
+        scene_close(&sc);
     }
-    if (tm_verbose())
-        printf("body-frame convention misses A's q block by %.3g\n", miss);
-    assert_true(miss > 0.1);
-    cdyn_state_free(x1);
-    cdyn_state_free(y);
-    free(A);
-    scene_close(&sc);
 }
 
 static void fill(double *x, int n)
@@ -179,7 +207,7 @@ static void test_pyr_refusals(void **state)
 {
     (void)state;
     scene sc;
-    cdyn_step_options o = pyramid_options();
+    cdyn_step_options o = rigid_options(CDYN_SCHEME_PYRAMID_LCP);
     scene_open(&sc, scene_billiard(), &o);
     const int nx = sc.nx, nv = sc.nv;
     assert_int_equal(nx, 2 * nv);
@@ -254,11 +282,11 @@ static void test_pyr_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pyr_sphere_slide),
-        cmocka_unit_test(test_pyr_sphere_stick),
-        cmocka_unit_test(test_pyr_flight),
-        cmocka_unit_test(test_pyr_box_edge),
-        cmocka_unit_test(test_pyr_spinning_body),
+        cmocka_unit_test(test_sphere_slide),
+        cmocka_unit_test(test_sphere_stick),
+        cmocka_unit_test(test_flight),
+        cmocka_unit_test(test_box_edge),
+        cmocka_unit_test(test_spinning_body),
         cmocka_unit_test(test_pyr_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

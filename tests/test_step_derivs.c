@@ -463,10 +463,10 @@ static void test_refusals(void **state)
         assert_true(A[i] == 7.0);
     scene_close(&sc);
 
-    /* other schemes: not supported yet (the pyramid's: test_rigid_derivs.c) */
-    const cdyn_scheme others[] = {CDYN_SCHEME_CONE_STEP, CDYN_SCHEME_BAUMGARTE,
-                                  CDYN_SCHEME_COULOMB_STEP};
-    for (int k = 0; k < 3; k++) {
+    /* other schemes: not supported yet (the pyramid's and the Coulomb step's:
+     * test_rigid_derivs.c) */
+    const cdyn_scheme others[] = {CDYN_SCHEME_CONE_STEP, CDYN_SCHEME_BAUMGARTE};
+    for (int k = 0; k < 2; k++) {
         cdyn_step_options po;
         cdyn_step_defaults(&po, others[k]);
         scene_open(&sc, scene_billiard(), &po);

@@ -39,24 +39,177 @@ int rigid_keep(cdyn_stepper *s, rigid_last *L, const double *tau, double h,
     return 0;
 }
 
+/* A CSC matrix dense (column-major) in the arena; mirror: it holds one triangle of a
+ * symmetric matrix. NULL for memory. */
+static double *csc_dense(const cdyn_allocator *as, const cdyn_csc *A, int mirror)
+{
+    const size_t m = (size_t)A->nrows;
+    double *D = cdyn_mem_array(as, m * (size_t)A->ncols + 1, sizeof(double));
+    if (D == NULL)
+        return NULL;
+    memset(D, 0, m * (size_t)A->ncols * sizeof(double));
+    for (int j = 0; j < A->ncols; j++)
+        for (int p = A->colptr[j]; p < A->colptr[j + 1]; p++) {
+            D[A->rowind[p] + (size_t)j * m] = A->values[p];
+            if (mirror)
+                D[j + (size_t)A->rowind[p] * m] = A->values[p];
+        }
+    return D;
+}
+
+/* The data's matrices dense: its own when it keeps them (dense data), else arena copies of
+ * the CSC forms (the cone and Coulomb steps' data is sparse). */
+typedef struct rmats {
+    const double *M, *idq, *idv; /* n_v x n_v (idq, idv: when asked) */
+    const double *G[3];          /* Gamma_d, n_c x n_v (O: NULL in planar models) */
+} rmats;
+
+static const double *dense_jac(const cdyn_stepper *s, const cdyn_allocator *as, int d, int dq)
+{
+    const double *D = dq ? cdyn_data_jacobian_dq_v(s->data, (cdyn_dir)d)
+                         : cdyn_data_jacobian(s->data, (cdyn_dir)d);
+    cdyn_csc J;
+    if (D != NULL || (dq ? cdyn_data_jacobian_dq_v_csc(s->data, (cdyn_dir)d, &J)
+                         : cdyn_data_jacobian_csc(s->data, (cdyn_dir)d, &J)) != CDYN_OK)
+        return D;
+    return csc_dense(as, &J, 0);
+}
+
+/* 0, or 1 (memory) */
+static int mats_get(const cdyn_stepper *s, const cdyn_allocator *as, int id, rmats *m)
+{
+    cdyn_csc C;
+    m->M = cdyn_data_mass(s->data);
+    if (m->M == NULL && (cdyn_data_mass_csc(s->data, &C) != CDYN_OK ||
+                         (m->M = csc_dense(as, &C, 1)) == NULL))
+        return 1;
+    m->idq = m->idv = NULL;
+    if (id) {
+        m->idq = cdyn_data_id_dq(s->data);
+        m->idv = cdyn_data_id_dv(s->data);
+        if (m->idq == NULL && (cdyn_data_id_dq_csc(s->data, &C) != CDYN_OK ||
+                               (m->idq = csc_dense(as, &C, 0)) == NULL))
+            return 1;
+        if (m->idv == NULL && (cdyn_data_id_dv_csc(s->data, &C) != CDYN_OK ||
+                               (m->idv = csc_dense(as, &C, 0)) == NULL))
+            return 1;
+    }
+    for (int d = 0; d < 3; d++)
+        m->G[d] = dense_jac(s, as, d, 0);
+    return m->G[0] == NULL || m->G[1] == NULL;
+}
+
+static int row_scales(cdyn_stepper *s, const rigid_last *L, double *wnn, double *u)
+{
+    const int nv = s->nv, nc = s->nc, nd = L->nd;
+    double *Mf = cdyn_mem_array(&s->arena.as, (size_t)nv * nv + 1, sizeof(double));
+    double *y = cdyn_mem_array(&s->arena.as, (size_t)nv + 1, sizeof(double));
+    double *dmp = cdyn_mem_array(&s->arena.as, (size_t)nv + 1, sizeof(double));
+    rmats mt;
+    if (Mf == NULL || y == NULL || dmp == NULL || mats_get(s, &s->arena.as, 0, &mt) != 0)
+        return 1;
+    memcpy(Mf, mt.M, (size_t)nv * nv * sizeof(double));
+    cdyn_model_joint_damping(s->model, dmp);
+    for (int i = 0; i < nv; i++)
+        Mf[i + (size_t)i * nv] += L->h * dmp[i];
+    if (cdyn_dense_chol(nv, Mf, nv) != CDYN_OK)
+        return 1;
+    const double *gap = cdyn_data_gap(s->data);
+    for (int c = 0; c < L->k; c++) {
+        const int row = L->rows[c];
+        for (int d = 0; d < nd; d++) {
+            const double *G = mt.G[d];
+            double v = d == 0 ? gap[row] / L->h : 0.0;
+            for (int j = 0; j < nv; j++)
+                v += G[row + (size_t)j * nc] * L->v1[j];
+            u[c * nd + d] = v;
+        }
+        const double *Gn = mt.G[0];
+        for (int j = 0; j < nv; j++)
+            y[j] = Gn[row + (size_t)j * nc];
+        cdyn_dense_chol_lsolve(nv, Mf, nv, 1, y, nv);
+        double w = 0;
+        for (int j = 0; j < nv; j++)
+            w += y[j] * y[j];
+        wnn[c] = w;
+    }
+    return 0;
+}
+
+cdyn_status rigid_row_scales(cdyn_stepper *s, const rigid_last *L, double *wnn, double *u,
+                             double *tol, cdyn_report *r)
+{
+    cdyn_report mr;
+    if (cdyn_eval(s->model, s->data, L->q0, L->v1, CDYN_EVAL_MASS | CDYN_EVAL_CONTACTS, &mr) !=
+        CDYN_OK)
+        return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: %s", mr.message);
+    if (row_scales(s, L, wnn, u) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory, or the mass "
+                         "matrix is not positive definite at the step's start");
+    double vs = 1.0;
+    for (int j = 0; j < s->nv; j++)
+        vs = fmax(vs, fabs(L->v1[j]));
+    *tol = 1e-8 * vs;
+    return CDYN_OK;
+}
+
+int rigid_normal_held(const rigid_last *L, int c, double pn, double wnn, double un, double tol,
+                      cdyn_deriv_side side, cdyn_step_deriv_report *rep)
+{
+    const double zn = pn * wnn, mn = fmax(zn, un);
+    const int deg = mn <= tol;
+    rep->degenerate += deg;
+    if (L->h * mn < rep->normal_margin) {
+        rep->normal_margin = L->h * mn;
+        rep->normal_row = L->rows[c];
+    }
+    return deg ? side == CDYN_DERIV_HELD : zn > un;
+}
+
 static int row_size(const rigid_last *L, const rigid_row *rr, int c)
 {
     return L->nd + (rr[c].kind == RD_PYR_SLIP ? rr[c].nb + 1 : 0);
+}
+
+/* Row c's friction law P_T + mu P_n u_T / |u_T| = 0 (rows e + 1 .. e + nd - 1, their P_T
+ * entries set by the caller): the P_n column and, through K = mu P_n (I - t t') / |u_T| (t the
+ * slip direction), the v+ and q columns of u_T = Gamma_T v+. */
+static void coulomb_slip_rows(const cdyn_stepper *s, const rigid_last *L, const rmats *mt,
+                              int c, int e, int ny, const double *dgv, double *Jy, double *Jx)
+{
+    const int nv = s->nv, nc = s->nc, nd = L->nd, row = L->rows[c];
+    const size_t ld = (size_t)ny;
+    const double *const *G = mt->G;
+    double ut[3] = {0, 0, 0}, n = 0;
+    for (int d = 1; d < nd; d++) {
+        for (int j = 0; j < nv; j++)
+            ut[d] += G[d][row + (size_t)j * nc] * L->v1[j];
+        n = hypot(n, ut[d]);
+    }
+    const double pn = L->imp[c * nd], mu = L->mu[c];
+    for (int d = 1; d < nd; d++) {
+        Jy[(e + d) + e * ld] = mu * ut[d] / n;
+        for (int d2 = 1; d2 < nd; d2++) {
+            const double K = mu * pn * ((d == d2) - ut[d] * ut[d2] / (n * n)) / n;
+            for (int j = 0; j < nv; j++) {
+                Jy[(e + d) + j * ld] += K * G[d2][row + (size_t)j * nc];
+                Jx[(e + d) + j * ld] += K * dgv[(size_t)d2 * nc * nv + row + (size_t)j * nc];
+            }
+        }
+    }
 }
 
 /* The rows of E and their derivatives in y (Jy, ny x ny) and in x = (q tangent, v0, tau) (Jx,
  * ny x 3 n_v), the data evaluated at q0 with the derivatives in place. dgv: d(Gamma_d v+)/dq,
  * 3 planes of n_c x n_v. */
 static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
-                     const int *yo, int ny, const double *dgv, double *Jy, double *Jx)
+                     const rmats *mt, const int *yo, int ny, const double *dgv, double *Jy,
+                     double *Jx)
 {
     const int nv = s->nv, nc = s->nc, nd = L->nd;
     const size_t ld = (size_t)ny;
-    const double h = L->h, *M = cdyn_data_mass(s->data), *idq = cdyn_data_id_dq(s->data);
-    const double *idv = cdyn_data_id_dv(s->data);
-    const double *G[3] = {cdyn_data_jacobian(s->data, CDYN_DIR_N),
-                          cdyn_data_jacobian(s->data, CDYN_DIR_T),
-                          cdyn_data_jacobian(s->data, CDYN_DIR_O)};
+    const double h = L->h, *M = mt->M, *idq = mt->idq, *idv = mt->idv;
+    const double *const *G = mt->G;
     double *Dd = (double *)Jx + ld * 3 * nv; /* n_v scratch after Jx (see the caller) */
     cdyn_model_joint_damping(s->model, Dd);
     memset(Jy, 0, ld * ny * sizeof(double));
@@ -78,8 +231,7 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
         const int row = L->rows[c], e = yo[c], kind = rr[c].kind;
         /* row e + d holds u_d when set (its v+ and q entries) */
         for (int d = 0; d < nd; d++) {
-            const int isu = kind == RD_STICK || ((kind == RD_SMOOTH || kind == RD_PYR_SLIP) &&
-                                                 d == 0);
+            const int isu = kind == RD_STICK || (kind != RD_FREE && d == 0);
             if (!isu) {
                 Jy[(e + d) + (e + d) * ld] = 1.0; /* P_d = 0, or P_T's law below */
                 continue;
@@ -90,6 +242,8 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
                                        (d == 0 ? G[0][row + (size_t)j * nc] / h : 0.0);
             }
         }
+        if (kind == RD_COULOMB_SLIP)
+            coulomb_slip_rows(s, L, mt, c, e, ny, dgv, Jy, Jx);
         if (kind != RD_PYR_SLIP)
             continue;
         /* P_T - sum beta_k d_k = 0 (rows e + 1 ..), mu P_n - sum beta = 0, d_k . u_T + sigma = 0 */
@@ -202,14 +356,21 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
     if (cdyn_eval(s->model, s->data, L->q0, L->v1, CDYN_EVAL_CONTACTS, &mr) != CDYN_OK ||
         cdyn_eval_derivatives(s->model, s->data, NULL, NULL, rowsel, &mr) != CDYN_OK)
         return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: %s", mr.message);
-    for (int d = 0; d < 3; d++)
-        memcpy(dgv + (size_t)d * nc * nv, cdyn_data_jacobian_dq_v(s->data, (cdyn_dir)d),
-               (size_t)nc * nv * sizeof(double));
+    for (int d = 0; d < 3; d++) {
+        const double *D = dense_jac(s, as, d, 1);
+        if (D == NULL && d < 2)
+            return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+        if (D != NULL)
+            memcpy(dgv + (size_t)d * nc * nv, D, (size_t)nc * nv * sizeof(double));
+    }
     /* the inverse dynamics at (q0, v0) with the step's acceleration and forces */
     if (cdyn_eval(s->model, s->data, L->q0, L->v0, fl, &mr) != CDYN_OK ||
         cdyn_eval_derivatives(s->model, s->data, acc, lam, rowsel, &mr) != CDYN_OK)
         return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: %s", mr.message);
-    assemble(s, L, rr, yo, ny, dgv, Jy, Jx);
+    rmats mt;
+    if (mats_get(s, as, 1, &mt) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    assemble(s, L, rr, &mt, yo, ny, dgv, Jy, Jx);
     /* a nearly singular matrix is judged singular: the mode's equations lost their rank */
     const double anorm = cdyn_dense_norm1(ny, ny, Jy, ny);
     double *work = cdyn_mem_array(as, 4 * n, sizeof(double));

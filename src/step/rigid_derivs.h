@@ -15,8 +15,9 @@ typedef enum rigid_kind {
     RD_FREE = 0,   /* P = 0 */
     RD_STICK = 1,  /* u = 0 */
     RD_SMOOTH = 2, /* u_n = 0, P_T = 0 (held, no friction) */
-    RD_PYR_SLIP = 3 /* u_n = 0, P_T = sum_S beta_k d_k, sum_S beta_k = mu P_n,
-                       d_k . u_T + sigma = 0 (k in S): the pyramid's sliding basis S */
+    RD_PYR_SLIP = 3, /* u_n = 0, P_T = sum_S beta_k d_k, sum_S beta_k = mu P_n,
+                        d_k . u_T + sigma = 0 (k in S): the pyramid's sliding basis S */
+    RD_COULOMB_SLIP = 4 /* u_n = 0, P_T = -mu P_n u_T / |u_T|: the exact cone's sliding */
 } rigid_kind;
 
 typedef struct rigid_row {
@@ -56,9 +57,32 @@ const char *pyr_deriv_unsupported(const cdyn_stepper *s);
 cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
                             double *A, double *B, cdyn_report *r);
 
+/* The rows' normal Delassus entries W_nn = Gamma_n (M + h D)^-1 Gamma_n' (wnn: k) and
+ * velocities u = Gamma v+ + (Psi_n / h, 0, 0) (k nd), evaluating the data at (q0, v+); and tol
+ * = 1e-8 max(1, |v+|_inf), the velocity below which a pair's member counts as 0 (the scale at
+ * which the rigid steps call a row sliding). CDYN_ENUMERIC, CDYN_ENOMEM. rigid_derivs.c. */
+cdyn_status rigid_row_scales(cdyn_stepper *s, const rigid_last *L, double *wnn, double *u,
+                             double *tol, cdyn_report *r);
+
+/* Row c's normal pair (impulse p_n times W_nn against u_n, both velocities): nonzero when the
+ * contact is held (p_n > 0 side), a pair within tol taken on the side asked; updates the
+ * report's degenerate count and normal margin (as a length: h times the larger member). */
+int rigid_normal_held(const rigid_last *L, int c, double pn, double wnn, double un, double tol,
+                      cdyn_deriv_side side, cdyn_step_deriv_report *rep);
+
 /* The pyramid's derivatives: modes from the final LCP solution, then rigid_jacobians.
  * rigid_derivs_pyr.c. */
 cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
                                  cdyn_step_deriv_report *rep);
+
+/* The Coulomb step's derivatives: modes from its impulses and velocities, then
+ * rigid_jacobians. rigid_derivs_coulomb.c. */
+cdyn_status coulomb_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A,
+                                     double *B, cdyn_step_deriv_report *rep);
+
+/* The Coulomb step's last step (coulomb_step.c): 0 and *out, or 1 (none); and what its
+ * derivatives do not take (a phrase), or NULL. */
+int coulomb_last_step(const cdyn_stepper *s, rigid_last *out);
+const char *coulomb_deriv_unsupported(const cdyn_stepper *s);
 
 #endif

@@ -1,54 +1,14 @@
 /* The pyramid LCP step's derivatives (docs/theory.md, "Time stepping" Sec. 9): each row's mode
  * from the final LCP solution, then rigid_jacobians. A pair is compared in velocity units: an
- * impulse z times the row's normal Delassus entry W_nn = Gamma_n (M + h D)^-1 Gamma_n' against
- * its complementary velocity; both within tol = 1e-8 max(1, |v+|_inf) (the scale at which the
- * step itself calls a row sliding) is a switch, taken on the side asked. */
+ * impulse z times the row's W_nn against its complementary velocity; both within tol
+ * (rigid_row_scales) is a switch, taken on the side asked. */
 #include "step/rigid_derivs.h"
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/dense.h"
 
 #include <math.h>
 #include <string.h>
-
-/* W_nn of each problem row (wnn: k) and the rows' velocities u (k nd) at the data's
- * evaluation (q0, v+). 0, or 1 (memory or M not positive definite). */
-static int row_scales(cdyn_stepper *s, const rigid_last *L, double *wnn, double *u)
-{
-    const int nv = s->nv, nc = s->nc, nd = L->nd;
-    double *Mf = cdyn_mem_array(&s->arena.as, (size_t)nv * nv + 1, sizeof(double));
-    double *y = cdyn_mem_array(&s->arena.as, (size_t)nv + 1, sizeof(double));
-    double *dmp = cdyn_mem_array(&s->arena.as, (size_t)nv + 1, sizeof(double));
-    if (Mf == NULL || y == NULL || dmp == NULL)
-        return 1;
-    memcpy(Mf, cdyn_data_mass(s->data), (size_t)nv * nv * sizeof(double));
-    cdyn_model_joint_damping(s->model, dmp);
-    for (int i = 0; i < nv; i++)
-        Mf[i + (size_t)i * nv] += L->h * dmp[i];
-    if (cdyn_dense_chol(nv, Mf, nv) != CDYN_OK)
-        return 1;
-    const double *gap = cdyn_data_gap(s->data);
-    for (int c = 0; c < L->k; c++) {
-        const int row = L->rows[c];
-        for (int d = 0; d < nd; d++) {
-            const double *G = cdyn_data_jacobian(s->data, (cdyn_dir)d);
-            double v = d == 0 ? gap[row] / L->h : 0.0;
-            for (int j = 0; j < nv; j++)
-                v += G[row + (size_t)j * nc] * L->v1[j];
-            u[c * nd + d] = v;
-        }
-        const double *Gn = cdyn_data_jacobian(s->data, CDYN_DIR_N);
-        for (int j = 0; j < nv; j++)
-            y[j] = Gn[row + (size_t)j * nc];
-        cdyn_dense_chol_lsolve(nv, Mf, nv, 1, y, nv);
-        double w = 0;
-        for (int j = 0; j < nv; j++)
-            w += y[j] * y[j];
-        wnn[c] = w;
-    }
-    return 0;
-}
 
 /* A sliding row's basis S (dir, returns |S|): the directions whose beta is basic (beta W_nn
  * above its velocity w_k = d_k . u_T + sigma), a pair at its switch on the side asked; a row
@@ -101,32 +61,17 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     double *u = cdyn_mem_array(as, (size_t)k * nd + 1, sizeof(double));
     if (rr == NULL || dirs == NULL || wnn == NULL || u == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-    cdyn_report mr;
-    if (cdyn_eval(s->model, s->data, L.q0, L.v1, CDYN_EVAL_MASS | CDYN_EVAL_CONTACTS, &mr) !=
-        CDYN_OK)
-        return cdyn_fail(r, CDYN_ENUMERIC, "cdyn_step_derivatives: %s", mr.message);
-    if (row_scales(s, &L, wnn, u) != 0)
-        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory, or the mass "
-                         "matrix is not positive definite at the step's start");
-    double vs = 1.0;
-    for (int j = 0; j < s->nv; j++)
-        vs = fmax(vs, fabs(L.v1[j]));
-    const double tol = 1e-8 * vs;
+    double tol;
+    cdyn_status st = rigid_row_scales(s, &L, wnn, u, &tol, r);
+    if (st != CDYN_OK)
+        return st;
     for (int c = 0; c < k; c++) {
         const double *zc = L.z + (size_t)c * per, *uc = u + (size_t)c * nd;
         const int row = L.rows[c];
         rr[c].kind = RD_FREE;
         rr[c].nb = 0;
         rr[c].dir = dirs + (size_t)c * ndir;
-        /* the normal pair (p_n W_nn, u_n) */
-        const double pn = zc[0] * wnn[c], mn = fmax(pn, uc[0]);
-        const int degn = mn <= tol;
-        rep->degenerate += degn;
-        if (L.h * mn < rep->normal_margin) {
-            rep->normal_margin = L.h * mn; /* as a length, as the implicit scheme's */
-            rep->normal_row = row;
-        }
-        if (!(degn ? side == CDYN_DERIV_HELD : pn > uc[0]))
+        if (!rigid_normal_held(&L, c, zc[0], wnn[c], uc[0], tol, side, rep))
             continue;
         if (!(L.mu[c] > 0)) {
             rr[c].kind = RD_SMOOTH;
@@ -163,7 +108,7 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
             rep->slip_row = row;
         }
     }
-    const cdyn_status st = rigid_jacobians(s, &L, rr, A, B, r);
+    st = rigid_jacobians(s, &L, rr, A, B, r);
     if (st == CDYN_OK)
         cdyn_report_method(r, "pyramid-lcp-ift");
     return st;

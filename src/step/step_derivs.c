@@ -67,13 +67,15 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
     cdyn_status st = ncp_params_check(s->model, np, params, name, 0, r);
     if (st != CDYN_OK)
         return st;
-    const int pyr = s->opts.scheme == CDYN_SCHEME_PYRAMID_LCP;
-    if (s->opts.scheme != CDYN_SCHEME_IMPLICIT_NCP && !pyr)
-        return cdyn_fail(r, CDYN_ENOTSUP, "%s: not available for the %s scheme yet (only %s "
-                         "and %s)", name, cdyn_scheme_str(s->opts.scheme),
+    const cdyn_scheme sch = s->opts.scheme;
+    const int rigid = sch == CDYN_SCHEME_PYRAMID_LCP || sch == CDYN_SCHEME_COULOMB_STEP;
+    if (sch != CDYN_SCHEME_IMPLICIT_NCP && !rigid)
+        return cdyn_fail(r, CDYN_ENOTSUP, "%s: not available for the %s scheme yet (only %s, "
+                         "%s and %s)", name, cdyn_scheme_str(sch),
                          cdyn_scheme_str(CDYN_SCHEME_IMPLICIT_NCP),
-                         cdyn_scheme_str(CDYN_SCHEME_PYRAMID_LCP));
-    if (pyr && np > 0)
+                         cdyn_scheme_str(CDYN_SCHEME_PYRAMID_LCP),
+                         cdyn_scheme_str(CDYN_SCHEME_COULOMB_STEP));
+    if (rigid && np > 0)
         return cdyn_fail(r, CDYN_ENOTSUP, "%s: parameter columns are not available for the %s "
                          "scheme yet", name, cdyn_scheme_str(s->opts.scheme));
     if (s->last_substeps == 0)
@@ -83,8 +85,12 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
         return cdyn_fail(r, CDYN_ENOTSUP, "%s: the last step took %d substeps after halvings; "
                          "the derivative of such a step (the product of its substeps' "
                          "Jacobians) is not available yet", name, s->last_substeps);
-    st = pyr ? pyr_step_derivatives(s, side, A, B, rep)
-             : ncp_step_derivatives(s, side, A, B, np, params, P, rep);
+    if (sch == CDYN_SCHEME_PYRAMID_LCP)
+        st = pyr_step_derivatives(s, side, A, B, rep);
+    else if (sch == CDYN_SCHEME_COULOMB_STEP)
+        st = coulomb_step_derivatives(s, side, A, B, rep);
+    else
+        st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
     rep->time = wall() - t0;
     r->status = st;
     return st;
