@@ -31,7 +31,6 @@ typedef struct coulomb_ws {
     cs_trees trees;
     cdyn_fc3d_solver *fc; /* outlives the steps: memory from the stepper's allocator */
     int nlim;             /* joint limit rows (jr_limit_count) */
-    rigid_last last;      /* the last successful step, for cdyn_step_derivatives */
 } coulomb_ws;
 
 static cdyn_step_backend coulomb_pick(const cdyn_stepper *s)
@@ -259,8 +258,8 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
     coulomb_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     cs_problem p;
-    w->last.ok = 0;
-    w->last.k = 0;
+    s->rlast.ok = 0;
+    s->rlast.k = 0;
     cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
@@ -297,32 +296,13 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
         jr_apply(&jr, s->nv, fj, x1->v);
         jr_limit_forces(&jr, fj, h, x1);
         coulomb_outputs(s, &p, imp, u, h, x1);
-        w->last.k = p.k;
-        w->last.rows = p.rows;
-        w->last.mu = p.mu;
-        w->last.imp = imp2;
+        rigid_keep_rows(s, &p, imp2);
     }
-    w->last.nd = p.nd;
     st = cs_finish(s, x0, h, x1, r);
-    if (st == CDYN_OK && rigid_keep(s, &w->last, tau, h, x0, x1) != 0)
+    s->rlast.nd = p.nd;
+    if (st == CDYN_OK && rigid_keep(s, tau, h, x0, x1) != 0)
         return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
-    w->last.ok = st == CDYN_OK;
     return st;
-}
-
-int coulomb_last_step(const cdyn_stepper *s, rigid_last *out)
-{
-    const coulomb_ws *w = s->ws;
-    if (w == NULL || !w->last.ok)
-        return 1;
-    *out = w->last;
-    return 0;
-}
-
-const char *coulomb_deriv_unsupported(const cdyn_stepper *s)
-{
-    const coulomb_ws *w = s->ws;
-    return w->nlim > 0 ? "joint limit rows" : NULL;
 }
 
 const step_scheme cdyn_scheme_coulomb_step = {

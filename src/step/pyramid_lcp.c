@@ -44,7 +44,6 @@ typedef struct pyr_ws {
     int *basis;
     int *basis_rows;
     int basis_n, basis_k, basis_cap, rows_cap;
-    rigid_last last; /* the last successful step, for cdyn_step_derivatives */
 } pyr_ws;
 
 static cdyn_step_backend pyr_pick(const cdyn_stepper *s)
@@ -355,12 +354,15 @@ static int keep_rows(cdyn_stepper *s, pyr_ws *w, const cs_problem *p, const int 
             zr[c * per + 1 + w->ndir] = z[sg[c]];
         }
     }
-    w->last.k = p->k;
-    w->last.nd = p->nd;
-    w->last.rows = p->rows;
-    w->last.mu = p->mu;
-    w->last.imp = imp;
-    w->last.z = zr;
+    rigid_last *L = &s->rlast;
+    L->k = p->k;
+    L->rows = p->rows;
+    L->mu = p->mu;
+    L->imp = imp;
+    L->z = zr;
+    L->ndir = w->ndir;
+    L->cosk = w->cosk;
+    L->sink = w->sink;
     return 0;
 }
 
@@ -370,8 +372,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
     pyr_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     cs_problem p;
-    w->last.ok = 0;
-    w->last.k = 0;
+    s->rlast.ok = 0;
+    s->rlast.k = 0;
     cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
@@ -641,23 +643,10 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
     }
     st = cs_finish(s, x0, h, x1, r);
-    if (st == CDYN_OK && rigid_keep(s, &w->last, tau, h, x0, x1) != 0)
+    s->rlast.nd = p.nd;
+    if (st == CDYN_OK && rigid_keep(s, tau, h, x0, x1) != 0)
         return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
-    w->last.ok = st == CDYN_OK;
-    w->last.nd = p.nd;
     return st;
-}
-
-int pyr_last_step(const cdyn_stepper *s, rigid_last *out)
-{
-    const pyr_ws *w = s->ws;
-    if (w == NULL || !w->last.ok)
-        return 1;
-    *out = w->last;
-    out->ndir = w->ndir;
-    out->cosk = w->cosk;
-    out->sink = w->sink;
-    return 0;
 }
 
 /* What the pyramid's derivatives do not take yet (NULL: none): rigid_derivs_pyr.c. */

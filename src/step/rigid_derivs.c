@@ -8,6 +8,8 @@
  * meant for the small scenes a planner steps. */
 #include "step/rigid_derivs.h"
 
+#include "step/contact_space.h"
+
 #include "core/memory.h"
 #include "core/report.h"
 #include "linalg/dense.h"
@@ -15,9 +17,18 @@
 #include <math.h>
 #include <string.h>
 
-int rigid_keep(cdyn_stepper *s, rigid_last *L, const double *tau, double h,
-               const cdyn_state *x0, const cdyn_state *x1)
+void rigid_keep_rows(cdyn_stepper *s, const cs_problem *p, const double *imp)
 {
+    s->rlast.k = p->k;
+    s->rlast.rows = p->rows;
+    s->rlast.mu = p->mu;
+    s->rlast.imp = imp;
+}
+
+int rigid_keep(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
+               const cdyn_state *x1)
+{
+    rigid_last *L = &s->rlast;
     const size_t nq = (size_t)s->nq, nv = (size_t)s->nv;
     double *b = cdyn_mem_array(&s->arena.as, 2 * nq + 3 * nv, sizeof(double));
     if (b == NULL)
@@ -36,6 +47,7 @@ int rigid_keep(cdyn_stepper *s, rigid_last *L, const double *tau, double h,
     L->v1 = b + 2 * nq + nv;
     L->tau = b + 2 * nq + 2 * nv;
     L->h = h;
+    L->ok = 1;
     return 0;
 }
 
@@ -173,9 +185,10 @@ static int row_size(const rigid_last *L, const rigid_row *rr, int c)
 
 /* Row c's friction law P_T + mu P_n u_T / |u_T| = 0 (rows e + 1 .. e + nd - 1, their P_T
  * entries set by the caller): the P_n column and, through K = mu P_n (I - t t') / |u_T| (t the
- * slip direction), the v+ and q columns of u_T = Gamma_T v+. */
-static void coulomb_slip_rows(const cdyn_stepper *s, const rigid_last *L, const rmats *mt,
-                              int c, int e, int ny, const double *dgv, double *Jy, double *Jx)
+ * slip direction), the v+ and q columns of u_T = Gamma_T v+. relaxed: row e is
+ * u_n - mu |u_T| (its u_n entries set by the caller), adding -mu t' du_T. */
+static void slip_rows(const cdyn_stepper *s, const rigid_last *L, const rmats *mt, int c, int e,
+                      int ny, int relaxed, const double *dgv, double *Jy, double *Jx)
 {
     const int nv = s->nv, nc = s->nc, nd = L->nd, row = L->rows[c];
     const size_t ld = (size_t)ny;
@@ -189,6 +202,10 @@ static void coulomb_slip_rows(const cdyn_stepper *s, const rigid_last *L, const 
     const double pn = L->imp[c * nd], mu = L->mu[c];
     for (int d = 1; d < nd; d++) {
         Jy[(e + d) + e * ld] = mu * ut[d] / n;
+        for (int j = 0; j < nv && relaxed; j++) {
+            Jy[e + j * ld] -= mu * ut[d] / n * G[d][row + (size_t)j * nc];
+            Jx[e + j * ld] -= mu * ut[d] / n * dgv[(size_t)d * nc * nv + row + (size_t)j * nc];
+        }
         for (int d2 = 1; d2 < nd; d2++) {
             const double K = mu * pn * ((d == d2) - ut[d] * ut[d2] / (n * n)) / n;
             for (int j = 0; j < nv; j++) {
@@ -242,8 +259,8 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
                                        (d == 0 ? G[0][row + (size_t)j * nc] / h : 0.0);
             }
         }
-        if (kind == RD_COULOMB_SLIP)
-            coulomb_slip_rows(s, L, mt, c, e, ny, dgv, Jy, Jx);
+        if (kind == RD_COULOMB_SLIP || kind == RD_CONE_SLIP)
+            slip_rows(s, L, mt, c, e, ny, kind == RD_CONE_SLIP, dgv, Jy, Jx);
         if (kind != RD_PYR_SLIP)
             continue;
         /* P_T - sum beta_k d_k = 0 (rows e + 1 ..), mu P_n - sum beta = 0, d_k . u_T + sigma = 0 */

@@ -1,6 +1,6 @@
 /* Internal: per-step derivatives of the rigid velocity-level schemes (cdyn/deriv.h). A scheme
- * keeps its last successful step (rigid_last, arrays in the stepper's arena, valid until the
- * next cdyn_step) and describes each contact row's mode (rigid_row); rigid_derivs.c then
+ * keeps its last successful step in s->rlast (rigid_last.h) and the derivative describes each
+ * contact row's mode (rigid_row); rigid_derivs.c then
  * differentiates the step's active-set equations by the implicit function theorem
  * (docs/theory.md, "Time stepping" Sec. 9). State x = (q tangent, v): nx = 2 n_v. */
 #ifndef CDYN_STEP_RIGID_DERIVS_H
@@ -17,7 +17,8 @@ typedef enum rigid_kind {
     RD_SMOOTH = 2, /* u_n = 0, P_T = 0 (held, no friction) */
     RD_PYR_SLIP = 3, /* u_n = 0, P_T = sum_S beta_k d_k, sum_S beta_k = mu P_n,
                         d_k . u_T + sigma = 0 (k in S): the pyramid's sliding basis S */
-    RD_COULOMB_SLIP = 4 /* u_n = 0, P_T = -mu P_n u_T / |u_T|: the exact cone's sliding */
+    RD_COULOMB_SLIP = 4, /* u_n = 0, P_T = -mu P_n u_T / |u_T|: the exact cone's sliding */
+    RD_CONE_SLIP = 5     /* u_n = mu |u_T|, P_T = -mu P_n u_T / |u_T|: the cone step's */
 } rigid_kind;
 
 typedef struct rigid_row {
@@ -26,28 +27,15 @@ typedef struct rigid_row {
     const int *dir; /* RD_PYR_SLIP: the directions k in S */
 } rigid_row;
 
-/* The last successful step of a rigid scheme. */
-typedef struct rigid_last {
-    int ok;
-    double h;
-    int k, nd;                   /* problem rows and their size */
-    const int *rows;             /* k model rows */
-    const double *mu;            /* k */
-    const double *q0, *v0, *tau; /* the step's start and forces (copies; tau never NULL) */
-    const double *v1, *q1;       /* its end */
-    const double *imp;           /* k nd: the rows' impulses P (n, t[, o]) */
-    const double *z;             /* pyramid: per row, (p_n, beta_0 .. beta_ndir-1, sigma) */
-    int ndir;                    /* pyramid directions d_k = cosk[k] t + sink[k] o */
-    const double *cosk, *sink;
-} rigid_last;
 
-/* Keep the step x0 -> x1 (q, v) with forces tau (NULL: zeros) in L, copies from the arena.
- * 0, or 1 (memory). */
-int rigid_keep(cdyn_stepper *s, rigid_last *L, const double *tau, double h,
-               const cdyn_state *x0, const cdyn_state *x1);
+/* Keep the successful step x0 -> x1 (q, v) with forces tau (NULL: zeros) in s->rlast (copies
+ * in the arena) and mark it ok. 0, or 1 (memory). */
+int rigid_keep(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
+               const cdyn_state *x1);
 
-/* The pyramid step's last step (pyramid_lcp.c): 0 and *out, or 1 (none). */
-int pyr_last_step(const cdyn_stepper *s, rigid_last *out);
+struct cs_problem;
+/* Keep the problem's rows and their impulses imp (nd per row, in the arena) in s->rlast. */
+void rigid_keep_rows(cdyn_stepper *s, const struct cs_problem *p, const double *imp);
 
 /* What the pyramid's derivatives do not take (a phrase), or NULL. pyramid_lcp.c. */
 const char *pyr_deriv_unsupported(const cdyn_stepper *s);
@@ -75,14 +63,10 @@ int rigid_normal_held(const rigid_last *L, int c, double pn, double wnn, double 
 cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
                                  cdyn_step_deriv_report *rep);
 
-/* The Coulomb step's derivatives: modes from its impulses and velocities, then
- * rigid_jacobians. rigid_derivs_coulomb.c. */
-cdyn_status coulomb_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A,
-                                     double *B, cdyn_step_deriv_report *rep);
-
-/* The Coulomb step's last step (coulomb_step.c): 0 and *out, or 1 (none); and what its
- * derivatives do not take (a phrase), or NULL. */
-int coulomb_last_step(const cdyn_stepper *s, rigid_last *out);
-const char *coulomb_deriv_unsupported(const cdyn_stepper *s);
+/* The Coulomb step's (relaxed = 0) or the cone step's (relaxed = 1: a sliding row's normal
+ * velocity is mu |u_T|, not 0) derivatives: modes from the impulses and velocities, then
+ * rigid_jacobians. rigid_derivs_cones.c. */
+cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
+                                   double *A, double *B, cdyn_step_deriv_report *rep);
 
 #endif

@@ -44,10 +44,7 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
                                  cdyn_step_deriv_report *rep)
 {
     cdyn_report *r = &rep->solver;
-    rigid_last L;
-    if (pyr_last_step(s, &L) != 0)
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: the stepper has no successful "
-                         "step to differentiate");
+    const rigid_last L = s->rlast;
     const char *no = pyr_deriv_unsupported(s);
     if (no != NULL)
         return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the pyramid step's "

@@ -68,12 +68,14 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
     if (st != CDYN_OK)
         return st;
     const cdyn_scheme sch = s->opts.scheme;
-    const int rigid = sch == CDYN_SCHEME_PYRAMID_LCP || sch == CDYN_SCHEME_COULOMB_STEP;
+    const int rigid = sch == CDYN_SCHEME_PYRAMID_LCP || sch == CDYN_SCHEME_COULOMB_STEP ||
+                      sch == CDYN_SCHEME_CONE_STEP;
     if (sch != CDYN_SCHEME_IMPLICIT_NCP && !rigid)
         return cdyn_fail(r, CDYN_ENOTSUP, "%s: not available for the %s scheme yet (only %s, "
-                         "%s and %s)", name, cdyn_scheme_str(sch),
+                         "%s, %s and %s)", name, cdyn_scheme_str(sch),
                          cdyn_scheme_str(CDYN_SCHEME_IMPLICIT_NCP),
                          cdyn_scheme_str(CDYN_SCHEME_PYRAMID_LCP),
+                         cdyn_scheme_str(CDYN_SCHEME_CONE_STEP),
                          cdyn_scheme_str(CDYN_SCHEME_COULOMB_STEP));
     if (rigid && np > 0)
         return cdyn_fail(r, CDYN_ENOTSUP, "%s: parameter columns are not available for the %s "
@@ -87,8 +89,8 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
                          "Jacobians) is not available yet", name, s->last_substeps);
     if (sch == CDYN_SCHEME_PYRAMID_LCP)
         st = pyr_step_derivatives(s, side, A, B, rep);
-    else if (sch == CDYN_SCHEME_COULOMB_STEP)
-        st = coulomb_step_derivatives(s, side, A, B, rep);
+    else if (rigid)
+        st = cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, rep);
     else
         st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
     rep->time = wall() - t0;

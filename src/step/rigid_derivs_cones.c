@@ -1,7 +1,10 @@
-/* The Coulomb step's derivatives (docs/theory.md, "Time stepping" Sec. 9): each row's mode from
- * its impulse P and velocity u (free: P = 0; sticking: u = 0 with |P_T| < mu P_n; sliding:
- * u_n = 0, P_T = -mu P_n u_T / |u_T|), then rigid_jacobians. Pairs compared in velocity units
- * (rigid_row_scales): the stick / slip pair is (|u_T|, (mu P_n - |P_T|) W_nn). */
+/* The Coulomb and cone steps' derivatives (docs/theory.md, "Time stepping" Sec. 9): each row's
+ * mode from its impulse P and velocity u (free: P = 0; sticking: u = 0 with |P_T| < mu P_n;
+ * sliding: P_T = -mu P_n u_T / |u_T| with u_n = 0 (Coulomb) or u_n = mu |u_T| (the cone step's
+ * relaxation: P and u on their cones' boundaries, orthogonal)), then rigid_jacobians. Pairs
+ * compared in velocity units (rigid_row_scales): the normal pair is (P_n W_nn, u_n) (cone:
+ * u_n - mu |u_T|, the distance into the dual cone), the stick / slip pair (|u_T|,
+ * (mu P_n - |P_T|) W_nn). */
 #include "step/rigid_derivs.h"
 
 #include "core/memory.h"
@@ -9,18 +12,14 @@
 
 #include <math.h>
 
-cdyn_status coulomb_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A,
-                                     double *B, cdyn_step_deriv_report *rep)
+cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
+                                   double *A, double *B, cdyn_step_deriv_report *rep)
 {
     cdyn_report *r = &rep->solver;
-    rigid_last L;
-    if (coulomb_last_step(s, &L) != 0)
-        return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: the stepper has no successful "
-                         "step to differentiate");
-    const char *no = coulomb_deriv_unsupported(s);
-    if (no != NULL)
-        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the Coulomb step's "
-                         "derivatives do not take %s yet", no);
+    const rigid_last L = s->rlast;
+    if (s->lim.n > 0)
+        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the %s step's derivatives do "
+                         "not take joint limit rows yet", relaxed ? "cone" : "Coulomb");
     const int k = L.k, nd = L.nd;
     rep->rows = k;
     const cdyn_allocator *as = &s->arena.as;
@@ -38,13 +37,14 @@ cdyn_status coulomb_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, doub
         rr[c].kind = RD_FREE;
         rr[c].nb = 0;
         rr[c].dir = NULL;
-        if (!rigid_normal_held(&L, c, P[0], wnn[c], uc[0], tol, side, rep))
+        const double ut = hypot(uc[1], nd == 3 ? uc[2] : 0.0);
+        const double un = relaxed ? uc[0] - L.mu[c] * ut : uc[0];
+        if (!rigid_normal_held(&L, c, P[0], wnn[c], un, tol, side, rep))
             continue;
         if (!(L.mu[c] > 0)) {
             rr[c].kind = RD_SMOOTH;
             continue;
         }
-        const double ut = hypot(uc[1], nd == 3 ? uc[2] : 0.0);
         const double slack = (L.mu[c] * P[0] - hypot(P[1], nd == 3 ? P[2] : 0.0)) * wnn[c];
         int slip;
         if (!(P[0] > 0)) {
@@ -68,7 +68,7 @@ cdyn_status coulomb_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, doub
             }
             continue;
         }
-        rr[c].kind = RD_COULOMB_SLIP;
+        rr[c].kind = relaxed ? RD_CONE_SLIP : RD_COULOMB_SLIP;
         if (ut < rep->slip_margin) {
             rep->slip_margin = ut;
             rep->slip_row = L.rows[c];
@@ -76,6 +76,6 @@ cdyn_status coulomb_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, doub
     }
     st = rigid_jacobians(s, &L, rr, A, B, r);
     if (st == CDYN_OK)
-        cdyn_report_method(r, "coulomb-step-ift");
+        cdyn_report_method(r, relaxed ? "cone-step-ift" : "coulomb-step-ift");
     return st;
 }
