@@ -194,3 +194,15 @@ double urand(double lo, double hi)
     return lo + (hi - lo) * (double)rand() / RAND_MAX;
 }
 
+
+double one_sided(scene *sc, const cdyn_state *x1, int j, double e, int i)
+{
+    const int nx = sc->nx;
+    double *f1 = malloc((size_t)nx * sizeof(double)), *f2 = malloc((size_t)nx * sizeof(double));
+    step_from(sc, j, e, x1, f1);
+    step_from(sc, j, 2 * e, x1, f2);
+    const double d = (4 * f1[i] - f2[i]) / (2 * e); /* f(0) = 0: differences from x1 */
+    free(f1);
+    free(f2);
+    return d;
+}

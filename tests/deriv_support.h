@@ -38,5 +38,9 @@ void derivs(scene *sc, cdyn_deriv_side side, cdyn_state *x1, double *A, double *
  * (the released side; asserts that the step sits at no switch) */
 double central_error(scene *sc, double eps, const char *name);
 double urand(double lo, double hi);
+/* Component i of the one-sided derivative along input column j toward e's sign, by the
+ * second-order difference (-3 f(0) + 4 f(e) - f(2e)) / (2e) of steps from sc->x (f relative
+ * to x1, the unperturbed step's result: f(0) = 0). */
+double one_sided(scene *sc, const cdyn_state *x1, int j, double e, int i);
 
 #endif

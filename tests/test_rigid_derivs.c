@@ -207,6 +207,74 @@ static void test_spinning_body(void **state)
     }
 }
 
+/* At a switch: the billiard ball (r = 0.05, mu = 0.2, g = 9.8) with vz = 0 placed so that the
+ * free step ends exactly on the plane's constraint: u_n = Psi_n / h + vz - g h = 0 (Coulomb,
+ * pyramid: Psi_n = g h^2) or = mu |u_T| (the cone step's relaxed condition, u_T = vx - r wy
+ * the free slip speed), so the normal pair is (0, 0). For each state column that moves the end
+ * gap (g_j = dz+/dx_j of the released side), the released derivative is the one-sided
+ * difference toward g_j eps > 0 (the ball stays free), the held one toward g_j eps < 0 (the
+ * contact closes, pressing and sliding). The cone step is left out: its interior point does
+ * not converge on this exactly degenerate problem at the full step, which it then halves (a
+ * step whose derivative is refused); the one-sided rule there is the same code as Coulomb's. */
+static void test_touchdown(void **state)
+{
+    (void)state;
+    for (int k = 0; k < NSCHEME; k++) {
+        if (schemes[k] == CDYN_SCHEME_CONE_STEP)
+            continue;
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_billiard(), &o);
+        const double r = 0.05, h = o.h, g = 9.8, vx = 0.8, wy = 5;
+        const double un = schemes[k] == CDYN_SCHEME_CONE_STEP ? 0.2 * fabs(vx - r * wy) : 0.0;
+        sc.x->q[2] = r + h * (h * g + un);
+        sc.x->v[0] = vx;
+        sc.x->v[4] = wy;
+        const int nx = sc.nx;
+        double *Ar = calloc((size_t)nx * nx, sizeof(double));
+        double *Ah = calloc((size_t)nx * nx, sizeof(double));
+        cdyn_state *x1 = NULL;
+        assert_int_equal(cdyn_state_create(sc.m, NULL, &x1, NULL), CDYN_OK);
+        cdyn_step_deriv_report rr, rh;
+        derivs(&sc, CDYN_DERIV_HELD, x1, Ah, NULL, &rh);
+        derivs(&sc, CDYN_DERIV_RELEASED, x1, Ar, NULL, &rr);
+        assert_int_equal(rr.degenerate, 1);
+        assert_true(rr.normal_margin < 1e-12);
+        double err_r = 0, err_h = 0, big = 0;
+        int tested = 0;
+        const double e = 1e-7;
+        for (int j = 0; j < nx; j++) {
+            const double gj = Ar[2 + (size_t)j * nx]; /* dz+/dx_j */
+            if (fabs(gj) < 1e-3)
+                continue;
+            tested++;
+            const double sg = gj > 0 ? 1.0 : -1.0;
+            for (int i = 0; i < nx; i++) {
+                const double dr = one_sided(&sc, x1, j, sg * e, i);
+                const double dh = one_sided(&sc, x1, j, -sg * e, i);
+                err_r = fmax(err_r, fabs(Ar[i + (size_t)j * nx] - dr));
+                err_h = fmax(err_h, fabs(Ah[i + (size_t)j * nx] - dh));
+                big = fmax(big, fmax(fabs(dr), fabs(dh)));
+            }
+        }
+        double side_gap = 0; /* the two sides differ: the switch is real */
+        for (size_t t = 0; t < (size_t)nx * nx; t++)
+            side_gap = fmax(side_gap, fabs(Ar[t] - Ah[t]));
+        if (tm_verbose())
+            printf("%s touchdown: %d columns, rel.err released %.2e held %.2e, sides differ "
+                   "by %.3g (max %.3g)\n", cdyn_scheme_str(schemes[k]), tested, err_r / big,
+                   err_h / big, side_gap, big);
+        assert_true(tested >= 2);
+        assert_true(err_r / big <= 1e-6);
+        assert_true(err_h / big <= 1e-6);
+        assert_true(side_gap > 1e-2 * big);
+        cdyn_state_free(x1);
+        free(Ar);
+        free(Ah);
+        scene_close(&sc);
+    }
+}
+
 static void fill(double *x, int n)
 {
     for (int i = 0; i < n; i++)
@@ -282,11 +350,29 @@ static void test_pyr_refusals(void **state)
     assert_non_null(strstr(dr.solver.message, "substeps"));
     unchanged(A, nx * nx);
     scene_close(&sc);
+    /* the three schemes: not stepped, the implicit scheme's size, then a good call */
+    for (int k = 0; k < NSCHEME; k++) {
+        cdyn_step_options ok = rigid_options(schemes[k]);
+        scene_open(&sc, scene_billiard(), &ok);
+        fill(A, nx * nx);
+        assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
+                         CDYN_EINVAL);
+        sc.x->q[2] = 0.05;
+        settle(&sc, 1);
+        assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_HELD, nx + 3 * sc.nc, nv, A,
+                                               NULL, &dr),
+                         CDYN_EINVAL);
+        unchanged(A, nx * nx);
+        assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_HELD, nx, nv, A, NULL, &dr),
+                         CDYN_OK);
+        scene_close(&sc);
+    }
     /* the box bound: not taken yet */
     o.bound = CDYN_PYRAMID_BOX;
     scene_open(&sc, scene_billiard(), &o);
     sc.x->q[2] = 0.05;
     settle(&sc, 1);
+    fill(A, nx * nx);
     assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
                      CDYN_ENOTSUP);
     assert_non_null(strstr(dr.solver.message, "box bound"));
@@ -304,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_flight),
         cmocka_unit_test(test_box_edge),
         cmocka_unit_test(test_spinning_body),
+        cmocka_unit_test(test_touchdown),
         cmocka_unit_test(test_pyr_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
