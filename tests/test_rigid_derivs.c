@@ -146,6 +146,37 @@ static void test_box_edge(void **state)
     }
 }
 
+/* A cube resting flat on its four bottom corners: four coplanar rows whose sticking impulses
+ * are not unique (12 velocity conditions on 6 dofs): no derivative from the active set,
+ * CDYN_ESINGULAR with A unchanged. */
+static void test_box_flat(void **state)
+{
+    (void)state;
+    for (int k = 0; k < NSCHEME; k++) {
+        scene sc;
+        cdyn_step_options o; /* the defaults: no central differences here */
+        cdyn_step_defaults(&o, schemes[k]);
+        scene_open(&sc, scene_incline(0.0, 0.5), &o);
+        sc.x->q[2] = 0.05;
+        settle(&sc, 3);
+        const int nx = sc.nx;
+        double *A = malloc((size_t)nx * nx * sizeof(double));
+        for (int i = 0; i < nx * nx; i++)
+            A[i] = 7.0;
+        cdyn_step_deriv_report dr;
+        assert_int_equal(cdyn_step(sc.s, NULL, sc.x, NULL), CDYN_OK);
+        const cdyn_status st = cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, sc.nv, A,
+                                                     NULL, &dr);
+        if (tm_verbose())
+            printf("%s flat box: %s\n", cdyn_scheme_str(schemes[k]), dr.solver.message);
+        assert_int_equal(st, CDYN_ESINGULAR);
+        for (int i = 0; i < nx * nx; i++)
+            assert_true(A[i] == 7.0);
+        free(A);
+        scene_close(&sc);
+    }
+}
+
 /* A free body with three different inertias spinning in the air: the q rows and columns in
  * world-frame angles (the oracle perturbs and reads q that way); the body-frame convention's
  * differences miss A by O(1), so the check tells the two apart. */
@@ -390,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_flight),
         cmocka_unit_test(test_box_edge),
         cmocka_unit_test(test_spinning_body),
+        cmocka_unit_test(test_box_flat),
         cmocka_unit_test(test_touchdown),
         cmocka_unit_test(test_pyr_refusals),
     };

@@ -1,5 +1,5 @@
 /* The rigid schemes' per-step derivatives by the implicit function theorem (docs/theory.md,
- * "Time stepping" Sec. 9). A rigid step is, with a = (v+ - v0) / h and lambda = P / h,
+ * "Time stepping" Sec. 9a). A rigid step is, with a = (v+ - v0) / h and lambda = P / h,
  *     id(q0, v0, a, lambda) + D (v+ - v0) - tau = 0           (the impulse balance, n_v rows)
  * plus each contact row's equations of its mode (rigid_row), and q+ = normalize(q0 + h G(q0) v+).
  * Unknowns y = (v+, then per row P and the mode's own unknowns); one dense LU of dE/dy, the
@@ -397,13 +397,15 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
     cdyn_status st = cdyn_dense_lu(ny, Jy, ny, ipiv);
     if (st != CDYN_OK || !(cdyn_dense_lu_rcond(ny, Jy, ny, anorm, work, iw) > 1e-14))
         return cdyn_fail(r, CDYN_ESINGULAR, "cdyn_step_derivatives: the step's active-set "
-                         "equations are singular at its solution (a degenerate mode)");
+                         "equations are singular at its solution (rows whose impulses are not "
+                         "unique, or a degenerate mode)");
     for (size_t i = 0; i < n * 3 * nv; i++)
         Jx[i] = -Jx[i];
     cdyn_dense_lu_solve(0, ny, Jy, ny, ipiv, 3 * nv, Jx, ny);
     if (!cdyn_dense_all_finite((int)(n * 3 * nv), Jx))
         return cdyn_fail(r, CDYN_ESINGULAR, "cdyn_step_derivatives: the step's active-set "
-                         "equations are singular at its solution (a degenerate mode)");
+                         "equations are singular at its solution (rows whose impulses are not "
+                         "unique, or a degenerate mode)");
     st = q_rows(s, L, Jx, ny, T, G0, H1, nrm, dq, r);
     if (st != CDYN_OK)
         return st;

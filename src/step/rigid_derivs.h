@@ -2,7 +2,7 @@
  * keeps its last successful step in s->rlast (rigid_last.h) and the derivative describes each
  * contact row's mode (rigid_row); rigid_derivs.c then
  * differentiates the step's active-set equations by the implicit function theorem
- * (docs/theory.md, "Time stepping" Sec. 9). State x = (q tangent, v): nx = 2 n_v. */
+ * (docs/theory.md, "Time stepping" Sec. 9a). State x = (q tangent, v): nx = 2 n_v. */
 #ifndef CDYN_STEP_RIGID_DERIVS_H
 #define CDYN_STEP_RIGID_DERIVS_H
 

@@ -1,4 +1,4 @@
-/* The Coulomb and cone steps' derivatives (docs/theory.md, "Time stepping" Sec. 9): each row's
+/* The Coulomb and cone steps' derivatives (docs/theory.md, "Time stepping" Sec. 9a): each row's
  * mode from its impulse P and velocity u (free: P = 0; sticking: u = 0 with |P_T| < mu P_n;
  * sliding: P_T = -mu P_n u_T / |u_T| with u_n = 0 (Coulomb) or u_n = mu |u_T| (the cone step's
  * relaxation: P and u on their cones' boundaries, orthogonal)), then rigid_jacobians. Pairs

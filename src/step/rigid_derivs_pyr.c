@@ -1,4 +1,4 @@
-/* The pyramid LCP step's derivatives (docs/theory.md, "Time stepping" Sec. 9): each row's mode
+/* The pyramid LCP step's derivatives (docs/theory.md, "Time stepping" Sec. 9a): each row's mode
  * from the final LCP solution, then rigid_jacobians. A pair is compared in velocity units: an
  * impulse z times the row's W_nn against its complementary velocity; both within tol
  * (rigid_row_scales) is a switch, taken on the side asked. */
