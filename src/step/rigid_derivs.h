@@ -29,7 +29,7 @@ typedef struct rigid_row {
 
 
 /* Keep the successful step x0 -> x1 (q, v) with forces tau (NULL: zeros) in s->rlast (copies
- * in the arena) and mark it ok. 0, or 1 (memory). */
+ * in the arena) and mark it ok. 0, or 1 (memory). rigid_derivs_data.c. */
 int rigid_keep(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                const cdyn_state *x1);
 
@@ -45,16 +45,31 @@ const char *pyr_deriv_unsupported(const cdyn_stepper *s);
 cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
                             double *A, double *B, cdyn_report *r);
 
+/* The data's matrices dense: its own when it keeps them (dense data), else arena copies of
+ * the CSC forms (the cone and Coulomb steps' data is sparse). rigid_derivs_data.c. */
+typedef struct rmats {
+    const double *M, *idq, *idv; /* n_v x n_v (idq, idv: when asked) */
+    const double *G[3];          /* Gamma_d, n_c x n_v (O: NULL in planar models) */
+} rmats;
+
+/* m from the data's last evaluation (id: also the inverse dynamics' derivatives). 0, or 1
+ * (memory). */
+int rigid_mats(const cdyn_stepper *s, const cdyn_allocator *as, int id, rmats *m);
+/* Gamma_d (dq = 0) or d(Gamma_d v)/dq G (dq = 1) dense, n_c x n_v; NULL when the data has
+ * none (planar O) or for memory. */
+const double *rigid_dense_jac(const cdyn_stepper *s, const cdyn_allocator *as, int d, int dq);
+
 /* The rows' normal Delassus entries W_nn = Gamma_n (M + h D)^-1 Gamma_n' (wnn: k) and
  * velocities u = Gamma v+ + (Psi_n / h, 0, 0) (k nd), evaluating the data at (q0, v+); and tol
  * = 1e-8 max(1, |v+|_inf), the velocity below which a pair's member counts as 0 (the scale at
- * which the rigid steps call a row sliding). CDYN_ENUMERIC, CDYN_ENOMEM. rigid_derivs.c. */
+ * which the rigid steps call a row sliding). CDYN_ENUMERIC, CDYN_ENOMEM. rigid_derivs_data.c. */
 cdyn_status rigid_row_scales(cdyn_stepper *s, const rigid_last *L, double *wnn, double *u,
                              double *tol, cdyn_report *r);
 
 /* Row c's normal pair (impulse p_n times W_nn against u_n, both velocities): nonzero when the
  * contact is held (p_n > 0 side), a pair within tol taken on the side asked; updates the
- * report's degenerate count and normal margin (as a length: h times the larger member). */
+ * report's degenerate count and normal margin (as a length: h times the larger member).
+ * rigid_derivs_data.c. */
 int rigid_normal_held(const rigid_last *L, int c, double pn, double wnn, double un, double tol,
                       cdyn_deriv_side side, cdyn_step_deriv_report *rep);
 
