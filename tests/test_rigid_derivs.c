@@ -1,9 +1,11 @@
-/* cdyn_step_derivatives (cdyn/deriv.h) on the rigid pyramid LCP step: A = dx+/dx and
+/* cdyn_step_derivatives (cdyn/deriv.h) on the rigid schemes (pyramid LCP, Coulomb step, cone
+ * step): A = dx+/dx and
  * B = dx+/dtau (x = (q tangent, v), nx = 2 n_v) against central differences of whole steps
  * (the oracle of deriv_support.c: cdyn_step itself), at states away from switches: a sphere
  * sliding, a sphere resting under a small push (sticking), a ball in flight, a box sliding on
- * an edge; the world-frame tangent convention on a spinning free body; bad calls refused with
- * outputs unchanged. The bound 1e-6 is issue 19's. CDYN_TEST_VERBOSE=1 prints the errors. */
+ * an edge, a planar disk sliding; a box flat on four corners (impulses not unique) refused; at
+ * the touchdown switch, one-sided differences of the side asked; the world-frame tangent
+ * convention on a spinning free body; bad calls refused with outputs unchanged. The bound 1e-6 is issue 19's. CDYN_TEST_VERBOSE=1 prints the errors. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,6 +144,26 @@ static void test_box_edge(void **state)
         assert_int_equal(touching, 2);
         cdyn_state_free(x1);
         assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "box on an edge")) <= 1e-6);
+        scene_close(&sc);
+    }
+}
+
+/* Song-Kumar-Pang's planar disk sliding with backspin on the line (planar rows: n, t; the
+ * pyramid's two directions +t, -t). */
+static void test_disk(void **state)
+{
+    (void)state;
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_disk(0.4, 1e4, 10), &o);
+        sc.x->q[1] = 0.1;
+        sc.x->v[0] = 1.2;
+        sc.x->v[2] = 1.0;
+        assert_int_equal(step_mode(&sc, 0), CDYN_MODE_SLIP);
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "disk slide"))
+                    <= 1e-6);
         scene_close(&sc);
     }
 }
@@ -421,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_flight),
         cmocka_unit_test(test_box_edge),
         cmocka_unit_test(test_spinning_body),
+        cmocka_unit_test(test_disk),
         cmocka_unit_test(test_box_flat),
         cmocka_unit_test(test_touchdown),
         cmocka_unit_test(test_pyr_refusals),
