@@ -42,5 +42,8 @@ double urand(double lo, double hi);
  * second-order difference (-3 f(0) + 4 f(e) - f(2e)) / (2e) of steps from sc->x (f relative
  * to x1, the unperturbed step's result: f(0) = 0). */
 double one_sided(scene *sc, const cdyn_state *x1, int j, double e, int i);
+/* A planar 2-link chain (revolute joints, pivot 0.2 m above the ground line) whose tip disk
+ * (radius 0.03) presses on the ground; joint damping d0, d1 (N m s/rad). */
+cdyn_model *two_link_chain(double d0, double d1);
 
 #endif

@@ -168,6 +168,30 @@ static void test_disk(void **state)
     }
 }
 
+/* The planar 2-link chain whose tip presses and slides on the ground under joint torques, with
+ * joint damping 0.05 and 0.02 N m s/rad (taken implicitly by the steps: M + h D). */
+static void test_chain(void **state)
+{
+    (void)state;
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, two_link_chain(0.05, 0.02), &o);
+        /* tip height 0.2 + 0.15 sin(t1) + 0.15 sin(t1 + t2) - 0.03 = 0 */
+        sc.x->q[0] = -M_PI / 4;
+        sc.x->q[1] = -asin((0.2 - 0.03 + 0.15 * sin(-M_PI / 4)) / 0.15) + M_PI / 4;
+        sc.x->v[0] = -0.5; /* the tip moving into the ground: it presses and slides */
+        sc.tau[0] = 0.05;
+        sc.tau[1] = -0.02;
+        settle(&sc, 2);
+        assert_int_equal(step_mode(&sc, 0), CDYN_MODE_SLIP);
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k],
+                                                   "damped 2-link chain")) <= 1e-6);
+        scene_close(&sc);
+    }
+}
+
 /* A cube resting flat on its four bottom corners: four coplanar rows whose sticking impulses
  * are not unique (12 velocity conditions on 6 dofs): no derivative from the active set,
  * CDYN_ESINGULAR with A unchanged. */
@@ -444,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_box_edge),
         cmocka_unit_test(test_spinning_body),
         cmocka_unit_test(test_disk),
+        cmocka_unit_test(test_chain),
         cmocka_unit_test(test_box_flat),
         cmocka_unit_test(test_touchdown),
         cmocka_unit_test(test_pyr_refusals),

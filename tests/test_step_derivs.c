@@ -144,40 +144,6 @@ static void test_disk(void **state)
     }
 }
 
-/* A planar 2-link chain (revolute joints, pivot 0.2 m above the ground line) whose tip disk
- * (radius 0.03) presses on the ground and slides under gravity and joint torques; joint damping
- * d0, d1 (N m s/rad). */
-static cdyn_model *two_link_chain(double d0, double d1)
-{
-    cdyn_builder_options bo;
-    cdyn_builder_defaults(&bo, 2);
-    cdyn_builder *b = NULL;
-    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
-    const double base[3] = {0, 0.2, 0}, p2[3] = {0.15, 0, 0}, z[3] = {0, 0, 1};
-    const double com[3] = {0.075, 0, 0};
-    cdyn_body_desc l[2] = {tm_joint(CDYN_JOINT_REVOLUTE, 0, base, z, 0.3, com, 1e-4, 1e-4, 6e-4),
-                           tm_joint(CDYN_JOINT_REVOLUTE, 0, p2, z, 0.2, com, 1e-4, 1e-4, 4e-4)};
-    l[0].damping = d0;
-    l[1].damping = d1;
-    int ids[2], gl, gt, pair;
-    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
-    cdyn_geom_desc line, tip = tm_geom(ids[1], CDYN_GEOM_CIRCLE, 0.03, 0, 0);
-    cdyn_geom_desc_defaults(&line);
-    tip.frame.pos[0] = 0.15;
-    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
-    assert_int_equal(cdyn_builder_add_geom(b, &tip, &gt, NULL), CDYN_OK);
-    cdyn_contact_pair_desc pd;
-    cdyn_contact_pair_desc_defaults(&pd);
-    pd.geom_a = gl;
-    pd.geom_b = gt;
-    pd.mu = 0.3;
-    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &pair, NULL), CDYN_OK);
-    cdyn_model *m = NULL;
-    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
-    cdyn_builder_free(b);
-    return m;
-}
-
 /* With joint damping 0.05 and 0.02 N m s/rad (part of h(q, v), so of d id/dv in the step's
  * matrix) as well. */
 static void test_chain(void **state)
