@@ -2,7 +2,7 @@
  * step): A = dx+/dx and
  * B = dx+/dtau (x = (q tangent, v), nx = 2 n_v) against central differences of whole steps
  * (the oracle of deriv_support.c: cdyn_step itself), at states away from switches: a sphere
- * sliding, a sphere resting under a small push (sticking), a ball in flight, a box sliding on
+ * sliding (with and without friction), a sphere resting under a small push (sticking), a ball in flight, a box sliding on
  * an edge, a planar disk sliding; a box flat on four corners (impulses not unique) refused; at
  * the touchdown switch, one-sided differences of the side asked; the world-frame tangent
  * convention on a spinning free body; bad calls refused with outputs unchanged. The bound 1e-6 is issue 19's. CDYN_TEST_VERBOSE=1 prints the errors. */
@@ -76,6 +76,28 @@ static void test_sphere_slide(void **state)
         settle(&sc, schemes[k] == CDYN_SCHEME_CONE_STEP ? 0 : 3);
         assert_int_equal(step_mode(&sc, 0), CDYN_MODE_SLIP);
         assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k], "sphere slide")) <= 1e-6);
+        scene_close(&sc);
+    }
+}
+
+/* A frictionless sphere (mu = 0) sliding and spinning on the plane: the held row without a
+ * friction law (P_T = 0). */
+static void test_sphere_frictionless(void **state)
+{
+    (void)state;
+    for (int k = 0; k < NSCHEME; k++) {
+        char name[64];
+        scene sc;
+        cdyn_step_options o = rigid_options(schemes[k]);
+        scene_open(&sc, scene_sphere(0.05, 0.2, 0.0), &o);
+        sc.x->q[2] = 0.05;
+        sc.x->v[0] = 1.0;
+        sc.x->v[1] = 0.3;
+        sc.x->v[3] = 4;
+        settle(&sc, 3);
+        assert_int_not_equal(step_mode(&sc, 0), CDYN_MODE_FREE);
+        assert_true(central_error(&sc, 1e-6, label(name, sizeof name, schemes[k],
+                                                   "frictionless sphere")) <= 1e-6);
         scene_close(&sc);
     }
 }
@@ -463,6 +485,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sphere_slide),
+        cmocka_unit_test(test_sphere_frictionless),
         cmocka_unit_test(test_sphere_stick),
         cmocka_unit_test(test_flight),
         cmocka_unit_test(test_box_edge),
