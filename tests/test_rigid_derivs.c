@@ -123,6 +123,46 @@ static void test_sphere_stick(void **state)
     }
 }
 
+/* The pyramid's box bound (|P_t|, |P_o| <= mu P_n, a sigma per axis): a sphere sliding in a
+ * generic direction (both axes slide), along the contact frame's t axis (its o axis sticks:
+ * u_o = 0 with |P_o| < mu P_n) and resting under a push (both stick). */
+static void test_pyr_box_bound(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 3; t++) {
+        scene sc;
+        cdyn_step_options o = rigid_options(CDYN_SCHEME_PYRAMID_LCP);
+        o.bound = CDYN_PYRAMID_BOX;
+        scene_open(&sc, scene_sphere(0.05, 0.2, 0.3), &o);
+        sc.x->q[2] = 0.05;
+        if (t < 2)
+            settle(&sc, 1); /* at rest: the contact frame of the row */
+        cdyn_contact ct;
+        cdyn_data *d = NULL;
+        assert_int_equal(cdyn_data_create(sc.m, NULL, &d, NULL), CDYN_OK);
+        assert_int_equal(cdyn_eval(sc.m, d, sc.x->q, sc.x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        assert_int_equal(cdyn_data_contact(d, 0, &ct), CDYN_OK);
+        cdyn_data_free(d);
+        if (t == 0) {
+            sc.x->v[0] = 1.0;
+            sc.x->v[1] = 0.3;
+            sc.x->v[3] = 4;
+        } else if (t == 1) {
+            for (int i = 0; i < 3; i++)
+                sc.x->v[i] = 1.0 * ct.t[i];
+        } else {
+            sc.tau[0] = 0.05;
+            sc.tau[1] = -0.02;
+            settle(&sc, 10);
+        }
+        assert_int_equal(step_mode(&sc, 0), t < 2 ? CDYN_MODE_SLIP : CDYN_MODE_STICK);
+        static const char *const names[3] = {"pyramid box bound, slide", "pyramid box bound, slide on t",
+                                             "pyramid box bound, stick"};
+        assert_true(central_error(&sc, 1e-6, names[t]) <= 1e-6);
+        scene_close(&sc);
+    }
+}
+
 /* A ball in the air: no contact row takes part. */
 static void test_flight(void **state)
 {
@@ -466,15 +506,15 @@ static void test_pyr_refusals(void **state)
                          CDYN_OK);
         scene_close(&sc);
     }
-    /* the box bound: not taken yet */
-    o.bound = CDYN_PYRAMID_BOX;
+    /* Newton restitution: not taken yet */
+    o.restitution = 1;
     scene_open(&sc, scene_billiard(), &o);
     sc.x->q[2] = 0.05;
     settle(&sc, 1);
     fill(A, nx * nx);
     assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
                      CDYN_ENOTSUP);
-    assert_non_null(strstr(dr.solver.message, "box bound"));
+    assert_non_null(strstr(dr.solver.message, "restitution"));
     unchanged(A, nx * nx);
     scene_close(&sc);
     free(A);
@@ -487,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_sphere_slide),
         cmocka_unit_test(test_sphere_frictionless),
         cmocka_unit_test(test_sphere_stick),
+        cmocka_unit_test(test_pyr_box_bound),
         cmocka_unit_test(test_flight),
         cmocka_unit_test(test_box_edge),
         cmocka_unit_test(test_spinning_body),

@@ -24,10 +24,10 @@
  *
  * Supported: CDYN_SCHEME_IMPLICIT_NCP with both friction laws (the friction QP, default, and the
  * smoothed NCP rows), dense or sparse backend; the rigid schemes CDYN_SCHEME_PYRAMID_LCP
- * (diamond bound), CDYN_SCHEME_CONE_STEP and CDYN_SCHEME_COULOMB_STEP (A and B, from each
+ * (either bound), CDYN_SCHEME_CONE_STEP and CDYN_SCHEME_COULOMB_STEP (A and B, from each
  * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a); after a step of
  * one substep. Not yet (CDYN_ENOTSUP with a message): Baumgarte, a step that needed halvings,
- * joint limits (and the pyramid's joint friction, box bound and restitution), parameter
+ * joint limits (and the pyramid's joint friction and restitution), parameter
  * columns of the rigid schemes.
  *
  * Mode switches: the derivative exists where no complementarity pair of the step sits at its

@@ -337,12 +337,12 @@ static int far_rows_hold(int n, const double *qt, const double *q, const double 
 }
 
 /* Keep what the step's derivatives need (rigid_derivs.h): the rows, their impulses and each
- * row's LCP unknowns as (p_n, beta_0 .. beta_ndir-1, sigma) (zeros for a frictionless row's
- * friction), in the arena. 0, or 1 (memory). */
+ * row's LCP unknowns as (p_n, beta_0 .. beta_ndir-1, sigma per group) (zeros for a
+ * frictionless row's friction), in the arena. 0, or 1 (memory). */
 static int keep_rows(cdyn_stepper *s, pyr_ws *w, const cs_problem *p, const int *off,
                      const int *sg, const double *z, const double *imp)
 {
-    const int per = 2 + w->ndir;
+    const int per = 1 + w->ndir + w->ngroup;
     double *zr = cdyn_mem_array(&s->arena.as, (size_t)p->k * per + 1, sizeof(double));
     if (zr == NULL)
         return 1;
@@ -351,16 +351,14 @@ static int keep_rows(cdyn_stepper *s, pyr_ws *w, const cs_problem *p, const int 
         zr[c * per] = z[off[c]];
         if (sg[c] >= 0) {
             memcpy(zr + c * per + 1, z + off[c] + 1, (size_t)w->ndir * sizeof(double));
-            zr[c * per + 1 + w->ndir] = z[sg[c]];
+            memcpy(zr + c * per + 1 + w->ndir, z + sg[c], (size_t)w->ngroup * sizeof(double));
         }
     }
+    rigid_keep_rows(s, p, imp);
     rigid_last *L = &s->rlast;
-    L->k = p->k;
-    L->rows = p->rows;
-    L->mu = p->mu;
-    L->imp = imp;
     L->z = zr;
     L->ndir = w->ndir;
+    L->ngroup = w->ngroup;
     L->cosk = w->cosk;
     L->sink = w->sink;
     return 0;
@@ -655,8 +653,6 @@ const char *pyr_deriv_unsupported(const cdyn_stepper *s)
     const pyr_ws *w = s->ws;
     if (w->njr > 0)
         return "joint friction or limit rows";
-    if (w->ngroup != 1)
-        return "the box bound";
     if (s->opts.restitution)
         return "Newton restitution";
     return NULL;

@@ -17,7 +17,23 @@
 
 static int row_size(const rigid_last *L, const rigid_row *rr, int c)
 {
-    return L->nd + (rr[c].kind == RD_PYR_SLIP ? rr[c].nb + 1 : 0);
+    int n = L->nd;
+    for (int g = 0; g < 2 && rr[c].kind == RD_PYR_SLIP; g++)
+        n += (rr[c].slide >> g & 1) ? rr[c].gnb[g] + 1 : 0;
+    return n;
+}
+
+/* Whether equation e + d of a row is its velocity u_d = 0 (else P_d = 0 or a friction law). */
+static int is_velocity_row(const rigid_last *L, const rigid_row *rc, int d)
+{
+    if (rc->kind == RD_STICK)
+        return 1;
+    if (rc->kind == RD_FREE)
+        return 0;
+    if (d == 0)
+        return 1;
+    /* a pyramid's sticking group: its axes (diamond: both; box: axis d in group d - 1) */
+    return rc->kind == RD_PYR_SLIP && !(rc->slide >> (L->ngroup == 2 ? d - 1 : 0) & 1);
 }
 
 /* Row c's friction law P_T + mu P_n u_T / |u_T| = 0 (rows e + 1 .. e + nd - 1, their P_T
@@ -85,8 +101,7 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
         const int row = L->rows[c], e = yo[c], kind = rr[c].kind;
         /* row e + d holds u_d when set (its v+ and q entries) */
         for (int d = 0; d < nd; d++) {
-            const int isu = kind == RD_STICK || (kind != RD_FREE && d == 0);
-            if (!isu) {
+            if (!is_velocity_row(L, &rr[c], d)) {
                 Jy[(e + d) + (e + d) * ld] = 1.0; /* P_d = 0, or P_T's law below */
                 continue;
             }
@@ -100,25 +115,32 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
             slip_rows(s, L, mt, c, e, ny, kind == RD_CONE_SLIP, dgv, Jy, Jx);
         if (kind != RD_PYR_SLIP)
             continue;
-        /* P_T - sum beta_k d_k = 0 (rows e + 1 ..), mu P_n - sum beta = 0, d_k . u_T + sigma = 0 */
-        const int nb = rr[c].nb, eb = e + nd, es = eb + nb, esum = es;
-        /* the sum row takes the sigma unknown's slot; sigma's column is es */
-        for (int b = 0; b < nb; b++) {
-            const int kdir = rr[c].dir[b];
-            const double dk[3] = {0.0, L->cosk[kdir], L->sink[kdir]};
-            for (int d = 1; d < nd; d++)
-                Jy[(e + d) + (eb + b) * ld] = -dk[d];
-            Jy[esum + (eb + b) * ld] = -1.0;
-            /* d_k . u_T + sigma */
-            for (int d = 1; d < nd; d++)
-                for (int j = 0; j < nv; j++) {
-                    Jy[(eb + b) + j * ld] += dk[d] * G[d][row + (size_t)j * nc];
-                    Jx[(eb + b) + j * ld] += dk[d] * dgv[(size_t)d * nc * nv + row +
-                                                         (size_t)j * nc];
-                }
-            Jy[(eb + b) + es * ld] = 1.0;
+        /* per sliding group, after the row's P: rows (unknowns) beta_k (k in S_g) then the
+         * sum mu P_n - sum beta = 0 (unknown sigma_g); P_g's law on rows e + d: P_d -
+         * sum beta_k d_k = 0; d_k . u_T + sigma_g = 0 */
+        const int *dir = rr[c].dir;
+        for (int g = 0, o = e + nd; g < 2; g++) {
+            if (!(rr[c].slide >> g & 1))
+                continue;
+            const int nb = rr[c].gnb[g], es = o + nb;
+            for (int b = 0; b < nb; b++) {
+                const int kdir = *dir++;
+                const double dk[3] = {0.0, L->cosk[kdir], L->sink[kdir]};
+                for (int d = 1; d < nd; d++)
+                    if (!is_velocity_row(L, &rr[c], d))
+                        Jy[(e + d) + (o + b) * ld] = -dk[d];
+                Jy[es + (o + b) * ld] = -1.0;
+                for (int d = 1; d < nd; d++)
+                    for (int j = 0; j < nv; j++) {
+                        Jy[(o + b) + j * ld] += dk[d] * G[d][row + (size_t)j * nc];
+                        Jx[(o + b) + j * ld] += dk[d] * dgv[(size_t)d * nc * nv + row +
+                                                            (size_t)j * nc];
+                    }
+                Jy[(o + b) + es * ld] = 1.0;
+            }
+            Jy[es + e * ld] = L->mu[c];
+            o = es + 1;
         }
-        Jy[esum + e * ld] = L->mu[c];
     }
 }
 

@@ -15,16 +15,18 @@ typedef enum rigid_kind {
     RD_FREE = 0,   /* P = 0 */
     RD_STICK = 1,  /* u = 0 */
     RD_SMOOTH = 2, /* u_n = 0, P_T = 0 (held, no friction) */
-    RD_PYR_SLIP = 3, /* u_n = 0, P_T = sum_S beta_k d_k, sum_S beta_k = mu P_n,
-                        d_k . u_T + sigma = 0 (k in S): the pyramid's sliding basis S */
+    RD_PYR_SLIP = 3, /* u_n = 0; per sliding group g: P_g = sum_S beta_k d_k, sum_S beta_k =
+                        mu P_n, d_k . u_T + sigma_g = 0 (k in S_g, the final basis); a
+                        sticking group's axes: u_d = 0 (P_g: P_T, or the box's axis) */
     RD_COULOMB_SLIP = 4, /* u_n = 0, P_T = -mu P_n u_T / |u_T|: the exact cone's sliding */
     RD_CONE_SLIP = 5     /* u_n = mu |u_T|, P_T = -mu P_n u_T / |u_T|: the cone step's */
 } rigid_kind;
 
 typedef struct rigid_row {
     int kind;       /* rigid_kind */
-    int nb;         /* RD_PYR_SLIP: |S| */
-    const int *dir; /* RD_PYR_SLIP: the directions k in S */
+    int slide;      /* RD_PYR_SLIP: bit g set for the sliding groups */
+    int gnb[2];     /* RD_PYR_SLIP: |S_g| (0 for a sticking group) */
+    const int *dir; /* RD_PYR_SLIP: the directions of S_0, then of S_1 */
 } rigid_row;
 
 

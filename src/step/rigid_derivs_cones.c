@@ -11,6 +11,7 @@
 #include "core/report.h"
 
 #include <math.h>
+#include <string.h>
 
 cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
                                    double *A, double *B, cdyn_step_deriv_report *rep)
@@ -34,9 +35,7 @@ cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side
         return st;
     for (int c = 0; c < k; c++) {
         const double *P = L.imp + (size_t)c * nd, *uc = u + (size_t)c * nd;
-        rr[c].kind = RD_FREE;
-        rr[c].nb = 0;
-        rr[c].dir = NULL;
+        memset(&rr[c], 0, sizeof rr[c]); /* RD_FREE */
         const double ut = hypot(uc[1], nd == 3 ? uc[2] : 0.0);
         const double un = relaxed ? uc[0] - L.mu[c] * ut : uc[0];
         if (!rigid_normal_held(&L, c, P[0], wnn[c], un, tol, side, rep))

@@ -10,21 +10,45 @@
 #include <math.h>
 #include <string.h>
 
-/* A sliding row's basis S (dir, returns |S|): the directions whose beta is basic (beta W_nn
- * above its velocity w_k = d_k . u_T + sigma), a pair at its switch on the side asked; a row
- * held at p_n = 0 (no betas yet) takes the directions most opposed to u_T. */
-static int slip_basis(const rigid_last *L, const double *zc, const double *uc, double wnn,
-                      double tol, cdyn_deriv_side side, int *dir, cdyn_step_deriv_report *rep)
+/* Group g of direction k, and the group's velocity along d_k (the tangential velocity's part
+ * on its axes: box group g, axis 1 + g; diamond, both). */
+static int group_of(const rigid_last *L, int k)
+{
+    return L->ngroup == 2 ? (k & 1) : 0;
+}
+
+static double dir_speed(const rigid_last *L, int k, const double *uc)
+{
+    return L->cosk[k] * uc[1] + (L->nd == 3 ? L->sink[k] * uc[2] : 0.0);
+}
+
+/* Group g's slip speed: |u_T| (diamond) or |u_axis| (box). */
+static double group_speed(const rigid_last *L, int g, const double *uc)
+{
+    if (L->ngroup == 2)
+        return fabs(uc[1 + g]);
+    return hypot(uc[1], L->nd == 3 ? uc[2] : 0.0);
+}
+
+/* A sliding group's basis S_g (appended to dir, returns |S_g|): the directions whose beta is
+ * basic (beta W_nn above its velocity w_k = d_k . u_T + sigma_g), a pair at its switch on the
+ * side asked; a row held at p_n = 0 (no betas yet) takes the group's directions most opposed
+ * to u_T. */
+static int slip_basis(const rigid_last *L, int g, const double *zc, const double *uc,
+                      double wnn, double tol, cdyn_deriv_side side, int *dir,
+                      cdyn_step_deriv_report *rep)
 {
     const int ndir = L->ndir;
-    const double sigma = zc[1 + ndir];
+    const double sigma = zc[1 + ndir + g];
     double dmin = INFINITY;
     for (int k = 0; k < ndir; k++)
-        dmin = fmin(dmin, L->cosk[k] * uc[1] + (L->nd == 3 ? L->sink[k] * uc[2] : 0.0));
+        if (group_of(L, k) == g)
+            dmin = fmin(dmin, dir_speed(L, k, uc));
     int nb = 0;
     for (int k = 0; k < ndir; k++) {
-        const double dk = L->cosk[k] * uc[1] + (L->nd == 3 ? L->sink[k] * uc[2] : 0.0);
-        const double b = zc[1 + k] * wnn, wk = dk + sigma;
+        if (group_of(L, k) != g)
+            continue;
+        const double dk = dir_speed(L, k, uc), b = zc[1 + k] * wnn, wk = dk + sigma;
         int in;
         if (!(zc[0] > 0)) {
             in = dk <= dmin + tol;
@@ -40,6 +64,52 @@ static int slip_basis(const rigid_last *L, const double *zc, const double *uc, d
     return nb;
 }
 
+/* Row c's friction groups: each sticks or slides (its pair (sigma_g, (mu p_n - sum_g beta)
+ * W_nn), at p_n = 0: slides iff its speed is not 0), the sliding ones with their bases; the
+ * margins. */
+static void friction_groups(const rigid_last *L, int c, const double *zc, const double *uc,
+                            double wnn, double tol, cdyn_deriv_side side, int *dirs,
+                            rigid_row *rc, cdyn_step_deriv_report *rep)
+{
+    const int ndir = L->ndir, row = L->rows[c];
+    const double mu = L->mu[c];
+    rc->slide = 0;
+    rc->gnb[0] = rc->gnb[1] = 0;
+    int nb = 0;
+    for (int g = 0; g < L->ngroup; g++) {
+        double sb = 0;
+        for (int k = 0; k < ndir; k++)
+            sb += group_of(L, k) == g ? zc[1 + k] : 0.0;
+        const double ws = (mu * zc[0] - sb) * wnn, sig = zc[1 + ndir + g];
+        const double ut = group_speed(L, g, uc);
+        int slip;
+        if (!(zc[0] > 0)) {
+            slip = ut > tol;
+        } else if (fmax(sig, ws) <= tol) {
+            rep->degenerate++;
+            slip = side == CDYN_DERIV_HELD;
+        } else {
+            slip = sig > ws;
+        }
+        if (!slip) {
+            const double cm = zc[0] > 0 ? ws / (mu * zc[0] * wnn) : 1.0;
+            if (cm < rep->cone_margin) {
+                rep->cone_margin = cm;
+                rep->cone_row = row;
+            }
+            continue;
+        }
+        rc->slide |= 1 << g;
+        rc->gnb[g] = slip_basis(L, g, zc, uc, wnn, tol, side, dirs + nb, rep);
+        nb += rc->gnb[g];
+        if (ut < rep->slip_margin) {
+            rep->slip_margin = ut;
+            rep->slip_row = row;
+        }
+    }
+    rc->kind = rc->slide ? RD_PYR_SLIP : RD_STICK;
+}
+
 cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
                                  cdyn_step_deriv_report *rep)
 {
@@ -49,7 +119,7 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     if (no != NULL)
         return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the pyramid step's "
                          "derivatives do not take %s yet", no);
-    const int k = L.k, nd = L.nd, ndir = L.ndir, per = 2 + ndir;
+    const int k = L.k, nd = L.nd, ndir = L.ndir, per = 1 + ndir + L.ngroup;
     rep->rows = k;
     const cdyn_allocator *as = &s->arena.as;
     rigid_row *rr = cdyn_mem_array(as, (size_t)k + 1, sizeof(rigid_row));
@@ -64,46 +134,16 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
         return st;
     for (int c = 0; c < k; c++) {
         const double *zc = L.z + (size_t)c * per, *uc = u + (size_t)c * nd;
-        const int row = L.rows[c];
+        memset(&rr[c], 0, sizeof rr[c]);
         rr[c].kind = RD_FREE;
-        rr[c].nb = 0;
         rr[c].dir = dirs + (size_t)c * ndir;
         if (!rigid_normal_held(&L, c, zc[0], wnn[c], uc[0], tol, side, rep))
             continue;
-        if (!(L.mu[c] > 0)) {
+        if (!(L.mu[c] > 0))
             rr[c].kind = RD_SMOOTH;
-            continue;
-        }
-        /* the cone pair (sigma, (mu p_n - sum beta) W_nn); at p_n = 0: slides iff u_T != 0 */
-        double sb = 0;
-        for (int a = 0; a < ndir; a++)
-            sb += zc[1 + a];
-        const double ws = (L.mu[c] * zc[0] - sb) * wnn[c], sig = zc[1 + ndir];
-        const double ut = hypot(uc[1], nd == 3 ? uc[2] : 0.0);
-        int slip;
-        if (!(zc[0] > 0)) {
-            slip = ut > tol;
-        } else if (fmax(sig, ws) <= tol) {
-            rep->degenerate++;
-            slip = side == CDYN_DERIV_HELD;
-        } else {
-            slip = sig > ws;
-        }
-        if (!slip) {
-            rr[c].kind = RD_STICK;
-            const double cm = zc[0] > 0 ? ws / (L.mu[c] * zc[0] * wnn[c]) : 1.0;
-            if (cm < rep->cone_margin) {
-                rep->cone_margin = cm;
-                rep->cone_row = row;
-            }
-            continue;
-        }
-        rr[c].kind = RD_PYR_SLIP;
-        rr[c].nb = slip_basis(&L, zc, uc, wnn[c], tol, side, dirs + (size_t)c * ndir, rep);
-        if (ut < rep->slip_margin) {
-            rep->slip_margin = ut;
-            rep->slip_row = row;
-        }
+        else
+            friction_groups(&L, c, zc, uc, wnn[c], tol, side, dirs + (size_t)c * ndir, &rr[c],
+                            rep);
     }
     st = rigid_jacobians(s, &L, rr, A, B, r);
     if (st == CDYN_OK)

@@ -14,8 +14,10 @@ typedef struct rigid_last {
     const double *q0, *v0, *tau; /* the step's start and forces (copies; tau never NULL) */
     const double *v1, *q1;       /* its end */
     const double *imp;           /* k nd: the rows' impulses P (n, t[, o]) */
-    const double *z;             /* pyramid: per row, (p_n, beta_0 .. beta_ndir-1, sigma) */
+    const double *z;             /* pyramid: per row, (p_n, beta_0 .. beta_ndir-1, sigma_g) */
     int ndir;                    /* pyramid directions d_k = cosk[k] t + sink[k] o */
+    int ngroup;                  /* pyramid sigma per row: 1 (diamond) or 2 (box: direction k
+                                    and axis 1 + g in group g = k & 1) */
     const double *cosk, *sink;
 } rigid_last;
 
