@@ -2,7 +2,8 @@
  * with respect to the old state and to the generalized forces tau (docs/api.md, "Per-step
  * derivatives"; the derivation: docs/theory.md, "Per-step derivatives of the implicit step").
  *
- * State coordinates (nx = 2 n_v + 3 n_c values, in this order):
+ * State coordinates (nx = 2 n_v + 3 n_c values, in this order; the rigid schemes have no delta:
+ * nx = 2 n_v):
  *   dq     n_v   q in the tangent space: a perturbation eps of these coordinates is the
  *                configuration q (+) eps, which moves every joint coordinate by eps except the
  *                quaternion e of a 3D free body, rotated by world-frame angles:
@@ -12,7 +13,7 @@
  *                H = cdyn_model_G_pinv.
  *   v      n_v   the velocities.
  *   delta  3 n_c the contact deformations (n, t, o) of every model row, as cdyn_state::delta
- *                (in planar models the o entries are zero rows and columns).
+ *                (in planar models the o entries are zero rows and columns); implicit only.
  * Inputs: tau, n_u = n_v values (the cdyn_step argument).
  * A (nx x nx) = d x+ / d x and B (nx x n_u) = d x+ / d tau, column-major (LAPACK order).
  * lambda and the contact modes are not state of the implicit scheme (its next step does not read
@@ -22,12 +23,17 @@
  * cdyn_param, the same rows as A.
  *
  * Supported: CDYN_SCHEME_IMPLICIT_NCP with both friction laws (the friction QP, default, and the
- * smoothed NCP rows), dense or sparse backend, after a step of one substep. Not yet: the other
- * schemes, a step that needed halvings (CDYN_ENOTSUP with a message).
+ * smoothed NCP rows), dense or sparse backend; the rigid schemes CDYN_SCHEME_PYRAMID_LCP
+ * (either bound), CDYN_SCHEME_CONE_STEP and CDYN_SCHEME_COULOMB_STEP (A and B, from each
+ * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a); after a step of
+ * one substep. Not yet (CDYN_ENOTSUP with a message): Baumgarte, a step that needed halvings,
+ * joint limits (and the pyramid's joint friction and restitution), parameter
+ * columns of the rigid schemes.
  *
  * Mode switches: the derivative exists where no complementarity pair of the step sits at its
  * switch. A pair within 100 options.mcp.tol of it (both members, in the units of the step's
- * rows) is taken on the side asked (cdyn_deriv_side): the derivative is then the one-sided
+ * rows; the rigid schemes: 1e-8 max(1, |v+|_inf) as velocities, an impulse times its row's
+ * W_nn) is taken on the side asked (cdyn_deriv_side): the derivative is then the one-sided
  * derivative for perturbations that move the step to that side. The report says how near the
  * nearest switch is. */
 #ifndef CDYN_DERIV_H
@@ -56,14 +62,17 @@ typedef enum cdyn_deriv_side {
 /* What cdyn_step_derivatives found. Margins over the contact rows of the step's problem
  * (INFINITY and row -1 when no row qualifies). */
 typedef struct cdyn_step_deriv_report {
-    cdyn_report solver;    /* status, message; method "implicit-ncp-ift-dense" / "-sparse" */
-    int nx, nu;            /* 2 n_v + 3 n_c and n_v */
+    cdyn_report solver;    /* status, message; method "implicit-ncp-ift-dense" / "-sparse",
+                              "pyramid-lcp-ift", "cone-step-ift", "coulomb-step-ift" */
+    int nx, nu;            /* 2 n_v + 3 n_c (rigid schemes: 2 n_v) and n_v */
     int rows;              /* contact rows in the step's problem */
     int degenerate;        /* complementarity pairs at their switch, taken on the side asked */
     int forced_released;   /* of those, normal pairs taken released although HELD was asked */
     double normal_margin;  /* m: min over rows of max(lambda_n / k_n, Psi_n + delta_n), k_n the
                               row's normal stiffness (else K + C/h): how far the gap is from
-                              closing or the force from vanishing, as a compression */
+                              closing or the force from vanishing, as a compression (rigid
+                              schemes: h max(P_n W_nn, u_n), the cone step's u_n less
+                              mu |u_T|) */
     int normal_row;        /* the model row of normal_margin */
     double cone_margin;    /* sticking rows with friction: min of 1 - |lambda_T| / (mu lambda_n)
                               (0 on the cone's edge; smoothed rows: (mu lambda_n + gamma - rho) /
@@ -74,7 +83,8 @@ typedef struct cdyn_step_deriv_report {
     double time;           /* seconds spent (wall clock) */
 } cdyn_step_deriv_report;
 
-/* nx = 2 n_v + 3 n_c for the stepper's model (-1 for NULL). */
+/* nx = 2 n_v + 3 n_c for the stepper's model, 2 n_v for the schemes other than the implicit
+ * one (-1 for NULL). */
 CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
 
 /* The Jacobians of the stepper's last successful cdyn_step: A (nx x nx, column-major) =
@@ -82,10 +92,11 @@ CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
  * Either of A and B may be NULL (not wanted), not both. nx and nu are the caller's sizes of A
  * and B and must be cdyn_step_deriv_nx(stepper) and n_v. Valid until the stepper's next
  * cdyn_step (a failed step leaves none). Cost: one factorization of the step's Jacobian at the
- * solution (dense LU or KLU, as the step's backend) and 2 n_v + k nd + n_v solves.
+ * solution (dense LU or KLU, as the step's backend) and 2 n_v + k nd + n_v solves (rigid
+ * schemes: one dense LU of the active-set system, 3 n_v solves).
  * Statuses: CDYN_EINVAL (NULL stepper or both outputs, wrong sizes, a bad side, no successful
- * step yet or the last one failed), CDYN_ENOTSUP (a scheme other than the implicit one, a step
- * that took substeps after halvings, or a model with joint limits), CDYN_ESINGULAR (the step's
+ * step yet or the last one failed), CDYN_ENOTSUP (Baumgarte, a step that took substeps after
+ * halvings, a model with joint limits, as above), CDYN_ESINGULAR (the step's
  * Jacobian on the active set is singular at the solution: no derivative), CDYN_ENUMERIC (the model cannot be evaluated there),
  * CDYN_ENOMEM. On failure A and B are unchanged. report may be NULL. */
 CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side, int nx,

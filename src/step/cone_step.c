@@ -12,6 +12,7 @@
 #include "step/contact_space.h"
 #include "step/working_set.h"
 #include "step/joint_rows.h"
+#include "step/rigid_derivs.h"
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -304,6 +305,8 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
     cone_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     cs_problem p;
+    s->rlast.ok = 0;
+    s->rlast.k = 0;
     cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
@@ -340,8 +343,13 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
         for (int c = 0; c < p.k; c++)
             u[c * p.nd] += gap[p.rows[c]] / h;
         cone_outputs(s, &p, imp, u, h, x1);
+        rigid_keep_rows(s, &p, imp);
     }
-    return cs_finish(s, x0, h, x1, r);
+    st = cs_finish(s, x0, h, x1, r);
+    s->rlast.nd = p.nd;
+    if (st == CDYN_OK && rigid_keep(s, tau, h, x0, x1) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
+    return st;
 }
 
 const step_scheme cdyn_scheme_cone_step = {

@@ -17,6 +17,7 @@
 #include "step/contact_space.h"
 #include "step/working_set.h"
 #include "step/joint_rows.h"
+#include "step/rigid_derivs.h"
 
 #include "cdyn/fc3d.h"
 #include "core/memory.h"
@@ -257,6 +258,8 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
     coulomb_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     cs_problem p;
+    s->rlast.ok = 0;
+    s->rlast.k = 0;
     cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
@@ -295,8 +298,13 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
         jr_apply(&jr, s->nv, fj, x1->v);
         jr_limit_forces(&jr, fj, h, x1);
         coulomb_outputs(s, &p, imp, u, h, x1);
+        rigid_keep_rows(s, &p, imp2);
     }
-    return cs_finish(s, x0, h, x1, r);
+    st = cs_finish(s, x0, h, x1, r);
+    s->rlast.nd = p.nd;
+    if (st == CDYN_OK && rigid_keep(s, tau, h, x0, x1) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
+    return st;
 }
 
 const step_scheme cdyn_scheme_coulomb_step = {

@@ -22,6 +22,7 @@
  * docs/theory.md, "Time stepping". */
 #include "step/contact_space.h"
 #include "step/joint_rows.h"
+#include "step/rigid_derivs.h"
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -324,12 +325,42 @@ static int far_rows_hold(int n, const double *qt, const double *q, const double 
     return 1;
 }
 
+/* Keep what the step's derivatives need (rigid_derivs.h): the rows, their impulses and each
+ * row's LCP unknowns as (p_n, beta_0 .. beta_ndir-1, sigma per group) (zeros for a
+ * frictionless row's friction), in the arena. 0, or 1 (memory). */
+static int keep_rows(cdyn_stepper *s, pyr_ws *w, const cs_problem *p, const int *off,
+                     const int *sg, const double *z, const double *imp)
+{
+    const int per = 1 + w->ndir + w->ngroup;
+    double *zr = cdyn_mem_array(&s->arena.as, (size_t)p->k * per + 1, sizeof(double));
+    if (zr == NULL)
+        return 1;
+    memset(zr, 0, ((size_t)p->k * per + 1) * sizeof(double));
+    for (int c = 0; c < p->k; c++) {
+        zr[c * per] = z[off[c]];
+        if (sg[c] >= 0) {
+            memcpy(zr + c * per + 1, z + off[c] + 1, (size_t)w->ndir * sizeof(double));
+            memcpy(zr + c * per + 1 + w->ndir, z + sg[c], (size_t)w->ngroup * sizeof(double));
+        }
+    }
+    rigid_keep_rows(s, p, imp);
+    rigid_last *L = &s->rlast;
+    L->z = zr;
+    L->ndir = w->ndir;
+    L->ngroup = w->ngroup;
+    L->cosk = w->cosk;
+    L->sink = w->sink;
+    return 0;
+}
+
 static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                                cdyn_state *x1, cdyn_step_report *rep)
 {
     pyr_ws *w = s->ws;
     cdyn_report *r = &rep->solver;
     cs_problem p;
+    s->rlast.ok = 0;
+    s->rlast.k = 0;
     cdyn_status st = cs_begin(s, &w->trees, tau, h, x0, x1, &p, rep);
     if (st != CDYN_OK)
         return st;
@@ -595,8 +626,25 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
                 sliding = hypot(u[c * nd + 1], nd == 3 ? u[c * nd + 2] : 0.0) > 1e-8 * vscale;
             x1->mode[i] = sliding ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
         }
+        if (keep_rows(s, w, &p, off, sg, z, imp) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
     }
-    return cs_finish(s, x0, h, x1, r);
+    st = cs_finish(s, x0, h, x1, r);
+    s->rlast.nd = p.nd;
+    if (st == CDYN_OK && rigid_keep(s, tau, h, x0, x1) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
+    return st;
+}
+
+/* What the pyramid's derivatives do not take yet (NULL: none): rigid_derivs_pyr.c. */
+const char *pyr_deriv_unsupported(const cdyn_stepper *s)
+{
+    const pyr_ws *w = s->ws;
+    if (w->njr > 0)
+        return "joint friction or limit rows";
+    if (s->opts.restitution)
+        return "Newton restitution";
+    return NULL;
 }
 
 const step_scheme cdyn_scheme_pyramid_lcp = {

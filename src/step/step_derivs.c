@@ -1,6 +1,7 @@
 /* cdyn_step_derivatives: the public entry (cdyn/deriv.h). Validates the call and the stepper's
  * last step, then hands over to the scheme's derivative (only the implicit scheme has one yet). */
 #include "step/implicit_derivs.h"
+#include "step/rigid_derivs.h"
 #include "step/step_internal.h"
 
 #include "core/report.h"
@@ -11,7 +12,10 @@
 
 int cdyn_step_deriv_nx(const cdyn_stepper *s)
 {
-    return s != NULL ? 2 * s->nv + 3 * s->nc : -1;
+    if (s == NULL)
+        return -1;
+    /* the rigid schemes carry no deformation */
+    return s->opts.scheme == CDYN_SCHEME_IMPLICIT_NCP ? 2 * s->nv + 3 * s->nc : 2 * s->nv;
 }
 
 static double wall(void)
@@ -49,8 +53,11 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
                          np > 0 ? " and P" : "");
     if (nx != rep->nx || nu != rep->nu)
         return cdyn_fail(r, CDYN_EINVAL,
-                         "%s: sizes nx = %d, nu = %d; the model's are "
-                         "2 n_v + 3 n_c = %d and n_v = %d", name, nx, nu, rep->nx, rep->nu);
+                         "%s: sizes nx = %d, nu = %d; the stepper's are %d (%s) and "
+                         "n_v = %d", name, nx, nu, rep->nx,
+                         s->opts.scheme == CDYN_SCHEME_IMPLICIT_NCP ? "2 n_v + 3 n_c"
+                                                                    : "2 n_v",
+                         rep->nu);
     if (np < 0 || (np > 0 && (params == NULL || P == NULL)) || (np == 0 && P != NULL))
         return cdyn_fail(r, CDYN_EINVAL, "%s: np = %d with params %s and P %s", name, np,
                          params == NULL ? "NULL" : "given", P == NULL ? "NULL" : "given");
@@ -60,10 +67,19 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
     cdyn_status st = ncp_params_check(s->model, np, params, name, 0, r);
     if (st != CDYN_OK)
         return st;
-    if (s->opts.scheme != CDYN_SCHEME_IMPLICIT_NCP)
-        return cdyn_fail(r, CDYN_ENOTSUP, "%s: not available for the %s scheme yet (only %s)",
-                         name, cdyn_scheme_str(s->opts.scheme),
-                         cdyn_scheme_str(CDYN_SCHEME_IMPLICIT_NCP));
+    const cdyn_scheme sch = s->opts.scheme;
+    const int rigid = sch == CDYN_SCHEME_PYRAMID_LCP || sch == CDYN_SCHEME_COULOMB_STEP ||
+                      sch == CDYN_SCHEME_CONE_STEP;
+    if (sch != CDYN_SCHEME_IMPLICIT_NCP && !rigid)
+        return cdyn_fail(r, CDYN_ENOTSUP, "%s: not available for the %s scheme yet (only %s, "
+                         "%s, %s and %s)", name, cdyn_scheme_str(sch),
+                         cdyn_scheme_str(CDYN_SCHEME_IMPLICIT_NCP),
+                         cdyn_scheme_str(CDYN_SCHEME_PYRAMID_LCP),
+                         cdyn_scheme_str(CDYN_SCHEME_CONE_STEP),
+                         cdyn_scheme_str(CDYN_SCHEME_COULOMB_STEP));
+    if (rigid && np > 0)
+        return cdyn_fail(r, CDYN_ENOTSUP, "%s: parameter columns are not available for the %s "
+                         "scheme yet", name, cdyn_scheme_str(s->opts.scheme));
     if (s->last_substeps == 0)
         return cdyn_fail(r, CDYN_EINVAL, "%s: the stepper has no successful step to "
                          "differentiate (none yet, or the last one failed)", name);
@@ -71,7 +87,12 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
         return cdyn_fail(r, CDYN_ENOTSUP, "%s: the last step took %d substeps after halvings; "
                          "the derivative of such a step (the product of its substeps' "
                          "Jacobians) is not available yet", name, s->last_substeps);
-    st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
+    if (sch == CDYN_SCHEME_PYRAMID_LCP)
+        st = pyr_step_derivatives(s, side, A, B, rep);
+    else if (rigid)
+        st = cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, rep);
+    else
+        st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
     rep->time = wall() - t0;
     r->status = st;
     return st;

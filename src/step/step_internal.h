@@ -8,6 +8,7 @@
 #include "cdyn/step.h"
 #include "core/arena.h"
 #include "step/limit_rows.h"
+#include "step/rigid_last.h"
 
 typedef struct step_scheme step_scheme;
 
@@ -23,6 +24,7 @@ struct cdyn_stepper {
     int last_substeps; /* substeps of the last cdyn_step when it succeeded, 0 otherwise (none yet
                           or it failed): what cdyn_step_derivatives may differentiate */
     lim_rows lim;      /* the model's joint-limit rows */
+    rigid_last rlast;  /* the rigid schemes' last successful step (rigid_derivs.h) */
 };
 
 struct step_scheme {

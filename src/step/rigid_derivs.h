@@ -1,0 +1,89 @@
+/* Internal: per-step derivatives of the rigid velocity-level schemes (cdyn/deriv.h). A scheme
+ * keeps its last successful step in s->rlast (rigid_last.h) and the derivative describes each
+ * contact row's mode (rigid_row); rigid_derivs.c then
+ * differentiates the step's active-set equations by the implicit function theorem
+ * (docs/theory.md, "Time stepping" Sec. 9a). State x = (q tangent, v): nx = 2 n_v. */
+#ifndef CDYN_STEP_RIGID_DERIVS_H
+#define CDYN_STEP_RIGID_DERIVS_H
+
+#include "cdyn/deriv.h"
+#include "step/step_internal.h"
+
+/* A contact row's equations at the step's solution (P: its impulse, u = Gamma v+ + (Psi_n/h,
+ * 0, 0): its velocity, both nd values per row). */
+typedef enum rigid_kind {
+    RD_FREE = 0,   /* P = 0 */
+    RD_STICK = 1,  /* u = 0 */
+    RD_SMOOTH = 2, /* u_n = 0, P_T = 0 (held, no friction) */
+    RD_PYR_SLIP = 3, /* u_n = 0; per sliding group g: P_g = sum_S beta_k d_k, sum_S beta_k =
+                        mu P_n, d_k . u_T + sigma_g = 0 (k in S_g, the final basis); a
+                        sticking group's axes: u_d = 0 (P_g: P_T, or the box's axis) */
+    RD_COULOMB_SLIP = 4, /* u_n = 0, P_T = -mu P_n u_T / |u_T|: the exact cone's sliding */
+    RD_CONE_SLIP = 5     /* u_n = mu |u_T|, P_T = -mu P_n u_T / |u_T|: the cone step's */
+} rigid_kind;
+
+typedef struct rigid_row {
+    int kind;       /* rigid_kind */
+    int slide;      /* RD_PYR_SLIP: bit g set for the sliding groups */
+    int gnb[2];     /* RD_PYR_SLIP: |S_g| (0 for a sticking group) */
+    const int *dir; /* RD_PYR_SLIP: the directions of S_0, then of S_1 */
+} rigid_row;
+
+
+/* Keep the successful step x0 -> x1 (q, v) with forces tau (NULL: zeros) in s->rlast (copies
+ * in the arena) and mark it ok. 0, or 1 (memory). rigid_derivs_data.c. */
+int rigid_keep(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
+               const cdyn_state *x1);
+
+struct cs_problem;
+/* Keep the problem's rows and their impulses imp (nd per row, in the arena) in s->rlast. */
+void rigid_keep_rows(cdyn_stepper *s, const struct cs_problem *p, const double *imp);
+
+/* What the pyramid's derivatives do not take (a phrase), or NULL. pyramid_lcp.c. */
+const char *pyr_deriv_unsupported(const cdyn_stepper *s);
+
+/* A and B (either may be NULL; sizes 2 n_v, checked by the caller) for the last step L with
+ * the rows' modes rr (L.k of them, or NULL when L.k = 0). rigid_derivs.c. */
+cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
+                            double *A, double *B, cdyn_report *r);
+
+/* The data's matrices dense: its own when it keeps them (dense data), else arena copies of
+ * the CSC forms (the cone and Coulomb steps' data is sparse). rigid_derivs_data.c. */
+typedef struct rmats {
+    const double *M, *idq, *idv; /* n_v x n_v (idq, idv: when asked) */
+    const double *G[3];          /* Gamma_d, n_c x n_v (O: NULL in planar models) */
+} rmats;
+
+/* m from the data's last evaluation (id: also the inverse dynamics' derivatives). 0, or 1
+ * (memory). */
+int rigid_mats(const cdyn_stepper *s, const cdyn_allocator *as, int id, rmats *m);
+/* Gamma_d (dq = 0) or d(Gamma_d v)/dq G (dq = 1) dense, n_c x n_v; NULL when the data has
+ * none (planar O) or for memory. */
+const double *rigid_dense_jac(const cdyn_stepper *s, const cdyn_allocator *as, int d, int dq);
+
+/* The rows' normal Delassus entries W_nn = Gamma_n (M + h D)^-1 Gamma_n' (wnn: k) and
+ * velocities u = Gamma v+ + (Psi_n / h, 0, 0) (k nd), evaluating the data at (q0, v+); and tol
+ * = 1e-8 max(1, |v+|_inf), the velocity below which a pair's member counts as 0 (the scale at
+ * which the rigid steps call a row sliding). CDYN_ENUMERIC, CDYN_ENOMEM. rigid_derivs_data.c. */
+cdyn_status rigid_row_scales(cdyn_stepper *s, const rigid_last *L, double *wnn, double *u,
+                             double *tol, cdyn_report *r);
+
+/* Row c's normal pair (impulse p_n times W_nn against u_n, both velocities): nonzero when the
+ * contact is held (p_n > 0 side), a pair within tol taken on the side asked; updates the
+ * report's degenerate count and normal margin (as a length: h times the larger member).
+ * rigid_derivs_data.c. */
+int rigid_normal_held(const rigid_last *L, int c, double pn, double wnn, double un, double tol,
+                      cdyn_deriv_side side, cdyn_step_deriv_report *rep);
+
+/* The pyramid's derivatives: modes from the final LCP solution, then rigid_jacobians.
+ * rigid_derivs_pyr.c. */
+cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 cdyn_step_deriv_report *rep);
+
+/* The Coulomb step's (relaxed = 0) or the cone step's (relaxed = 1: a sliding row's normal
+ * velocity is mu |u_T|, not 0) derivatives: modes from the impulses and velocities, then
+ * rigid_jacobians. rigid_derivs_cones.c. */
+cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
+                                   double *A, double *B, cdyn_step_deriv_report *rep);
+
+#endif
