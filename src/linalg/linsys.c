@@ -1,0 +1,90 @@
+/* The linear-system layer's front: spec validation and dispatch to the backend's table. */
+#include "linalg/linsys_internal.h"
+
+#include <math.h>
+
+#include "core/memory.h"
+#include "core/report.h"
+
+cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
+                                          const cdyn_allocator *allocator)
+{
+    cdyn_linsys_spec s = {kind, n, NULL, NULL, NULL, 1, -1.0, -1.0, allocator};
+    return s;
+}
+
+cdyn_status cdyn_linsys_create(const cdyn_linsys_spec *spec, cdyn_linsys **out,
+                               cdyn_report *report)
+{
+    *out = NULL;
+    const int sparse = spec->kind == CDYN_LINSYS_KLU || spec->kind == CDYN_LINSYS_CHOLMOD;
+    if (spec->n < 1 || (unsigned)spec->kind > (unsigned)CDYN_LINSYS_CHOLMOD ||
+        (sparse && (spec->colptr == NULL || spec->rowind == NULL)))
+        return cdyn_fail(report, CDYN_EINVAL, "linear system: bad size, kind or pattern");
+    cdyn_linsys *ls = cdyn_mem_alloc(spec->allocator, sizeof *ls);
+    if (ls == NULL)
+        return cdyn_fail(report, CDYN_ENOMEM, "linear system: out of memory");
+    ls->allocator = spec->allocator;
+    ls->kind = spec->kind;
+    ls->n = spec->n;
+    ls->rcond_min = spec->rcond_min;
+    ls->refactor_rcond = spec->refactor_rcond;
+    ls->max_abs = NAN;
+    ls->be = NULL;
+    cdyn_status st;
+    switch (spec->kind) {
+    case CDYN_LINSYS_KLU:
+        st = cdyn_linsys_klu_init(ls, spec, report);
+        break;
+    case CDYN_LINSYS_CHOLMOD:
+        st = cdyn_linsys_cholmod_init(ls, spec, report);
+        break;
+    default:
+        st = cdyn_linsys_dense_init(ls, spec, report);
+        break;
+    }
+    if (st != CDYN_OK) {
+        cdyn_mem_free(spec->allocator, ls);
+        return st;
+    }
+    *out = ls;
+    return CDYN_OK;
+}
+
+double *cdyn_linsys_values(cdyn_linsys *ls)
+{
+    return ls->ops->values(ls);
+}
+
+cdyn_status cdyn_linsys_factor(cdyn_linsys *ls, const double *values, cdyn_report *report)
+{
+    return ls->ops->factor(ls, values, report);
+}
+
+cdyn_status cdyn_linsys_solve(cdyn_linsys *ls, int trans, double *b, cdyn_report *report)
+{
+    return ls->ops->solve(ls, trans, b, report);
+}
+
+double cdyn_linsys_max_abs(const cdyn_linsys *ls)
+{
+    return ls->max_abs;
+}
+
+int cdyn_linsys_size(const cdyn_linsys *ls)
+{
+    return ls->n;
+}
+
+cdyn_linsys_kind cdyn_linsys_get_kind(const cdyn_linsys *ls)
+{
+    return ls->kind;
+}
+
+void cdyn_linsys_free(cdyn_linsys *ls)
+{
+    if (ls == NULL)
+        return;
+    ls->ops->release(ls);
+    cdyn_mem_free(ls->allocator, ls);
+}
