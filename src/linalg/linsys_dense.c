@@ -70,7 +70,7 @@ static cdyn_status estimate(cdyn_linsys *ls, cdyn_report *r)
         rcond = cdyn_dense_lu_rcond(n, s->A, n, s->anorm, s->work, s->iwork); /* NaN on failure */
     }
     if (!(rcond >= ls->rcond_min))
-        return cdyn_fail(r, CDYN_ESINGULAR, "matrix is numerically singular (rcond %.3g)", rcond);
+        return cdyn_fail(r, CDYN_ESINGULAR, "numerically singular (rcond %.3g)", rcond);
     s->estimated = 1;
     return CDYN_OK;
 }
@@ -99,9 +99,9 @@ static cdyn_status lu_factor(cdyn_linsys *ls, const double *values, cdyn_report 
     s->anorm = anorm;
     ls->max_abs = amax;
     if (!finite)
-        return cdyn_fail(r, CDYN_ESINGULAR, "matrix contains NaN or Inf");
+        return cdyn_fail(r, CDYN_ESINGULAR, "not finite (NaN or Inf)");
     if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, s->A, n, s->ipiv) != 0)
-        return cdyn_fail(r, CDYN_ESINGULAR, "matrix is singular (zero pivot, LAPACK dgetrf)");
+        return cdyn_fail(r, CDYN_ESINGULAR, "singular (zero pivot, LAPACK dgetrf)");
     double umin = INFINITY, umax = 0.0;
     for (int k = 0; k < n; ++k) {
         const double u = fabs(s->A[k + (size_t)k * n]);
@@ -135,9 +135,9 @@ static cdyn_status chol_factor(cdyn_linsys *ls, const double *values, cdyn_repor
     take_values(ls, values);
     const cdyn_status st = cdyn_dense_chol(ls->n, s->A, ls->n);
     if (st == CDYN_ESINGULAR)
-        return cdyn_fail(r, st, "matrix is not positive definite (LAPACK dpotrf)");
+        return cdyn_fail(r, st, "not positive definite (LAPACK dpotrf)");
     if (st != CDYN_OK)
-        return cdyn_fail(r, CDYN_EINVAL, "matrix contains NaN or Inf");
+        return cdyn_fail(r, CDYN_EINVAL, "contains NaN or Inf");
     return CDYN_OK;
 }
 
