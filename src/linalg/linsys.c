@@ -9,7 +9,8 @@
 cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
                                           const cdyn_allocator *allocator)
 {
-    cdyn_linsys_spec s = {kind, n, NULL, NULL, NULL, 1, -1.0, -1.0, allocator};
+    cdyn_linsys_spec s = {kind, n,    NULL, NULL, NULL, 1, -1.0, -1.0, CDYN_LINSYS_KLU_RCOND,
+                          1,    allocator};
     return s;
 }
 
@@ -61,9 +62,16 @@ cdyn_status cdyn_linsys_factor(cdyn_linsys *ls, const double *values, cdyn_repor
     return ls->ops->factor(ls, values, report);
 }
 
-cdyn_status cdyn_linsys_solve(cdyn_linsys *ls, int trans, double *b, cdyn_report *report)
+cdyn_status cdyn_linsys_solve(cdyn_linsys *ls, int trans, int nrhs, double *b,
+                              cdyn_report *report)
 {
-    return ls->ops->solve(ls, trans, b, report);
+    return ls->ops->solve(ls, trans, nrhs, b, report);
+}
+
+void cdyn_linsys_forget(cdyn_linsys *ls)
+{
+    if (ls->ops->forget != NULL)
+        ls->ops->forget(ls);
 }
 
 double cdyn_linsys_max_abs(const cdyn_linsys *ls)

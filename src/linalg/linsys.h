@@ -21,9 +21,15 @@
  *             rcond_min (default 64 eps), computed only when a cheap lower bound on the
  *             condition number (pivot ratio after factor, amplification ||x|| max|u_kk| / ||b||
  *             after solve) exceeds 1e10; an exactly zero pivot or a non-finite A always.
- *   KLU       klu_rcond (min/max |u_kk|) below rcond_min (default 64 eps) after a full factor;
- *             a refactor is kept while klu_rcond >= refactor_rcond (default 1e-8), else the
- *             pivots are chosen afresh.
+ *   KLU       two policies, chosen by the spec's klu_check:
+ *             RCOND (default): klu_rcond (min/max |u_kk|) below rcond_min (default 64 eps) after
+ *             a full factor; a refactor is kept while klu_rcond >= refactor_rcond (default
+ *             1e-8), else the pivots are chosen afresh (a failed factor keeps its pivot order
+ *             for the next refactor). Values are not scanned: a NaN shows in klu_rcond.
+ *             GROWTH: values must be finite (CDYN_EINVAL); a refactor is kept while KLU's
+ *             reciprocal pivot growth (klu_rgrowth) stays >= 1e-3 times the one of the last full
+ *             factor and klu_rcond >= rcond_min (default eps), else the pivots are chosen
+ *             afresh; a full factor below rcond_min is singular and dropped.
  *   dense Cholesky, CHOLMOD  not positive definite always; CHOLMOD's (min/max diag L)^2 below
  *             rcond_min (default eps). The dense Cholesky has no condition test: its one user,
  *             the cone QP, disables it on both paths (interior-point matrices are structurally
@@ -48,6 +54,8 @@ typedef enum cdyn_linsys_kind {
     CDYN_LINSYS_CHOLMOD
 } cdyn_linsys_kind;
 
+enum { CDYN_LINSYS_KLU_RCOND = 0, CDYN_LINSYS_KLU_GROWTH = 1 };
+
 typedef struct cdyn_linsys_spec {
     cdyn_linsys_kind kind;
     int n;                       /* order, >= 1 */
@@ -56,11 +64,14 @@ typedef struct cdyn_linsys_spec {
                                     alike (klu_analyze_given), or NULL for KLU's BTF + COLAMD */
     int threads;                 /* CHOLMOD: thread budget as cdyn_sparse_chol_create_threads */
     double rcond_min;            /* < 0: the backend's default; 0: no condition test */
-    double refactor_rcond;       /* KLU: < 0: default 1e-8 */
+    double refactor_rcond;       /* KLU RCOND: < 0: default 1e-8 */
+    int klu_check;               /* KLU: CDYN_LINSYS_KLU_RCOND or CDYN_LINSYS_KLU_GROWTH */
+    int klu_colamd;              /* KLU without order: 1 COLAMD, 0 AMD (KLU's default) */
     const cdyn_allocator *allocator;
 } cdyn_linsys_spec;
 
-/* A spec with the defaults: no pattern, no order, threads 1, rcond_min and refactor_rcond -1. */
+/* A spec with the defaults: no pattern, no order, threads 1, rcond_min and refactor_rcond -1,
+ * KLU's RCOND check with COLAMD. */
 cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
                                           const cdyn_allocator *allocator);
 
@@ -81,11 +92,16 @@ double *cdyn_linsys_values(cdyn_linsys *ls);
  * until a factor succeeds. */
 cdyn_status cdyn_linsys_factor(cdyn_linsys *ls, const double *values, cdyn_report *report);
 
-/* b := A^{-1} b (trans == 0) or A^{-T} b (trans != 0; the Cholesky kinds ignore it), one
- * right-hand side of n entries. CDYN_OK; CDYN_ESINGULAR when the dense LU's amplification test
- * finds A numerically singular (b then holds no meaning); CDYN_EINVAL / CDYN_ENOMEM from
- * CHOLMOD. */
-cdyn_status cdyn_linsys_solve(cdyn_linsys *ls, int trans, double *b, cdyn_report *report);
+/* B := A^{-1} B (trans == 0) or A^{-T} B (trans != 0; the Cholesky kinds ignore it), B n-by-nrhs
+ * column-major (leading dimension n), nrhs >= 1. CDYN_OK; CDYN_ESINGULAR when the dense LU's
+ * amplification test finds A numerically singular (B then holds no meaning); CDYN_EINVAL (no
+ * factor) / CDYN_ENOMEM from the sparse backends. */
+cdyn_status cdyn_linsys_solve(cdyn_linsys *ls, int trans, int nrhs, double *b,
+                              cdyn_report *report);
+
+/* KLU: drop the numeric factor, so that the next factor chooses its pivots afresh as on a new
+ * object (the analysis stays). The other kinds: nothing to do. */
+void cdyn_linsys_forget(cdyn_linsys *ls);
 
 /* max |A_ij| of the values given to the last factor (NaN skipped), for a caller's shift scale;
  * the LU kinds only (NAN for the Cholesky kinds). */

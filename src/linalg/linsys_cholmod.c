@@ -20,10 +20,11 @@ static cdyn_status cholmod_factor_values(cdyn_linsys *ls, const double *values, 
     return cdyn_sparse_chol_factor(s->chol, &A, r);
 }
 
-static cdyn_status cholmod_solve_rhs(cdyn_linsys *ls, int trans, double *b, cdyn_report *r)
+static cdyn_status cholmod_solve_rhs(cdyn_linsys *ls, int trans, int nrhs, double *b,
+                                     cdyn_report *r)
 {
     (void)trans;
-    return cdyn_sparse_chol_solve(((cholmod_be *)ls->be)->chol, 1, b, b, r);
+    return cdyn_sparse_chol_solve(((cholmod_be *)ls->be)->chol, nrhs, b, b, r);
 }
 
 static double *cholmod_values(cdyn_linsys *ls)
@@ -39,7 +40,7 @@ static void cholmod_release(cdyn_linsys *ls)
     cdyn_mem_free(ls->allocator, s);
 }
 
-static const cdyn_linsys_ops cholmod_ops = {cholmod_factor_values, cholmod_solve_rhs,
+static const cdyn_linsys_ops cholmod_ops = {cholmod_factor_values, cholmod_solve_rhs, NULL,
                                             cholmod_values, cholmod_release};
 
 cdyn_status cdyn_linsys_cholmod_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec,

@@ -116,15 +116,16 @@ static cdyn_status lu_factor(cdyn_linsys *ls, const double *values, cdyn_report 
     return CDYN_OK;
 }
 
-static cdyn_status lu_solve(cdyn_linsys *ls, int trans, double *b, cdyn_report *r)
+static cdyn_status lu_solve(cdyn_linsys *ls, int trans, int nrhs, double *b, cdyn_report *r)
 {
     dense_be *s = ls->be;
     const int n = ls->n;
-    const double bnorm = cdyn_dense_norm_inf(n, b);
-    cdyn_dense_lu_solve(trans, n, s->A, n, s->ipiv, 1, b, n);
+    const int nb = n * nrhs;
+    const double bnorm = cdyn_dense_norm_inf(nb, b);
+    cdyn_dense_lu_solve(trans, n, s->A, n, s->ipiv, nrhs, b, n);
     /* A large ||x|| / ||b|| shows a large ||A^-1||; a non-finite x is suspect too. */
     if (ls->rcond_min > 0.0 && !s->estimated &&
-        !(cdyn_dense_norm_inf(n, b) * s->umax <= DENSE_SUSPECT * bnorm))
+        !(cdyn_dense_norm_inf(nb, b) * s->umax <= DENSE_SUSPECT * bnorm))
         return estimate(ls, r);
     return CDYN_OK;
 }
@@ -141,11 +142,11 @@ static cdyn_status chol_factor(cdyn_linsys *ls, const double *values, cdyn_repor
     return CDYN_OK;
 }
 
-static cdyn_status chol_solve(cdyn_linsys *ls, int trans, double *b, cdyn_report *r)
+static cdyn_status chol_solve(cdyn_linsys *ls, int trans, int nrhs, double *b, cdyn_report *r)
 {
     (void)trans;
     (void)r;
-    cdyn_dense_chol_solve(ls->n, ((dense_be *)ls->be)->A, ls->n, 1, b, ls->n);
+    cdyn_dense_chol_solve(ls->n, ((dense_be *)ls->be)->A, ls->n, nrhs, b, ls->n);
     return CDYN_OK;
 }
 
@@ -154,8 +155,9 @@ static void dense_release(cdyn_linsys *ls)
     cdyn_mem_free(ls->allocator, ls->be);
 }
 
-static const cdyn_linsys_ops lu_ops = {lu_factor, lu_solve, dense_values, dense_release};
-static const cdyn_linsys_ops chol_ops = {chol_factor, chol_solve, dense_values, dense_release};
+static const cdyn_linsys_ops lu_ops = {lu_factor, lu_solve, NULL, dense_values, dense_release};
+static const cdyn_linsys_ops chol_ops = {chol_factor, chol_solve, NULL, dense_values,
+                                         dense_release};
 
 cdyn_status cdyn_linsys_dense_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec, cdyn_report *r)
 {

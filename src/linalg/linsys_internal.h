@@ -8,7 +8,8 @@
 
 typedef struct cdyn_linsys_ops {
     cdyn_status (*factor)(cdyn_linsys *ls, const double *values, cdyn_report *r);
-    cdyn_status (*solve)(cdyn_linsys *ls, int trans, double *b, cdyn_report *r);
+    cdyn_status (*solve)(cdyn_linsys *ls, int trans, int nrhs, double *b, cdyn_report *r);
+    void (*forget)(cdyn_linsys *ls); /* NULL: nothing kept between factors */
     double *(*values)(cdyn_linsys *ls);
     void (*release)(cdyn_linsys *ls);
 } cdyn_linsys_ops;

@@ -98,7 +98,7 @@ cdyn_status cdyn_cq_kkt_factor(cdyn_coneqp_solver *w, double shift, cdyn_report 
 cdyn_status cdyn_cq_kkt_solve(cdyn_coneqp_solver *w, double *b, cdyn_report *r)
 {
     cdyn_report inner;
-    const cdyn_status st = cdyn_linsys_solve(w->ls, 0, b, &inner);
+    const cdyn_status st = cdyn_linsys_solve(w->ls, 0, 1, b, &inner);
     if (st == CDYN_OK)
         return CDYN_OK;
     return pass(r, st == CDYN_EINVAL ? CDYN_ENUMERIC : st, &inner, "Newton solve");

@@ -104,7 +104,7 @@ cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, const double
 
 cdyn_status cdyn_mcp_linsys_solve(mcp_linsys *s, double *b)
 {
-    return cdyn_linsys_solve(s->sys, 0, b, NULL);
+    return cdyn_linsys_solve(s->sys, 0, 1, b, NULL);
 }
 
 double cdyn_mcp_linsys_max_abs(const mcp_linsys *s)
