@@ -9,8 +9,8 @@
 cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
                                           const cdyn_allocator *allocator)
 {
-    cdyn_linsys_spec s = {kind, n,    NULL, NULL, NULL, 1, -1.0, -1.0, CDYN_LINSYS_KLU_RCOND,
-                          1,    allocator};
+    cdyn_linsys_spec s = {kind, n, NULL, NULL, NULL, 1, -1.0, -1.0, CDYN_LINSYS_KLU_RCOND,
+                          allocator};
     return s;
 }
 

@@ -22,14 +22,16 @@
  *             condition number (pivot ratio after factor, amplification ||x|| max|u_kk| / ||b||
  *             after solve) exceeds 1e10; an exactly zero pivot or a non-finite A always.
  *   KLU       two policies, chosen by the spec's klu_check:
- *             RCOND (default): klu_rcond (min/max |u_kk|) below rcond_min (default 64 eps) after
- *             a full factor; a refactor is kept while klu_rcond >= refactor_rcond (default
- *             1e-8), else the pivots are chosen afresh (a failed factor keeps its pivot order
- *             for the next refactor). Values are not scanned: a NaN shows in klu_rcond.
- *             GROWTH: values must be finite (CDYN_EINVAL); a refactor is kept while KLU's
- *             reciprocal pivot growth (klu_rgrowth) stays >= 1e-3 times the one of the last full
- *             factor and klu_rcond >= rcond_min (default eps), else the pivots are chosen
- *             afresh; a full factor below rcond_min is singular and dropped.
+ *             RCOND (default; BTF + COLAMD or the spec's order): klu_rcond (min/max |u_kk|)
+ *             below rcond_min (default 64 eps) after a full factor; a refactor is kept while
+ *             klu_rcond >= refactor_rcond (default 1e-8), else the pivots are chosen afresh (a
+ *             failed factor keeps its pivot order for the next refactor). Values are not
+ *             scanned: a NaN shows in klu_rcond.
+ *             GROWTH (sparse_lu.c's refactor; BTF + AMD; order, rcond_min and refactor_rcond
+ *             unused): values and right-hand sides must be finite (CDYN_EINVAL); a refactor is
+ *             kept while KLU's reciprocal pivot growth (klu_rgrowth) stays >= 1e-3 times the one
+ *             of the last full factor and klu_rcond >= eps, else the pivots are chosen afresh; a
+ *             full factor below eps is singular and dropped.
  *   dense Cholesky, CHOLMOD  not positive definite always; CHOLMOD's (min/max diag L)^2 below
  *             rcond_min (default eps). The dense Cholesky has no condition test: its one user,
  *             the cone QP, disables it on both paths (interior-point matrices are structurally
@@ -66,12 +68,11 @@ typedef struct cdyn_linsys_spec {
     double rcond_min;            /* < 0: the backend's default; 0: no condition test */
     double refactor_rcond;       /* KLU RCOND: < 0: default 1e-8 */
     int klu_check;               /* KLU: CDYN_LINSYS_KLU_RCOND or CDYN_LINSYS_KLU_GROWTH */
-    int klu_colamd;              /* KLU without order: 1 COLAMD, 0 AMD (KLU's default) */
     const cdyn_allocator *allocator;
 } cdyn_linsys_spec;
 
 /* A spec with the defaults: no pattern, no order, threads 1, rcond_min and refactor_rcond -1,
- * KLU's RCOND check with COLAMD. */
+ * KLU's RCOND check. */
 cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
                                           const cdyn_allocator *allocator);
 

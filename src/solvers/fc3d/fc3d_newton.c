@@ -246,7 +246,6 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
         spec.colptr = w->as.A.colptr;
         spec.rowind = w->as.A.rowind;
         spec.klu_check = CDYN_LINSYS_KLU_GROWTH;
-        spec.klu_colamd = 0;
         st = cdyn_linsys_create(&spec, &w->ls, &lrep);
     }
     if (st != CDYN_OK)
