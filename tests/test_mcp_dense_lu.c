@@ -35,7 +35,10 @@ static outcome factor_and_solve(int n, double *J, double *b)
     mcp_linsys ls;
     assert_int_equal(cdyn_mcp_linsys_create(NULL, n, NULL, NULL, NULL, &ls), CDYN_OK);
     const mcp_jac jac = {n, 0, NULL, NULL, (size_t)n * (size_t)n, J};
-    outcome o = {cdyn_mcp_linsys_factor(&ls, &jac, da, db, 0.0), CDYN_ESINGULAR};
+    double jmax = 0.0;
+    for (int k = 0; k < n * n; ++k)
+        jmax = fmax(jmax, fabs(J[k]));
+    outcome o = {cdyn_mcp_linsys_factor(&ls, &jac, jmax, da, db, 0.0), CDYN_ESINGULAR};
     if (o.factor == CDYN_OK)
         o.solve = cdyn_mcp_linsys_solve(&ls, b);
     cdyn_mcp_linsys_free(NULL, &ls);
@@ -169,10 +172,12 @@ static void test_overflowing_matrix_is_singular(void **state)
     mcp_linsys ls;
     assert_int_equal(cdyn_mcp_linsys_create(NULL, N, NULL, NULL, NULL, &ls), CDYN_OK);
     const mcp_jac jac = {N, 0, NULL, NULL, N * N, J};
-    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, da, db, 0.0), CDYN_ESINGULAR);
+    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, 1e300, da, db, 0.0), CDYN_ESINGULAR);
+    /* the same with the bound unknown (INFINITY): H is scanned */
+    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, INFINITY, da, db, 0.0), CDYN_ESINGULAR);
     /* and a harmless db: the identity-like matrix factors */
     db[1] = 1e-300;
-    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, da, db, 0.0), CDYN_OK);
+    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, 1e300, da, db, 0.0), CDYN_OK);
     cdyn_mcp_linsys_free(NULL, &ls);
 }
 

@@ -9,8 +9,8 @@
 cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
                                           const cdyn_allocator *allocator)
 {
-    cdyn_linsys_spec s = {kind, n, NULL, NULL, NULL, 1, -1.0, -1.0, CDYN_LINSYS_KLU_RCOND,
-                          allocator};
+    cdyn_linsys_spec s = {kind, n,    NULL, NULL, NULL, 1, -1.0, -1.0, CDYN_LINSYS_KLU_RCOND,
+                          NULL, NULL, allocator};
     return s;
 }
 
@@ -31,6 +31,8 @@ cdyn_status cdyn_linsys_create(const cdyn_linsys_spec *spec, cdyn_linsys **out,
     ls->rcond_min = spec->rcond_min;
     ls->refactor_rcond = spec->refactor_rcond;
     ls->max_abs = NAN;
+    ls->dense_norms = spec->dense_norms;
+    ls->dense_norms_ctx = spec->dense_norms_ctx;
     ls->be = NULL;
     cdyn_status st;
     switch (spec->kind) {
@@ -76,6 +78,11 @@ void cdyn_linsys_forget(cdyn_linsys *ls)
 
 double cdyn_linsys_max_abs(const cdyn_linsys *ls)
 {
+    if (ls->dense_norms != NULL) {
+        double anorm = 0.0, amax = 0.0;
+        ls->dense_norms(ls->dense_norms_ctx, &anorm, &amax);
+        return amax;
+    }
     return ls->max_abs;
 }
 

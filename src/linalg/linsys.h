@@ -68,11 +68,17 @@ typedef struct cdyn_linsys_spec {
     double rcond_min;            /* < 0: the backend's default; 0: no condition test */
     double refactor_rcond;       /* KLU RCOND: < 0: default 1e-8 */
     int klu_check;               /* KLU: CDYN_LINSYS_KLU_RCOND or CDYN_LINSYS_KLU_GROWTH */
+    /* Dense LU, optional: a caller that vouches for finite values and can give ||A||_1 and
+       max|A_ij| from its own inputs (the MCP: from J, da, db) sets this; the layer then skips
+       its O(n^2) pass over A before each factor and asks only when the condition test or
+       cdyn_linsys_max_abs needs them (rare). NULL: the layer scans A itself. */
+    void (*dense_norms)(void *ctx, double *anorm1, double *amax);
+    void *dense_norms_ctx;
     const cdyn_allocator *allocator;
 } cdyn_linsys_spec;
 
 /* A spec with the defaults: no pattern, no order, threads 1, rcond_min and refactor_rcond -1,
- * KLU's RCOND check. */
+ * KLU's RCOND check, no dense_norms. */
 cdyn_linsys_spec cdyn_linsys_spec_default(cdyn_linsys_kind kind, int n,
                                           const cdyn_allocator *allocator);
 
@@ -105,7 +111,7 @@ cdyn_status cdyn_linsys_solve(cdyn_linsys *ls, int trans, int nrhs, double *b,
 void cdyn_linsys_forget(cdyn_linsys *ls);
 
 /* max |A_ij| of the values given to the last factor (NaN skipped), for a caller's shift scale;
- * the LU kinds only (NAN for the Cholesky kinds). */
+ * the LU kinds only (NAN for the Cholesky kinds; from dense_norms when the spec gives it). */
 double cdyn_linsys_max_abs(const cdyn_linsys *ls);
 
 int cdyn_linsys_size(const cdyn_linsys *ls);

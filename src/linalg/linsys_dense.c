@@ -6,7 +6,8 @@
  * computed when a cheap lower bound on it is large: the pivot ratio max|u_kk| / min|u_kk| after
  * the factorization, or the amplification ||x|| max|u_kk| / ||b|| of a solve. Well-conditioned
  * systems, the usual case, pay for neither. ||A||_1 and max|A_ij| are taken in the one pass that
- * also proves A finite (OpenBLAS's getrf reports success on NaN input). */
+ * also proves A finite (OpenBLAS's getrf reports success on NaN input), unless the caller gives
+ * them (spec.dense_norms, finite values vouched for): then nothing scans A. */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -55,6 +56,10 @@ static cdyn_status estimate(cdyn_linsys *ls, cdyn_report *r)
 {
     dense_be *s = ls->be;
     const int n = ls->n;
+    if (ls->dense_norms != NULL) {
+        double amax = 0.0;
+        ls->dense_norms(ls->dense_norms_ctx, &s->anorm, &amax);
+    }
     double rcond = 0.0;
     if (n <= DENSE_EXACT_N) {
         /* ||A^-1||_1 itself, from the n columns of A^-1 (one dgetrs call): cheaper than dgecon
@@ -75,13 +80,11 @@ static cdyn_status estimate(cdyn_linsys *ls, cdyn_report *r)
     return CDYN_OK;
 }
 
-static cdyn_status lu_factor(cdyn_linsys *ls, const double *values, cdyn_report *r)
+/* ||A||_1 and max|A_ij| (NaN skipped) of the values in A, in one pass; 0 when A is not finite. */
+static int scan(cdyn_linsys *ls)
 {
     dense_be *s = ls->be;
     const int n = ls->n;
-    take_values(ls, values);
-    s->estimated = 0;
-    /* ||A||_1, max|A_ij| (NaN skipped) and finiteness in one pass. */
     double anorm = 0.0, amax = 0.0;
     int finite = 1;
     for (int j = 0; j < n; ++j) {
@@ -98,7 +101,16 @@ static cdyn_status lu_factor(cdyn_linsys *ls, const double *values, cdyn_report 
     }
     s->anorm = anorm;
     ls->max_abs = amax;
-    if (!finite)
+    return finite;
+}
+
+static cdyn_status lu_factor(cdyn_linsys *ls, const double *values, cdyn_report *r)
+{
+    dense_be *s = ls->be;
+    const int n = ls->n;
+    take_values(ls, values);
+    s->estimated = 0;
+    if (ls->dense_norms == NULL && !scan(ls))
         return cdyn_fail(r, CDYN_ESINGULAR, "not finite (NaN or Inf)");
     if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, s->A, n, s->ipiv) != 0)
         return cdyn_fail(r, CDYN_ESINGULAR, "singular (zero pivot, LAPACK dgetrf)");

@@ -21,6 +21,8 @@ struct cdyn_linsys {
     int n;
     double rcond_min, refactor_rcond; /* defaults resolved by the backend's init */
     double max_abs;                   /* of the last factor's values (LU kinds) */
+    void (*dense_norms)(void *ctx, double *anorm1, double *amax); /* the spec's */
+    void *dense_norms_ctx;
     void *be;
 };
 

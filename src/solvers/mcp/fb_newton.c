@@ -69,7 +69,7 @@ static int newton_direction(mcp_work *w, double *gd)
     const int n = w->n;
     double mu = 0.0;
     for (int attempt = 0; attempt <= MCP_SHIFT_TRIES; ++attempt) {
-        cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->da, w->db, mu);
+        cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->jabsmax, w->da, w->db, mu);
         if (st == CDYN_ENOMEM)
             return -1;
         if (st == CDYN_OK) {
@@ -391,7 +391,7 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
             w->db[i] = lower || upper ? 0.0 : sc;
             w->d[i] = lower ? w->l[i] - x[i] : upper ? w->u[i] - x[i] : -F[i] * sc;
         }
-        const cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->da, w->db, 0.0);
+        const cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->jabsmax, w->da, w->db, 0.0);
         if (st == CDYN_ENOMEM)
             return -1;
         if (st != CDYN_OK || cdyn_mcp_linsys_solve(&w->ls, w->d) != CDYN_OK ||

@@ -131,6 +131,11 @@ typedef struct mcp_linsys {
     int *Hp, *Hi;         /* sparse: J's pattern plus the diagonal, diagonal last when J lacks it */
     int *jmap;            /* J entry k sits at Hx[jmap[k]] */
     int *dpos;            /* H(i, i) sits at Hx[dpos[i]] */
+    /* dense: the inputs of the last factor, for the norms of H the layer asks for on its rare
+       paths (the factors have overwritten H) */
+    const mcp_jac *J;
+    const double *da, *db;
+    double mu;
 } mcp_linsys;
 
 /* Allocate once and, for a sparse J (colptr != NULL), build H's pattern and run the symbolic
@@ -140,10 +145,12 @@ typedef struct mcp_linsys {
  * than 2^31 - 1 entries in H). On failure nothing stays allocated. */
 cdyn_status cdyn_mcp_linsys_create(const cdyn_allocator *a, int n, const int *colptr,
                                    const int *rowind, const int *order, mcp_linsys *s);
-/* Form H from J's values and factor it. CDYN_OK, CDYN_ESINGULAR (singular, numerically singular
- * or not finite), CDYN_ENOMEM. */
-cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, const double *da,
-                                   const double *db, double mu);
+/* Form H from J's values and factor it; jabsmax is max |J_ij| or INFINITY when unknown. CDYN_OK,
+ * CDYN_ESINGULAR (singular, numerically singular or not finite), CDYN_ENOMEM. J, da and db must
+ * stay unchanged until the next factor (the dense path reads them again for norms needed only on
+ * rare paths). */
+cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, double jabsmax,
+                                   const double *da, const double *db, double mu);
 /* b := H^{-1} b with the last successful factorization. CDYN_OK, or CDYN_ESINGULAR when the
  * solve revealed a numerically singular H (b is then overwritten with no meaning). */
 cdyn_status cdyn_mcp_linsys_solve(mcp_linsys *s, double *b);

@@ -144,7 +144,7 @@ static int josephy_step(mcp_work *w, josephy_ws *s, int nb, const double *x, con
         w->da[i] = fr ? 0.0 : 1.0;
         w->db[i] = fr ? (rowmax[i] > 0.0 ? 1.0 / rowmax[i] : 1.0) : 0.0;
     }
-    const cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->da, w->db, 0.0);
+    const cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->jabsmax, w->da, w->db, 0.0);
     if (st == CDYN_ENOMEM)
         return -1;
     if (st != CDYN_OK)

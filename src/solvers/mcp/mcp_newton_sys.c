@@ -1,10 +1,17 @@
 /* The MCP's Newton systems H d = b, H = diag(da + mu) + diag(db) J, on the linear-system layer
  * (src/linalg/linsys.h): dense LU for a dense J, KLU for a sparse one. Only the forming of H is
  * the MCP's: densely in the layer's own buffer, sparsely in J's pattern plus the diagonal,
- * built once here and analysed once by the layer. */
+ * built once here and analysed once by the layer.
+ *
+ * Dense: no scan of H. |H_ij| <= max|db| max|J_ij| + max|da| + mu and rounding is monotone, so
+ * a finite bound proves H finite in O(n) (otherwise H is scanned), and the layer asks for ||H||_1
+ * and max|H_ij| (dense_norms below) only on its rare paths, recomputed from J, da, db. */
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "core/memory.h"
+#include "linalg/dense.h"
 #include "solvers/mcp/mcp_internal.h"
 
 /* Fill Hp/Hi/jmap/dpos from J's pattern; 0 on success, -1 on a duplicate entry. mark: n ints. */
@@ -55,6 +62,29 @@ static cdyn_status sparse_pattern(mcp_linsys *s, const cdyn_allocator *a, int n,
     return build_pattern(s, n, colptr, rowind, s->dpos + n) == 0 ? CDYN_OK : CDYN_EINVAL;
 }
 
+/* ||H||_1 and max|H_ij| (NaN skipped) of the last formed dense H, from its inputs: entry (i, j)
+   is computed exactly as cdyn_mcp_linsys_factor forms it. */
+static void dense_norms(void *ctx, double *anorm1, double *amax)
+{
+    const mcp_linsys *s = ctx;
+    const int n = s->J->n;
+    double anorm = 0.0, hmax = 0.0;
+    for (int j = 0; j < n; ++j) {
+        const double *jc = s->J->values + (size_t)j * n;
+        double colsum = 0.0;
+        for (int i = 0; i < n; ++i) {
+            const double h = s->db[i] * jc[i];
+            const double v = fabs(i == j ? h + (s->da[i] + s->mu) : h);
+            colsum += v;
+            hmax = v > hmax ? v : hmax;
+        }
+        if (colsum > anorm)
+            anorm = colsum;
+    }
+    *anorm1 = anorm;
+    *amax = hmax;
+}
+
 cdyn_status cdyn_mcp_linsys_create(const cdyn_allocator *a, int n, const int *colptr,
                                    const int *rowind, const int *order, mcp_linsys *s)
 {
@@ -70,6 +100,9 @@ cdyn_status cdyn_mcp_linsys_create(const cdyn_allocator *a, int n, const int *co
         spec.colptr = s->Hp;
         spec.rowind = s->Hi;
         spec.order = order;
+    } else {
+        spec.dense_norms = dense_norms;
+        spec.dense_norms_ctx = s;
     }
     const cdyn_status st = cdyn_linsys_create(&spec, &s->sys, NULL);
     if (st != CDYN_OK)
@@ -77,11 +110,15 @@ cdyn_status cdyn_mcp_linsys_create(const cdyn_allocator *a, int n, const int *co
     return st;
 }
 
-cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, const double *da,
-                                   const double *db, double mu)
+cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, double jabsmax,
+                                   const double *da, const double *db, double mu)
 {
     const int n = J->n;
     if (s->Hx == NULL) {
+        s->J = J;
+        s->da = da;
+        s->db = db;
+        s->mu = mu;
         double *H = cdyn_linsys_values(s->sys);
         for (int j = 0; j < n; ++j) {
             const double *jc = J->values + (size_t)j * n;
@@ -90,6 +127,11 @@ cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, const double
                 hc[i] = db[i] * jc[i];
             hc[j] += da[j] + mu;
         }
+        /* OpenBLAS's getrf reports success on NaN input: H must be proven finite here. */
+        const double bound =
+            cdyn_dense_norm_inf(n, db) * jabsmax + (cdyn_dense_norm_inf(n, da) + mu);
+        if (!(bound <= DBL_MAX) && isnan(cdyn_mcp_finite_max_abs((size_t)n * (size_t)n, H)))
+            return CDYN_ESINGULAR;
         return cdyn_linsys_factor(s->sys, H, NULL);
     }
     for (int p = 0; p < s->Hp[n]; ++p)
