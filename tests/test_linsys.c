@@ -215,7 +215,7 @@ static void test_allocation_failures(void **state)
         band_pattern(c.colptr, c.rowind);
         const test_alloc_case tc = {"cdyn_linsys_create", alloc_run, alloc_unchanged,
                                     alloc_release, &c};
-        assert_true(test_alloc_every_failure(&tc) >= 2);
+        assert_true(test_alloc_every_failure(&tc) >= 1);
     }
 }
 

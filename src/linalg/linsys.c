@@ -2,6 +2,7 @@
 #include "linalg/linsys_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -22,9 +23,25 @@ cdyn_status cdyn_linsys_create(const cdyn_linsys_spec *spec, cdyn_linsys **out,
     if (spec->n < 1 || (unsigned)spec->kind > (unsigned)CDYN_LINSYS_CHOLMOD ||
         (sparse && (spec->colptr == NULL || spec->rowind == NULL)))
         return cdyn_fail(report, CDYN_EINVAL, "linear system: bad size, kind or pattern");
-    cdyn_linsys *ls = cdyn_mem_alloc(spec->allocator, sizeof *ls);
+    switch (spec->kind) {
+    case CDYN_LINSYS_KLU:
+        return cdyn_linsys_klu_init(spec, out, report);
+    case CDYN_LINSYS_CHOLMOD:
+        return cdyn_linsys_cholmod_init(spec, out, report);
+    default:
+        return cdyn_linsys_dense_init(spec, out, report);
+    }
+}
+
+cdyn_linsys *cdyn_linsys_block(const cdyn_linsys_spec *spec, size_t bytes)
+{
+    const size_t head = (sizeof(cdyn_linsys) + 15) / 16 * 16;
+    if (bytes > SIZE_MAX - head)
+        return NULL;
+    cdyn_linsys *ls = cdyn_mem_alloc(spec->allocator, head + bytes);
     if (ls == NULL)
-        return cdyn_fail(report, CDYN_ENOMEM, "linear system: out of memory");
+        return NULL;
+    ls->ops = NULL;
     ls->allocator = spec->allocator;
     ls->kind = spec->kind;
     ls->n = spec->n;
@@ -33,25 +50,8 @@ cdyn_status cdyn_linsys_create(const cdyn_linsys_spec *spec, cdyn_linsys **out,
     ls->max_abs = NAN;
     ls->dense_norms = spec->dense_norms;
     ls->dense_norms_ctx = spec->dense_norms_ctx;
-    ls->be = NULL;
-    cdyn_status st;
-    switch (spec->kind) {
-    case CDYN_LINSYS_KLU:
-        st = cdyn_linsys_klu_init(ls, spec, report);
-        break;
-    case CDYN_LINSYS_CHOLMOD:
-        st = cdyn_linsys_cholmod_init(ls, spec, report);
-        break;
-    default:
-        st = cdyn_linsys_dense_init(ls, spec, report);
-        break;
-    }
-    if (st != CDYN_OK) {
-        cdyn_mem_free(spec->allocator, ls);
-        return st;
-    }
-    *out = ls;
-    return CDYN_OK;
+    ls->be = (char *)ls + head;
+    return ls;
 }
 
 double *cdyn_linsys_values(cdyn_linsys *ls)
@@ -100,6 +100,7 @@ void cdyn_linsys_free(cdyn_linsys *ls)
 {
     if (ls == NULL)
         return;
-    ls->ops->release(ls);
+    if (ls->ops->release != NULL)
+        ls->ops->release(ls);
     cdyn_mem_free(ls->allocator, ls);
 }

@@ -37,21 +37,21 @@ static void cholmod_release(cdyn_linsys *ls)
 {
     cholmod_be *s = ls->be;
     cdyn_sparse_chol_free(s->chol);
-    cdyn_mem_free(ls->allocator, s);
 }
 
 static const cdyn_linsys_ops cholmod_ops = {cholmod_factor_values, cholmod_solve_rhs, NULL,
                                             cholmod_values, cholmod_release};
 
-cdyn_status cdyn_linsys_cholmod_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec,
+cdyn_status cdyn_linsys_cholmod_init(const cdyn_linsys_spec *spec, cdyn_linsys **out,
                                      cdyn_report *r)
 {
     const int n = spec->n;
     const size_t nnz = (size_t)spec->colptr[n];
     const size_t head = (sizeof(cholmod_be) + sizeof(int) - 1) / sizeof(int);
-    int *block = cdyn_mem_array(ls->allocator, head + (size_t)n + 1 + nnz, sizeof(int));
-    if (block == NULL)
+    cdyn_linsys *ls = cdyn_linsys_block(spec, (head + (size_t)n + 1 + nnz) * sizeof(int));
+    if (ls == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "linear system: out of memory");
+    int *block = ls->be;
     cholmod_be *s = (cholmod_be *)(void *)block;
     s->Ap = block + head;
     s->Ai = s->Ap + n + 1;
@@ -62,12 +62,12 @@ cdyn_status cdyn_linsys_cholmod_init(cdyn_linsys *ls, const cdyn_linsys_spec *sp
     const cdyn_status st =
         cdyn_sparse_chol_create_threads(&A, ls->allocator, spec->threads, &s->chol, r);
     if (st != CDYN_OK) {
-        cdyn_mem_free(ls->allocator, block);
+        cdyn_mem_free(spec->allocator, ls);
         return st;
     }
     if (ls->rcond_min >= 0.0)
         cdyn_sparse_chol_set_rcond_min(s->chol, ls->rcond_min);
-    ls->be = s;
     ls->ops = &cholmod_ops;
+    *out = ls;
     return CDYN_OK;
 }

@@ -162,16 +162,11 @@ static cdyn_status chol_solve(cdyn_linsys *ls, int trans, int nrhs, double *b, c
     return CDYN_OK;
 }
 
-static void dense_release(cdyn_linsys *ls)
-{
-    cdyn_mem_free(ls->allocator, ls->be);
-}
+static const cdyn_linsys_ops lu_ops = {lu_factor, lu_solve, NULL, dense_values, NULL};
+static const cdyn_linsys_ops chol_ops = {chol_factor, chol_solve, NULL, dense_values, NULL};
 
-static const cdyn_linsys_ops lu_ops = {lu_factor, lu_solve, NULL, dense_values, dense_release};
-static const cdyn_linsys_ops chol_ops = {chol_factor, chol_solve, NULL, dense_values,
-                                         dense_release};
-
-cdyn_status cdyn_linsys_dense_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec, cdyn_report *r)
+cdyn_status cdyn_linsys_dense_init(const cdyn_linsys_spec *spec, cdyn_linsys **out,
+                                   cdyn_report *r)
 {
     const int n = spec->n;
     const int lu = spec->kind == CDYN_LINSYS_DENSE_LU;
@@ -181,14 +176,16 @@ cdyn_status cdyn_linsys_dense_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec
         nwork = (n <= DENSE_EXACT_N && nn > 4 * (size_t)n) ? nn : 4 * (size_t)n;
     if (nn == 0 || nn > SIZE_MAX / sizeof(double) - 4 * (size_t)n)
         return cdyn_fail(r, CDYN_ENOMEM, "linear system: %d-by-%d matrix too large", n, n);
-    /* One block: the state, the doubles, then the ints (the order keeps the alignment). */
+    /* After the object: the state, the doubles, then the ints (the order keeps the alignment). */
     const size_t head = (sizeof(dense_be) + sizeof(double) - 1) / sizeof(double);
     const size_t nint = lu ? 2 * (size_t)n : 0;
-    double *block =
-        cdyn_mem_array(ls->allocator, head + nn + nwork + (nint * sizeof(int) + 7) / 8,
-                       sizeof(double));
-    if (block == NULL)
+    const size_t ndbl = head + nn + nwork + (nint * sizeof(int) + 7) / 8;
+    cdyn_linsys *ls = ndbl <= SIZE_MAX / sizeof(double)
+                          ? cdyn_linsys_block(spec, ndbl * sizeof(double))
+                          : NULL;
+    if (ls == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "linear system: out of memory");
+    double *block = ls->be;
     dense_be *s = (dense_be *)(void *)block;
     s->A = block + head;
     s->work = s->A + nn;
@@ -196,9 +193,9 @@ cdyn_status cdyn_linsys_dense_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec
     s->iwork = s->ipiv + n;
     s->anorm = s->umax = 0.0;
     s->estimated = 0;
-    ls->be = s;
     ls->ops = lu ? &lu_ops : &chol_ops;
     if (ls->rcond_min < 0.0 || isnan(ls->rcond_min))
         ls->rcond_min = lu ? DENSE_RCOND_MIN : 0.0;
+    *out = ls;
     return CDYN_OK;
 }

@@ -130,21 +130,22 @@ static void klu_release(cdyn_linsys *ls)
         klu_free_numeric(&s->num, &s->common);
     if (s->sym != NULL)
         klu_free_symbolic(&s->sym, &s->common);
-    cdyn_mem_free(ls->allocator, s);
 }
 
 static const cdyn_linsys_ops klu_ops = {klu_factor_values, klu_solve_rhs, klu_forget, klu_values,
                                         klu_release};
 
-cdyn_status cdyn_linsys_klu_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec, cdyn_report *r)
+cdyn_status cdyn_linsys_klu_init(const cdyn_linsys_spec *spec, cdyn_linsys **out,
+                                 cdyn_report *r)
 {
     const int n = spec->n;
     const size_t nnz = (size_t)spec->colptr[n];
-    /* One block: the state, then Ap and Ai. */
+    /* After the object: the state, then Ap and Ai. */
     const size_t head = (sizeof(klu_be) + sizeof(int) - 1) / sizeof(int);
-    int *block = cdyn_mem_array(ls->allocator, head + (size_t)n + 1 + nnz, sizeof(int));
-    if (block == NULL)
+    cdyn_linsys *ls = cdyn_linsys_block(spec, (head + (size_t)n + 1 + nnz) * sizeof(int));
+    if (ls == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "linear system: out of memory");
+    int *block = ls->be;
     klu_be *s = (klu_be *)(void *)block;
     s->Ap = block + head;
     s->Ai = s->Ap + n + 1;
@@ -159,7 +160,7 @@ cdyn_status cdyn_linsys_klu_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec, 
         const cdyn_csc A = {n, n, s->Ap, s->Ai, NULL};
         const cdyn_status st = cdyn_sparse_lu_create(&A, ls->allocator, &s->lu, r);
         if (st != CDYN_OK) {
-            cdyn_mem_free(ls->allocator, block);
+            cdyn_mem_free(spec->allocator, ls);
             return st;
         }
     } else {
@@ -172,14 +173,14 @@ cdyn_status cdyn_linsys_klu_init(cdyn_linsys *ls, const cdyn_linsys_spec *spec, 
                                      : klu_analyze(n, s->Ap, s->Ai, &s->common);
         if (s->sym == NULL) {
             const int oom = s->common.status == KLU_OUT_OF_MEMORY;
-            cdyn_mem_free(ls->allocator, block);
+            cdyn_mem_free(spec->allocator, ls);
             return oom ? cdyn_fail(r, CDYN_ENOMEM, "klu_analyze: KLU ran out of memory")
                        : cdyn_fail(r, CDYN_EINVAL, "klu_analyze: KLU rejected the pattern or "
                                                    "order");
         }
     }
-    ls->be = s;
     ls->ops = &klu_ops;
+    *out = ls;
     if (ls->rcond_min < 0.0 || isnan(ls->rcond_min))
         ls->rcond_min = KLU_RCOND_MIN;
     if (ls->refactor_rcond < 0.0 || isnan(ls->refactor_rcond))
