@@ -1,8 +1,6 @@
 /* The linear-system layer's front: spec validation and dispatch to the backend's table. */
 #include "linalg/linsys_internal.h"
 
-#include <math.h>
-#include <stdint.h>
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -31,27 +29,6 @@ cdyn_status cdyn_linsys_create(const cdyn_linsys_spec *spec, cdyn_linsys **out,
     default:
         return cdyn_linsys_dense_init(spec, out, report);
     }
-}
-
-cdyn_linsys *cdyn_linsys_block(const cdyn_linsys_spec *spec, size_t bytes)
-{
-    const size_t head = (sizeof(cdyn_linsys) + 15) / 16 * 16;
-    if (bytes > SIZE_MAX - head)
-        return NULL;
-    cdyn_linsys *ls = cdyn_mem_alloc(spec->allocator, head + bytes);
-    if (ls == NULL)
-        return NULL;
-    ls->ops = NULL;
-    ls->allocator = spec->allocator;
-    ls->kind = spec->kind;
-    ls->n = spec->n;
-    ls->rcond_min = spec->rcond_min;
-    ls->refactor_rcond = spec->refactor_rcond;
-    ls->max_abs = NAN;
-    ls->dense_norms = spec->dense_norms;
-    ls->dense_norms_ctx = spec->dense_norms_ctx;
-    ls->be = (char *)ls + head;
-    return ls;
 }
 
 double *cdyn_linsys_values(cdyn_linsys *ls)
