@@ -1,4 +1,5 @@
-/* The dense Newton-system solver of the MCP method (mcp_dense_lu.c): H = diag(da + mu) +
+/* The dense Newton systems of the MCP method (mcp_newton_sys.c on the linear-system layer's
+ * dense LU, src/linalg/linsys_dense.c): H = diag(da + mu) +
  * diag(db) J is factored, and a numerically singular H is reported (CDYN_ESINGULAR) by the
  * factorization or by the solve, on both of its condition tests (the exact ||H^-1||_1 for
  * n <= 16, LAPACK's estimate above).
@@ -31,17 +32,16 @@ static outcome factor_and_solve(int n, double *J, double *b)
     assert_non_null(db);
     for (int i = 0; i < n; ++i)
         db[i] = 1.0;
-    mcp_dense_lu *lu = NULL;
     mcp_linsys ls;
-    assert_int_equal(cdyn_mcp_dense_lu_create(NULL, n, &lu, &ls), CDYN_OK);
+    assert_int_equal(cdyn_mcp_linsys_create(NULL, n, NULL, NULL, NULL, &ls), CDYN_OK);
     const mcp_jac jac = {n, 0, NULL, NULL, (size_t)n * (size_t)n, J};
     double jmax = 0.0;
     for (int k = 0; k < n * n; ++k)
         jmax = fmax(jmax, fabs(J[k]));
-    outcome o = {ls.factor(ls.self, &jac, jmax, da, db, 0.0), CDYN_ESINGULAR};
+    outcome o = {cdyn_mcp_linsys_factor(&ls, &jac, jmax, da, db, 0.0), CDYN_ESINGULAR};
     if (o.factor == CDYN_OK)
-        o.solve = ls.solve(ls.self, b);
-    cdyn_mcp_dense_lu_free(NULL, lu);
+        o.solve = cdyn_mcp_linsys_solve(&ls, b);
+    cdyn_mcp_linsys_free(NULL, &ls);
     free(da);
     free(db);
     return o;
@@ -169,17 +169,16 @@ static void test_overflowing_matrix_is_singular(void **state)
     (void)state;
     enum { N = 3 };
     double J[N * N] = {1, 0, 0, 0, 1e300, 0, 0, 0, 1}, da[N] = {0, 0, 0}, db[N] = {1, 1e10, 1};
-    mcp_dense_lu *lu = NULL;
     mcp_linsys ls;
-    assert_int_equal(cdyn_mcp_dense_lu_create(NULL, N, &lu, &ls), CDYN_OK);
+    assert_int_equal(cdyn_mcp_linsys_create(NULL, N, NULL, NULL, NULL, &ls), CDYN_OK);
     const mcp_jac jac = {N, 0, NULL, NULL, N * N, J};
-    assert_int_equal(ls.factor(ls.self, &jac, 1e300, da, db, 0.0), CDYN_ESINGULAR);
+    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, 1e300, da, db, 0.0), CDYN_ESINGULAR);
     /* the same with the bound unknown (INFINITY): H is scanned */
-    assert_int_equal(ls.factor(ls.self, &jac, INFINITY, da, db, 0.0), CDYN_ESINGULAR);
+    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, INFINITY, da, db, 0.0), CDYN_ESINGULAR);
     /* and a harmless db: the identity-like matrix factors */
     db[1] = 1e-300;
-    assert_int_equal(ls.factor(ls.self, &jac, 1e300, da, db, 0.0), CDYN_OK);
-    cdyn_mcp_dense_lu_free(NULL, lu);
+    assert_int_equal(cdyn_mcp_linsys_factor(&ls, &jac, 1e300, da, db, 0.0), CDYN_OK);
+    cdyn_mcp_linsys_free(NULL, &ls);
 }
 
 int main(void)

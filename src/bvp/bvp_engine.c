@@ -2,7 +2,7 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/sparse_lu.h"
+#include "linalg/linsys.h"
 #include "solvers/mcp/mcp_internal.h"
 
 #include <limits.h>
@@ -532,7 +532,7 @@ static cdyn_status sensitivity(bvp_engine *e, const double *z, int np, const int
     int *ti = cdyn_mem_array(a, 2 * ((size_t)nnz + n), sizeof(int));
     cdyn_csc_assembly H;
     memset(&H, 0, sizeof H);
-    cdyn_sparse_lu *lu = NULL;
+    cdyn_linsys *lu = NULL;
     cdyn_status st = CDYN_OK;
     if (F == NULL || ti == NULL) {
         st = cdyn_fail(r, CDYN_ENOMEM, "bvp: out of memory");
@@ -563,8 +563,13 @@ static cdyn_status sensitivity(bvp_engine *e, const double *z, int np, const int
     if ((st = cdyn_csc_assembly_init(&H, n, n, t, ti, tj, a, r)) != CDYN_OK)
         goto done;
     cdyn_csc_assembly_set_values(&H, tx);
-    if ((st = cdyn_sparse_lu_create(&H.A, a, &lu, r)) != CDYN_OK ||
-        (st = cdyn_sparse_lu_factor(lu, &H.A, r)) != CDYN_OK) {
+    /* KLU with the pivot-growth check (AMD ordering), factored once for every parameter. */
+    cdyn_linsys_spec spec = cdyn_linsys_spec_default(CDYN_LINSYS_KLU, n, a);
+    spec.colptr = H.A.colptr;
+    spec.rowind = H.A.rowind;
+    spec.klu_check = CDYN_LINSYS_KLU_GROWTH;
+    if ((st = cdyn_linsys_create(&spec, &lu, r)) != CDYN_OK ||
+        (st = cdyn_linsys_factor(lu, H.A.values, r)) != CDYN_OK) {
         if (st == CDYN_ESINGULAR)
             cdyn_fail(r, st, "bvp: the Newton matrix at the solution is singular: no "
                       "sensitivities (a degenerate or non-isolated solution)");
@@ -578,12 +583,13 @@ static cdyn_status sensitivity(bvp_engine *e, const double *z, int np, const int
             for (int i = 0; i < n; i++)
                 rhs[i] = -db[i] * dFdp[i + (size_t)j * n];
         }
-        if ((st = cdyn_sparse_lu_solve(lu, 0, 1, rhs, dz + (size_t)j * n, r)) != CDYN_OK)
+        memcpy(dz + (size_t)j * n, rhs, (size_t)n * sizeof(double));
+        if ((st = cdyn_linsys_solve(lu, 0, 1, dz + (size_t)j * n, r)) != CDYN_OK)
             goto done;
     }
     cdyn_report_method(r, "bvp-sensitivity");
 done:
-    cdyn_sparse_lu_free(lu);
+    cdyn_linsys_free(lu);
     cdyn_csc_assembly_free(&H);
     cdyn_mem_free(a, ti);
     cdyn_mem_free(a, F);

@@ -9,7 +9,7 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/dense.h"
+#include "linalg/linsys.h"
 
 #include <math.h>
 #include <string.h>
@@ -186,19 +186,27 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
         maxseg = len > maxseg ? len : maxseg;
     }
     const int np = M > 1 ? nx : nfree;
-    const size_t nints = 4 * (size_t)nx + 2 * (size_t)nfree + (size_t)nz + M + 9;
-    const size_t ndbl = 2 * (size_t)nx + (size_t)np * (maxseg + 1) * nx +
-                        (size_t)nz * nz + 5 * (size_t)nz + 8;
+    const size_t nints = 4 * (size_t)nx + 2 * (size_t)nfree + M + 9;
+    const size_t ndbl = 2 * (size_t)nx + (size_t)np * (maxseg + 1) * nx + 5 * (size_t)nz + 8;
     int *ip = cdyn_mem_array(a, nints, sizeof(int));
     double *dp = cdyn_mem_array(a, ndbl, sizeof(double));
-    if (ip == NULL || dp == NULL) {
+    /* The Newton matrix J lives in the layer's buffer (dense LU; no condition test: a zero
+       pivot or a non-finite J ends the iteration, as below). */
+    cdyn_linsys *lu = NULL;
+    cdyn_status st = CDYN_OK;
+    if (nz > 0) {
+        cdyn_linsys_spec spec = cdyn_linsys_spec_default(CDYN_LINSYS_DENSE_LU, nz, a);
+        spec.rcond_min = 0.0;
+        st = cdyn_linsys_create(&spec, &lu, NULL);
+    }
+    if (ip == NULL || dp == NULL || st != CDYN_OK) {
         cdyn_mem_free(a, ip);
         cdyn_mem_free(a, dp);
+        cdyn_linsys_free(lu);
         return cdyn_fail(r, CDYN_ENOMEM, "bvp shooting: out of memory");
     }
     w.free_idx = ip, w.end_idx = ip + nfree, w.all_fixed = ip + 2 * nfree;
     w.all_idx = w.all_fixed + nx, w.bound = w.all_idx + nx;
-    int *ipiv = w.bound + M + 1;
     for (int i = 0, f = 0, e = 0; i < nx; i++) {
         w.all_fixed[i] = 1;
         w.all_idx[i] = i;
@@ -212,8 +220,10 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
     w.x0 = dp;
     w.xe = w.x0 + nx;
     w.sens = w.xe + nx;
-    double *J = w.sens + (size_t)np * (maxseg + 1) * nx;
-    double *z = J + (size_t)nz * nz, *R = z + nz, *d = R + nz, *trial = d + nz, *Rt = trial + nz;
+    double *z = w.sens + (size_t)np * (maxseg + 1) * nx;
+    double *R = z + nz, *d = R + nz, *trial = d + nz, *Rt = trial + nz;
+    /* nz == 0: no Newton matrix, but a non-NULL J still asks shoot_eval for the sensitivities */
+    double *J = lu != NULL ? cdyn_linsys_values(lu) : z;
 
     /* the start: traj[0]'s free components, projected on the bounds; the segments' starts from
      * one IVP through them (all continuity rows hold at first) */
@@ -223,7 +233,6 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
     memset(d, 0, (size_t)nz * sizeof(double));
     project(&w, z, d, 0.0, z);
     int iters = 0, newton = 0;
-    cdyn_status st = CDYN_OK;
     for (int k = 0; k + 1 < M && st == CDYN_OK; k++) {
         /* segment k from the start found so far gives S_{k+1} */
         st = run_segment(&w, k, z, 0, &iters);
@@ -240,13 +249,13 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
         /* Newton direction: J d = -R (LU; a singular J ends the iteration) */
         for (int k = 0; k < nz; k++)
             d[k] = -R[k];
-        if (cdyn_dense_lu(nz, J, nz, ipiv) != CDYN_OK) {
+        if (cdyn_linsys_factor(lu, J, NULL) != CDYN_OK) {
             st = cdyn_fail(r, CDYN_ESINGULAR, "bvp shooting: the end conditions do not depend "
                            "on the free start components (singular sensitivity, iteration %d)",
                            newton);
             break;
         }
-        cdyn_dense_lu_solve(0, nz, J, nz, ipiv, 1, d, nz);
+        cdyn_linsys_solve(lu, 0, 1, d, NULL); /* no test to fail without rcond_min */
         double t = 1.0, gt = INFINITY;
         for (int half = 0; half < 30; half++, t *= 0.5) {
             project(&w, z, d, t, trial);
@@ -294,5 +303,6 @@ cdyn_status cdyn_bvp_shoot(const cdyn_model *m, const cdyn_bvp_options *opts,
     rep->nonzeros = nz * nz;
     cdyn_mem_free(a, ip);
     cdyn_mem_free(a, dp);
+    cdyn_linsys_free(lu);
     return st;
 }

@@ -49,7 +49,7 @@ void cdyn_coneqp_solver_free(cdyn_coneqp_solver *w)
     if (w == NULL)
         return;
     const cdyn_allocator *al = w->opts.allocator;
-    cdyn_cq_sparse_cleanup(w);
+    cdyn_cq_kkt_free(w);
     cdyn_mem_free(al, w->ct);
     cdyn_mem_free(al, w->fixed);
     cdyn_mem_free(al, w->block);
@@ -85,7 +85,6 @@ cdyn_status cdyn_coneqp_solver_create(const cdyn_coneqp *p, const cdyn_coneqp_op
     w->n = n;
     w->disk = p->normal != NULL;
     w->sparse = p->Hs != NULL;
-    w->ops = w->sparse ? &cdyn_cq_sparse_ops : &cdyn_cq_dense_ops;
     w->ct = cdyn_mem_array(al, (size_t)w->nc, sizeof *w->ct);
     w->fixed = cdyn_mem_array(al, (size_t)n, sizeof(int));
     if (w->ct == NULL || w->fixed == NULL) {
@@ -105,10 +104,9 @@ cdyn_status cdyn_coneqp_solver_create(const cdyn_coneqp *p, const cdyn_coneqp_op
     }
     w->mcap = co;
 
-    /* One block: 7 n-vectors, 10 cone vectors, 3 x 9 doubles per contact, dense K. */
+    /* One block: 7 n-vectors, 10 cone vectors, 3 x 9 doubles per contact. */
     const size_t nn = (size_t)n, mc = (size_t)w->mcap, ncs = (size_t)w->nc;
-    const size_t nk = w->sparse ? 0 : cdyn_mem_matrix_len(nn, nn);
-    const size_t len = 7 * nn + 10 * mc + 27 * ncs + nk;
+    const size_t len = 7 * nn + 10 * mc + 27 * ncs;
     w->block = cdyn_mem_array(al, len, sizeof(double));
     if (w->block == NULL) {
         cdyn_coneqp_solver_free(w);
@@ -126,15 +124,11 @@ cdyn_status cdyn_coneqp_solver_create(const cdyn_coneqp *p, const cdyn_coneqp_op
     w->W = d;
     w->Winv = d + 9 * ncs;
     w->blk = d + 18 * ncs;
-    d += 27 * ncs;
-    w->K = w->sparse ? NULL : d;
 
-    if (w->sparse) {
-        st = cdyn_cq_sparse_setup(w, p->Hs, r);
-        if (st != CDYN_OK) {
-            cdyn_coneqp_solver_free(w);
-            return st;
-        }
+    st = cdyn_cq_kkt_create(w, p->Hs, r);
+    if (st != CDYN_OK) {
+        cdyn_coneqp_solver_free(w);
+        return st;
     }
     *out = w;
     return CDYN_OK;
@@ -176,7 +170,7 @@ static cdyn_status check_psd(cdyn_coneqp_solver *w, cdyn_report *r)
     memset(w->blk, 0, 9 * (size_t)w->nc * sizeof(double));
     cdyn_report inner;
     cdyn_report_clear(&inner, NULL);
-    const cdyn_status st = w->ops->factor(w, CQ_PSD_SHIFT * w->hmax, &inner);
+    const cdyn_status st = cdyn_cq_kkt_factor(w, CQ_PSD_SHIFT * w->hmax, &inner);
     if (st == CDYN_ESINGULAR)
         return cdyn_fail(r, CDYN_EINVAL,
                          "H is not positive semidefinite: H + %.1e max|H_ij| I does not factor "

@@ -14,7 +14,7 @@
 
 #include "cdyn/coneqp.h"
 #include "linalg/csc.h"
-#include "linalg/sparse_chol.h"
+#include "linalg/linsys.h"
 #include "solvers/coneqp/soc.h"
 
 enum { CQ_FULL = 0, CQ_RAY = 1, CQ_BALL = 2, CQ_FIXED = 3 };
@@ -33,35 +33,31 @@ typedef struct cq_contact {
     double r;   /* BALL: radius mu * lambda_n */
 } cq_contact;
 
-typedef struct cq_kkt_ops cq_kkt_ops;
-
 struct cdyn_coneqp_solver {
     cdyn_coneqp_options opts;
     int nc, n, mcap; /* contacts, variables, capacity of the cone vectors (sum of d) */
     int disk;        /* disk (fixed-normal) problem */
     int sparse;
-    const cq_kkt_ops *ops;
 
     cq_contact *ct;         /* nc */
     int *fixed;             /* n flags, per run */
     int ncones;             /* cones with m >= 1, per run */
     double *W, *Winv, *blk; /* 9 per contact: NT scaling, its inverse, G'W^-2 G block */
 
-    double *block; /* one allocation holding every vector below and the dense K */
+    double *block; /* one allocation holding every vector below */
     /* n-vectors (x, z, s and their trial twins are swapped, never freed on their own) */
     double *x, *dx, *rx, *hx, *rhs, *xt, *res;
     /* cone vectors (mcap) */
     double *s, *z, *lam, *dsa, *dza, *ds, *dz, *tm, *zt, *st;
 
-    /* dense backend: the Newton matrix (n*n) */
-    double *K;
-    /* sparse backend: copy of H's pattern, triplets of the Newton matrix, CHOLMOD */
+    /* the Newton matrix's Cholesky factorization (dense or CHOLMOD) */
+    cdyn_linsys *ls;
+    /* sparse: copy of H's pattern, triplets of the Newton matrix and their assembly */
     int *hcolptr, *hrowind;
     int na, ntrip;      /* H lower-triangle triplets, all triplets */
     int *ti, *tj, *src; /* triplet rows, columns; src[k] = entry of Hs for k < na */
     double *tx;
     cdyn_csc_assembly as;
-    cdyn_sparse_chol *chol;
 
     /* per run */
     const cdyn_coneqp *p;
@@ -70,21 +66,18 @@ struct cdyn_coneqp_solver {
                                  factorization: the largest free diagonal entry) */
 };
 
-struct cq_kkt_ops {
-    /* Assemble (H with fixed rows/columns replaced by identity) + blk + shift I and factor it.
-     * CDYN_ESINGULAR when it is not (numerically) positive definite. */
-    cdyn_status (*factor)(cdyn_coneqp_solver *w, double shift, cdyn_report *r);
-    /* b := K^{-1} b with the last successful factorization. */
-    cdyn_status (*solve)(cdyn_coneqp_solver *w, double *b, cdyn_report *r);
-};
+/* ---- the Newton matrix (coneqp_kkt.c) ---- */
 
-extern const cq_kkt_ops cdyn_cq_dense_ops;
-extern const cq_kkt_ops cdyn_cq_sparse_ops;
-
-/* Sparse backend: copy H's pattern, build the Newton-matrix triplets (H's lower triangle plus
- * every contact's lower block) and run CHOLMOD's symbolic analysis (coneqp_kkt.c). */
-cdyn_status cdyn_cq_sparse_setup(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn_report *r);
-void cdyn_cq_sparse_cleanup(cdyn_coneqp_solver *w);
+/* Create the linear system (sparse: copy H's pattern, build the Newton-matrix triplets, H's
+ * lower triangle plus every contact's lower block, and run CHOLMOD's symbolic analysis once). */
+cdyn_status cdyn_cq_kkt_create(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn_report *r);
+/* Assemble (H with fixed rows/columns replaced by identity) + blk + shift I and factor it.
+ * CDYN_ESINGULAR when it is not positive definite, CDYN_ENUMERIC when not finite. */
+cdyn_status cdyn_cq_kkt_factor(cdyn_coneqp_solver *w, double shift, cdyn_report *r);
+/* b := K^{-1} b with the last successful factorization. */
+cdyn_status cdyn_cq_kkt_solve(cdyn_coneqp_solver *w, double *b, cdyn_report *r);
+/* Frees what create allocated; accepts a solver whose create failed part way. */
+void cdyn_cq_kkt_free(cdyn_coneqp_solver *w);
 
 /* ---- problem checks (coneqp_check.c) ---- */
 

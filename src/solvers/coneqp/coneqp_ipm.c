@@ -94,7 +94,7 @@ static void set_blocks(cdyn_coneqp_solver *w, int identity)
 cdyn_status cdyn_cq_factor(cdyn_coneqp_solver *w, double *shift, cdyn_report *r)
 {
     *shift = 0.0;
-    cdyn_status st = w->ops->factor(w, 0.0, r);
+    cdyn_status st = cdyn_cq_kkt_factor(w, 0.0, r);
     if (st != CDYN_ESINGULAR)
         return st;
     double dmax = w->hdiag;
@@ -104,7 +104,7 @@ cdyn_status cdyn_cq_factor(cdyn_coneqp_solver *w, double *shift, cdyn_report *r)
     dmax = fmax(dmax, DBL_MIN);
     for (double rel = 1e-13; rel <= 1e-7; rel *= 100.0) {
         *shift = rel * dmax;
-        st = w->ops->factor(w, *shift, r);
+        st = cdyn_cq_kkt_factor(w, *shift, r);
         if (st != CDYN_ESINGULAR)
             return st;
     }
@@ -135,12 +135,12 @@ cdyn_status cdyn_cq_newton_solve(cdyn_coneqp_solver *w, double shift, const doub
 {
     const size_t n = (size_t)w->n;
     memcpy(sol, rhs, n * sizeof(double));
-    cdyn_status st = w->ops->solve(w, sol, r);
+    cdyn_status st = cdyn_cq_kkt_solve(w, sol, r);
     for (int it = 0; st == CDYN_OK && shift > 0.0 && it < 2; ++it) {
         apply_k(w, sol, w->res);
         for (size_t j = 0; j < n; ++j)
             w->res[j] = rhs[j] - w->res[j];
-        st = w->ops->solve(w, w->res, r);
+        st = cdyn_cq_kkt_solve(w, w->res, r);
         for (size_t j = 0; j < n && st == CDYN_OK; ++j)
             sol[j] += w->res[j];
     }

@@ -1,5 +1,6 @@
 /* Friction-cone QP: the Newton matrix K = H + G'W^{-2}G (+ shift I) and its Cholesky
- * factorization, dense (LAPACK) or sparse (CHOLMOD, pattern analyzed once at create). Rows and
+ * factorization on the linear-system layer (src/linalg/linsys.h), dense (LAPACK) or sparse
+ * (CHOLMOD, pattern analyzed once at create, thread budget from the options). Rows and
  * columns of fixed variables are replaced by the identity so K stays positive definite and the
  * fixed steps come out as 0. */
 #include <math.h>
@@ -7,7 +8,6 @@
 
 #include "core/memory.h"
 #include "core/report.h"
-#include "linalg/dense.h"
 #include "solvers/coneqp/coneqp_internal.h"
 
 /* Copy the message of a helper's scratch report into r under the given status. */
@@ -27,15 +27,12 @@ static void set_fixed_diagonal(cdyn_coneqp_solver *w)
     w->fixdiag = d > 0.0 ? d : 1.0;
 }
 
-/* ---- dense ---- */
-
-static cdyn_status dense_factor(cdyn_coneqp_solver *w, double shift, cdyn_report *r)
+/* Dense: the lower triangle of K in the layer's own n*n buffer. */
+static void dense_form(cdyn_coneqp_solver *w, double shift, double *K)
 {
     const size_t n = (size_t)w->n;
     const double *H = w->p->H;
-    double *K = w->K;
     const int *fx = w->fixed;
-    set_fixed_diagonal(w);
     for (size_t j = 0; j < n; ++j)
         for (size_t i = j; i < n; ++i)
             K[i + j * n] = (fx[i] || fx[j]) ? (i == j ? w->fixdiag : 0.0) : H[i + j * n];
@@ -49,34 +46,15 @@ static cdyn_status dense_factor(cdyn_coneqp_solver *w, double shift, cdyn_report
                     K[ga + gb * n] += B[a + 3 * b] + (a == b ? shift : 0.0);
             }
     }
-    /* No condition test on the pivots: the ill-conditioning of interior-point Newton matrices
-     * near the solution is structured and Cholesky solves them well (tested: rejecting
-     * (min/max diag L)^2 < eps and shifting instead cost accuracy and convergence). */
-    const cdyn_status st = cdyn_dense_chol(w->n, K, w->n);
-    if (st == CDYN_ESINGULAR)
-        return cdyn_fail(r, st, "Newton matrix is not positive definite (LAPACK dpotrf)");
-    if (st != CDYN_OK)
-        return cdyn_fail(r, CDYN_ENUMERIC, "Newton matrix contains NaN or Inf");
-    return CDYN_OK;
 }
 
-static cdyn_status dense_solve(cdyn_coneqp_solver *w, double *b, cdyn_report *r)
-{
-    (void)r;
-    cdyn_dense_chol_solve(w->n, w->K, w->n, 1, b, w->n);
-    return CDYN_OK;
-}
-
-const cq_kkt_ops cdyn_cq_dense_ops = {dense_factor, dense_solve};
-
-/* ---- sparse ---- */
-
-static cdyn_status sparse_factor(cdyn_coneqp_solver *w, double shift, cdyn_report *r)
+/* Sparse: the triplets (H's lower triangle, then each contact's lower block) summed into the
+   assembled pattern's values. */
+static const double *sparse_form(cdyn_coneqp_solver *w, double shift)
 {
     const cdyn_csc *Hs = w->p->Hs;
     const int *fx = w->fixed;
     double *tx = w->tx;
-    set_fixed_diagonal(w);
     for (int k = 0; k < w->na; ++k)
         tx[k] = (fx[w->ti[k]] || fx[w->tj[k]]) ? 0.0 : Hs->values[w->src[k]];
     int k = w->na;
@@ -93,31 +71,41 @@ static cdyn_status sparse_factor(cdyn_coneqp_solver *w, double shift, cdyn_repor
             }
     }
     cdyn_csc_assembly_set_values(&w->as, tx);
-    cdyn_report inner;
-    const cdyn_status st = cdyn_sparse_chol_factor(w->chol, &w->as.A, &inner);
-    if (st == CDYN_ESINGULAR)
-        return pass(r, st, &inner, "Newton matrix");
-    if (st == CDYN_EINVAL)
-        return pass(r, CDYN_ENUMERIC, &inner, "Newton matrix");
-    if (st != CDYN_OK)
-        return pass(r, st, &inner, "Newton matrix");
-    return CDYN_OK;
+    return w->as.A.values;
 }
 
-static cdyn_status sparse_solve(cdyn_coneqp_solver *w, double *b, cdyn_report *r)
+cdyn_status cdyn_cq_kkt_factor(cdyn_coneqp_solver *w, double shift, cdyn_report *r)
+{
+    set_fixed_diagonal(w);
+    const double *values = NULL;
+    if (w->sparse) {
+        values = sparse_form(w, shift);
+    } else {
+        dense_form(w, shift, cdyn_linsys_values(w->ls));
+        values = cdyn_linsys_values(w->ls);
+    }
+    /* No condition test on the pivots (rcond_min 0 at create): the ill-conditioning of
+     * interior-point Newton matrices near the solution is structured and Cholesky solves them
+     * well (tested: rejecting (min/max diag L)^2 < eps and shifting instead cost accuracy and
+     * convergence). */
+    cdyn_report inner;
+    const cdyn_status st = cdyn_linsys_factor(w->ls, values, &inner);
+    if (st == CDYN_OK)
+        return CDYN_OK;
+    return pass(r, st == CDYN_EINVAL ? CDYN_ENUMERIC : st, &inner, "Newton matrix");
+}
+
+cdyn_status cdyn_cq_kkt_solve(cdyn_coneqp_solver *w, double *b, cdyn_report *r)
 {
     cdyn_report inner;
-    const cdyn_status st = cdyn_sparse_chol_solve(w->chol, 1, b, b, &inner);
-    if (st == CDYN_EINVAL)
-        return pass(r, CDYN_ENUMERIC, &inner, "Newton solve");
-    if (st != CDYN_OK)
-        return pass(r, st, &inner, "Newton solve");
-    return CDYN_OK;
+    const cdyn_status st = cdyn_linsys_solve(w->ls, 0, 1, b, &inner);
+    if (st == CDYN_OK)
+        return CDYN_OK;
+    return pass(r, st == CDYN_EINVAL ? CDYN_ENUMERIC : st, &inner, "Newton solve");
 }
 
-const cq_kkt_ops cdyn_cq_sparse_ops = {sparse_factor, sparse_solve};
-
-cdyn_status cdyn_cq_sparse_setup(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn_report *r)
+/* Sparse: copy H's pattern and build the Newton-matrix triplets and their assembled pattern. */
+static cdyn_status sparse_setup(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn_report *r)
 {
     const cdyn_allocator *al = w->opts.allocator;
     const int n = w->n, nnz = Hs->colptr[n];
@@ -164,18 +152,33 @@ cdyn_status cdyn_cq_sparse_setup(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn
     cdyn_status st = cdyn_csc_assembly_init(&w->as, n, n, w->ntrip, w->ti, w->tj, al, &inner);
     if (st != CDYN_OK)
         return pass(r, st, &inner, "Newton-matrix pattern");
-    st = cdyn_sparse_chol_create_threads(&w->as.A, al, w->opts.threads, &w->chol, &inner);
-    if (st != CDYN_OK)
-        return pass(r, st, &inner, "Newton-matrix analysis");
-    /* As on the dense path: no condition test on the pivots (see dense_factor). */
-    cdyn_sparse_chol_set_rcond_min(w->chol, 0.0);
     return CDYN_OK;
 }
 
-void cdyn_cq_sparse_cleanup(cdyn_coneqp_solver *w)
+cdyn_status cdyn_cq_kkt_create(cdyn_coneqp_solver *w, const cdyn_csc *Hs, cdyn_report *r)
+{
+    cdyn_linsys_spec spec = cdyn_linsys_spec_default(
+        w->sparse ? CDYN_LINSYS_CHOLMOD : CDYN_LINSYS_DENSE_CHOL, w->n, w->opts.allocator);
+    spec.rcond_min = 0.0; /* see cdyn_cq_kkt_factor */
+    spec.threads = w->opts.threads;
+    if (w->sparse) {
+        const cdyn_status st = sparse_setup(w, Hs, r);
+        if (st != CDYN_OK)
+            return st;
+        spec.colptr = w->as.A.colptr;
+        spec.rowind = w->as.A.rowind;
+    }
+    cdyn_report inner;
+    const cdyn_status st = cdyn_linsys_create(&spec, &w->ls, &inner);
+    if (st != CDYN_OK)
+        return pass(r, st, &inner, "Newton-matrix analysis");
+    return CDYN_OK;
+}
+
+void cdyn_cq_kkt_free(cdyn_coneqp_solver *w)
 {
     const cdyn_allocator *al = w->opts.allocator;
-    cdyn_sparse_chol_free(w->chol);
+    cdyn_linsys_free(w->ls);
     cdyn_csc_assembly_free(&w->as);
     cdyn_mem_free(al, w->hcolptr);
     cdyn_mem_free(al, w->hrowind);
@@ -183,5 +186,5 @@ void cdyn_cq_sparse_cleanup(cdyn_coneqp_solver *w)
     cdyn_mem_free(al, w->tj);
     cdyn_mem_free(al, w->src);
     cdyn_mem_free(al, w->tx);
-    w->chol = NULL;
+    w->ls = NULL;
 }

@@ -12,8 +12,7 @@
 #include "core/carve.h"
 #include "core/memory.h"
 #include "linalg/csc.h"
-#include "linalg/dense.h"
-#include "linalg/sparse_lu.h"
+#include "linalg/linsys.h"
 
 #define NEWTON_MEMORY_MAX 32
 /* A Newton run whose best natural-map residual has not improved for this many iterations is
@@ -64,15 +63,14 @@ struct fc3d_newton_ws {
     double *phi, *A, *B, *d; /* 3n, 9n, 9n, 3n */
     double *rt, *ut, *pt;    /* trial point, 3n each */
     double *best;            /* 3n */
-    double *H;               /* dense: m*m */
-    int *ipiv;               /* dense: m */
+    double *H;               /* dense: m*m, the layer's buffer */
     int *slot_of_diag;       /* sparse: block slot of (i, i) */
     double *tx;              /* sparse: 9 values per slot */
     int nslots;
     cdyn_csc_assembly as;
-    cdyn_sparse_lu *lu;
+    cdyn_linsys *ls; /* dense LU without condition test, or KLU with the GROWTH check */
     const cdyn_allocator *allocator;
-    void *mem; /* one block: every array above but the assembly's and KLU's */
+    void *mem; /* one block: every array above but H, the assembly's and the layer's */
 };
 typedef struct fc3d_newton_ws newton_ws;
 
@@ -159,18 +157,12 @@ static cdyn_status newton_direction(newton_ws *w, cdyn_fc3d_report *rep)
         cdyn_status st;
         if (rep != NULL)
             rep->factorizations++;
-        if (w->dense) {
-            st = cdyn_dense_lu(w->m, w->H, w->m, w->ipiv);
-            if (st == CDYN_OK) {
-                cdyn_dense_lu_solve(0, w->m, w->H, w->m, w->ipiv, 1, w->d, w->m);
-                if (fc3d_vec_bad(w->m, w->d))
-                    st = CDYN_ESINGULAR;
-            }
-        } else {
-            st = cdyn_sparse_lu_refactor(w->lu, &w->as.A, NULL);
-            if (st == CDYN_OK)
-                st = cdyn_sparse_lu_solve(w->lu, 0, 1, w->d, w->d, NULL);
-        }
+        /* A non-finite -phi or d counts as singular on both paths (the shifts follow). */
+        st = cdyn_linsys_factor(w->ls, w->dense ? w->H : w->as.A.values, NULL);
+        if (st == CDYN_OK && (fc3d_vec_bad(w->m, w->d) ||
+                              (st = cdyn_linsys_solve(w->ls, 0, 1, w->d, NULL)) != CDYN_OK ||
+                              fc3d_vec_bad(w->m, w->d)))
+            st = st == CDYN_ENOMEM ? st : CDYN_ESINGULAR;
         if (st == CDYN_ENOMEM)
             return st;
         if (st == CDYN_OK)
@@ -196,12 +188,10 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
     w->nslots = nb + nmiss;
     if (!w->dense && w->nslots > INT_MAX / 9)
         return fc3d_fail(rep, CDYN_ETOOBIG, "newton: too many blocks for one sparse matrix");
-    size_t n = (size_t)w->n, m = (size_t)w->m;
+    size_t n = (size_t)w->n;
     cdyn_carve cv = {0, 0};
     size_t o_rho = cdyn_carve_take(&cv, 2 * n, sizeof(double));
     size_t o_vec = cdyn_carve_take(&cv, cdyn_carve_mul(&cv, 36, n), sizeof(double));
-    size_t o_H = cdyn_carve_take(&cv, w->dense ? cdyn_carve_mul(&cv, m, m) : 0, sizeof(double));
-    size_t o_piv = cdyn_carve_take(&cv, w->dense ? m : 0, sizeof(int));
     size_t o_sd = cdyn_carve_take(&cv, w->dense ? 0 : n, sizeof(int));
     size_t o_tx = cdyn_carve_take(&cv, w->dense ? 0 : 9 * (size_t)w->nslots, sizeof(double));
     size_t o_tij = cdyn_carve_take(&cv, w->dense ? 0 : 18 * (size_t)w->nslots, sizeof(int));
@@ -215,10 +205,17 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
     double *v = (double *)(p + o_vec);
     w->phi = v, w->A = v + 3 * n, w->B = v + 12 * n, w->d = v + 21 * n;
     w->rt = v + 24 * n, w->ut = v + 27 * n, w->pt = v + 30 * n, w->best = v + 33 * n;
-    w->H = (double *)(p + o_H);
-    w->ipiv = (int *)(p + o_piv);
-    if (w->dense)
+    cdyn_report lrep;
+    if (w->dense) {
+        /* No condition test: the shifted retries take over on a zero pivot or a bad d. */
+        cdyn_linsys_spec spec = cdyn_linsys_spec_default(CDYN_LINSYS_DENSE_LU, w->m, o->allocator);
+        spec.rcond_min = 0.0;
+        cdyn_status st = cdyn_linsys_create(&spec, &w->ls, &lrep);
+        if (st != CDYN_OK)
+            return fc3d_fail(rep, st, "newton: %s", lrep.message);
+        w->H = cdyn_linsys_values(w->ls);
         return CDYN_OK;
+    }
     int *sd = (int *)(p + o_sd), *ti = (int *)(p + o_tij), *tj = ti + 9 * (size_t)w->nslots;
     w->slot_of_diag = sd;
     w->tx = (double *)(p + o_tx);
@@ -242,11 +239,15 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
                 }
         }
     }
-    cdyn_report lrep;
     cdyn_status st = cdyn_csc_assembly_init(&w->as, w->m, w->m, 9 * w->nslots, ti, tj,
                                             o->allocator, &lrep);
-    if (st == CDYN_OK)
-        st = cdyn_sparse_lu_create(&w->as.A, o->allocator, &w->lu, &lrep);
+    if (st == CDYN_OK) {
+        cdyn_linsys_spec spec = cdyn_linsys_spec_default(CDYN_LINSYS_KLU, w->m, o->allocator);
+        spec.colptr = w->as.A.colptr;
+        spec.rowind = w->as.A.rowind;
+        spec.klu_check = CDYN_LINSYS_KLU_GROWTH;
+        st = cdyn_linsys_create(&spec, &w->ls, &lrep);
+    }
     if (st != CDYN_OK)
         return fc3d_fail(rep, st, "newton: sparse setup: %s", lrep.message);
     return CDYN_OK;
@@ -254,7 +255,7 @@ static cdyn_status ws_init(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_ne
 
 static void ws_free(newton_ws *w)
 {
-    cdyn_sparse_lu_free(w->lu);
+    cdyn_linsys_free(w->ls);
     cdyn_csc_assembly_free(&w->as);
     cdyn_mem_free(w->allocator, w->mem);
 }
@@ -270,7 +271,7 @@ static void ws_start(newton_ws *w, const fc3d_sys *sys, const cdyn_fc3d_newton_o
         const double *Wii = sys->diag[i] >= 0 ? sys->values + 9 * (size_t)sys->diag[i] : NULL;
         fc3d_rho(Wii, o->rho, &w->rho[2 * i], &w->rho[2 * i + 1]);
     }
-    cdyn_sparse_lu_forget(w->lu);
+    cdyn_linsys_forget(w->ls);
 }
 
 cdyn_status fc3d_newton_ws_create(const fc3d_sys *sys, const cdyn_fc3d_newton_options *o,

@@ -69,13 +69,13 @@ static int newton_direction(mcp_work *w, double *gd)
     const int n = w->n;
     double mu = 0.0;
     for (int attempt = 0; attempt <= MCP_SHIFT_TRIES; ++attempt) {
-        cdyn_status st = w->ls.factor(w->ls.self, &w->J, w->jabsmax, w->da, w->db, mu);
+        cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->jabsmax, w->da, w->db, mu);
         if (st == CDYN_ENOMEM)
             return -1;
         if (st == CDYN_OK) {
             for (int i = 0; i < n; ++i)
                 w->d[i] = -w->Phi[i];
-            st = w->ls.solve(w->ls.self, w->d);
+            st = cdyn_mcp_linsys_solve(&w->ls, w->d);
         }
         if (st == CDYN_OK) {
             if (!cdyn_dense_all_finite(n, w->d))
@@ -97,7 +97,7 @@ static int newton_direction(mcp_work *w, double *gd)
             return *gd <= -MCP_DESCENT_RHO * pow(sqrt(dd), MCP_DESCENT_P);
         }
         /* Singular: Levenberg–Marquardt-type shift, scaled to the entries of H. */
-        mu = (mu == 0.0) ? w->o->lm_mu0 * fmax(1.0, w->ls.max_abs(w->ls.self)) : 100.0 * mu;
+        mu = (mu == 0.0) ? w->o->lm_mu0 * fmax(1.0, cdyn_mcp_linsys_max_abs(&w->ls)) : 100.0 * mu;
     }
     return 0;
 }
@@ -391,10 +391,10 @@ static int polish_steps(mcp_work *w, cdyn_report *r)
             w->db[i] = lower || upper ? 0.0 : sc;
             w->d[i] = lower ? w->l[i] - x[i] : upper ? w->u[i] - x[i] : -F[i] * sc;
         }
-        const cdyn_status st = w->ls.factor(w->ls.self, &w->J, w->jabsmax, w->da, w->db, 0.0);
+        const cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->jabsmax, w->da, w->db, 0.0);
         if (st == CDYN_ENOMEM)
             return -1;
-        if (st != CDYN_OK || w->ls.solve(w->ls.self, w->d) != CDYN_OK ||
+        if (st != CDYN_OK || cdyn_mcp_linsys_solve(&w->ls, w->d) != CDYN_OK ||
             !cdyn_dense_all_finite(n, w->d))
             return 0;
         double *xn = w->Phit, *Fn = w->tmp;

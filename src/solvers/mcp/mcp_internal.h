@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "cdyn/mcp.h"
+#include "linalg/linsys.h"
 
 /* ---- Problem checks and the natural residual (mcp_problem.c) ------------------------- */
 
@@ -122,38 +123,41 @@ cdyn_status cdyn_mcp_fd_jacobian(const cdyn_mcp *p, const mcp_fd *fd, const doub
 
 /* ---- Linear systems H d = b ------------------------------------------------------------- */
 
+/* H = diag(da + mu) + diag(db) J on the linear-system layer (mcp_newton_sys.c): dense LU for a
+ * dense J, KLU for a sparse one, with the layer's checks (docs/theory.md, "Linear algebra"). */
 typedef struct mcp_linsys {
-    void *self;
-    /* Form H = diag(da + mu) + diag(db) J from J's values and factor it; jabsmax is max |J_ij|
-     * or INFINITY when unknown. CDYN_OK, CDYN_ESINGULAR (singular or numerically singular, or
-     * H not finite), CDYN_ENOMEM. J, da and db must stay unchanged until the next factor (the
-     * dense solver reads them again for norms needed only on rare paths). */
-    cdyn_status (*factor)(void *self, const mcp_jac *J, double jabsmax, const double *da,
-                          const double *db, double mu);
-    /* b := H^{-1} b with the last successful factorization. CDYN_OK, or CDYN_ESINGULAR when the
-     * solve revealed a numerically singular H (b is then overwritten with no meaning). */
-    cdyn_status (*solve)(void *self, double *b);
-    /* max |H_ij| of the last formed H (scale for the shift). */
-    double (*max_abs)(void *self);
+    cdyn_linsys *sys;
+    double *Hx;           /* sparse: H's values (NULL on the dense path: H is the layer's) */
+    int *Hp, *Hi;         /* sparse: J's pattern plus the diagonal, diagonal last when J lacks it */
+    int *jmap;            /* J entry k sits at Hx[jmap[k]] */
+    int *dpos;            /* H(i, i) sits at Hx[dpos[i]] */
+    /* dense: the inputs of the last factor, for the norms of H the layer asks for on its rare
+       paths (the factors have overwritten H) */
+    const mcp_jac *J;
+    const double *da, *db;
+    double mu;
 } mcp_linsys;
 
-/* Dense LU with LAPACK (mcp_dense_lu.c) and sparse LU with KLU (mcp_sparse_lu.c). Each
- * create allocates its object once (through the allocator) and fills the function table; the
- * sparse one builds the pattern of H (J's pattern plus the diagonal) and runs the KLU symbolic
- * analysis once, then every factor is a numeric refactorization. free accepts NULL. */
-typedef struct mcp_dense_lu mcp_dense_lu;
-cdyn_status cdyn_mcp_dense_lu_create(const cdyn_allocator *a, int n, mcp_dense_lu **out,
-                                     mcp_linsys *ls);
-void cdyn_mcp_dense_lu_free(const cdyn_allocator *a, mcp_dense_lu *s);
-
-typedef struct mcp_sparse_lu mcp_sparse_lu;
-/* order: NULL (KLU's analysis orders H's pattern: BTF, then COLAMD), or a fill-reducing order
- * of the n unknowns (a permutation, applied to rows and columns alike) that skips the ordering.
- * Returns CDYN_OK, CDYN_ENOMEM, CDYN_EINVAL (duplicate entries, or KLU rejects the pattern or
- * the order) or CDYN_ETOOBIG (more than 2^31 - 1 entries in H). */
-cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int *colptr,
-                                      const int *rowind, const int *order, mcp_sparse_lu **out,
-                                      mcp_linsys *ls);
+/* Allocate once and, for a sparse J (colptr != NULL), build H's pattern and run the symbolic
+ * analysis once. order: NULL (KLU orders H's pattern: BTF, then COLAMD), or a fill-reducing order
+ * of the n unknowns (a permutation, applied to rows and columns alike). CDYN_OK, CDYN_ENOMEM,
+ * CDYN_EINVAL (duplicate entries, or KLU rejects the pattern or the order) or CDYN_ETOOBIG (more
+ * than 2^31 - 1 entries in H). On failure nothing stays allocated. */
+cdyn_status cdyn_mcp_linsys_create(const cdyn_allocator *a, int n, const int *colptr,
+                                   const int *rowind, const int *order, mcp_linsys *s);
+/* Form H from J's values and factor it; jabsmax is max |J_ij| or INFINITY when unknown. CDYN_OK,
+ * CDYN_ESINGULAR (singular, numerically singular or not finite), CDYN_ENOMEM. J, da and db must
+ * stay unchanged until the next factor (the dense path reads them again for norms needed only on
+ * rare paths). */
+cdyn_status cdyn_mcp_linsys_factor(mcp_linsys *s, const mcp_jac *J, double jabsmax,
+                                   const double *da, const double *db, double mu);
+/* b := H^{-1} b with the last successful factorization. CDYN_OK, or CDYN_ESINGULAR when the
+ * solve revealed a numerically singular H (b is then overwritten with no meaning). */
+cdyn_status cdyn_mcp_linsys_solve(mcp_linsys *s, double *b);
+/* max |H_ij| of the last formed H (scale for the shift). */
+double cdyn_mcp_linsys_max_abs(const mcp_linsys *s);
+/* Frees and zeroes; accepts a zeroed s. */
+void cdyn_mcp_linsys_free(const cdyn_allocator *a, mcp_linsys *s);
 
 /* cdyn_mcp_solver_create with a given fill-reducing order of the unknowns for the sparse path
  * (NULL: KLU's own; ignored on the dense path). For a caller that solves problems on many
@@ -162,7 +166,6 @@ cdyn_status cdyn_mcp_sparse_lu_create(const cdyn_allocator *a, int n, const int 
 cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *mcp, const cdyn_mcp_options *opts,
                                            const int *order, cdyn_mcp_solver **out,
                                            cdyn_report *report);
-void cdyn_mcp_sparse_lu_free(const cdyn_allocator *a, mcp_sparse_lu *s);
 
 /* ---- The Newton iteration (fb_newton.c) -------------------------------------------------- */
 

@@ -144,14 +144,14 @@ static int josephy_step(mcp_work *w, josephy_ws *s, int nb, const double *x, con
         w->da[i] = fr ? 0.0 : 1.0;
         w->db[i] = fr ? (rowmax[i] > 0.0 ? 1.0 / rowmax[i] : 1.0) : 0.0;
     }
-    const cdyn_status st = w->ls.factor(w->ls.self, &w->J, w->jabsmax, w->da, w->db, 0.0);
+    const cdyn_status st = cdyn_mcp_linsys_factor(&w->ls, &w->J, w->jabsmax, w->da, w->db, 0.0);
     if (st == CDYN_ENOMEM)
         return -1;
     if (st != CDYN_OK)
         return 0;
     /* y0: the step with every bounded variable at its bound; q = (F + J y0) on the bounded rows */
     rhs(w, s, x, F, rowmax, NULL, d);
-    if (w->ls.solve(w->ls.self, d) != CDYN_OK || !cdyn_dense_all_finite(n, d))
+    if (cdyn_mcp_linsys_solve(&w->ls, d) != CDYN_OK || !cdyn_dense_all_finite(n, d))
         return 0;
     cdyn_mcp_jac_mult(&w->J, d, s->y);
     for (int b = 0; b < nb; ++b)
@@ -160,7 +160,7 @@ static int josephy_step(mcp_work *w, josephy_ws *s, int nb, const double *x, con
     for (int j = 0; j < nb; ++j) {
         memset(s->r, 0, sizeof(double) * (size_t)n);
         s->r[s->bidx[j]] = 1.0;
-        if (w->ls.solve(w->ls.self, s->r) != CDYN_OK || !cdyn_dense_all_finite(n, s->r))
+        if (cdyn_mcp_linsys_solve(&w->ls, s->r) != CDYN_OK || !cdyn_dense_all_finite(n, s->r))
             return 0;
         cdyn_mcp_jac_mult(&w->J, s->r, s->y);
         for (int b = 0; b < nb; ++b)
@@ -182,7 +182,7 @@ static int josephy_step(mcp_work *w, josephy_ws *s, int nb, const double *x, con
     if (cdyn_lemke(&lcp, &lo, s->z, s->wv, NULL) != CDYN_OK)
         return 0;
     rhs(w, s, x, F, rowmax, s->z, d);
-    return w->ls.solve(w->ls.self, d) == CDYN_OK && cdyn_dense_all_finite(n, d);
+    return cdyn_mcp_linsys_solve(&w->ls, d) == CDYN_OK && cdyn_dense_all_finite(n, d);
 }
 
 int cdyn_mcp_josephy(mcp_work *w, cdyn_report *r)

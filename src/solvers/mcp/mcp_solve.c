@@ -80,11 +80,8 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
     cdyn_mcp_fill_bounds(p, w.l, w.u);
     memcpy(w.x, x, nn * sizeof(double));
 
-    mcp_dense_lu *dlu = NULL;
-    mcp_sparse_lu *slu = NULL;
-    cdyn_status st =
-        sparse ? cdyn_mcp_sparse_lu_create(o->allocator, n, p->colptr, p->rowind, NULL, &slu, &w.ls)
-               : cdyn_mcp_dense_lu_create(o->allocator, n, &dlu, &w.ls);
+    cdyn_status st = cdyn_mcp_linsys_create(o->allocator, n, sparse ? p->colptr : NULL,
+                                            p->rowind, NULL, &w.ls);
     if (st == CDYN_ENOMEM)
         cdyn_fail(r, st, "cannot allocate the Newton-matrix factorization");
     else if (st == CDYN_EINVAL)
@@ -96,8 +93,7 @@ static cdyn_status run(const cdyn_mcp *p, const cdyn_mcp_options *o, const doubl
 
     if (st == CDYN_OK || st == CDYN_EINACCURATE) /* the certified point, or the best one */
         memcpy(x, w.x, nn * sizeof(double));
-    cdyn_mcp_sparse_lu_free(o->allocator, slu);
-    cdyn_mcp_dense_lu_free(o->allocator, dlu);
+    cdyn_mcp_linsys_free(o->allocator, &w.ls);
     cdyn_mem_free(o->allocator, block);
     return st;
 }

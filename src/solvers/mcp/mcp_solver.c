@@ -18,8 +18,6 @@ struct cdyn_mcp_solver {
     int *colptr, *rowind; /* the pattern (sparse), to check each run's problem against */
     void *block;          /* the carved vectors of mcp_work */
     int *color, *mark;    /* finite-difference coloring scratch (in block) */
-    mcp_dense_lu *dlu;
-    mcp_sparse_lu *slu;
     mcp_work w;
 };
 
@@ -28,8 +26,7 @@ void cdyn_mcp_solver_free(cdyn_mcp_solver *s)
     if (s == NULL)
         return;
     const cdyn_allocator *a = s->opts.allocator;
-    cdyn_mcp_sparse_lu_free(a, s->slu);
-    cdyn_mcp_dense_lu_free(a, s->dlu);
+    cdyn_mcp_linsys_free(a, &s->w.ls);
     cdyn_mem_free(a, s->block);
     cdyn_mem_free(a, s->colptr);
     cdyn_mem_free(a, s->rowind);
@@ -96,9 +93,8 @@ cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *p, const cdyn_mcp_opt
     }
     cv = (cdyn_carve){0, 0};
     cdyn_mcp_carve_work(w, &cv, s->block, &s->color, &s->mark);
-    st = s->sparse ? cdyn_mcp_sparse_lu_create(o.allocator, p->n, p->colptr, p->rowind, order,
-                                               &s->slu, &w->ls)
-                   : cdyn_mcp_dense_lu_create(o.allocator, p->n, &s->dlu, &w->ls);
+    st = cdyn_mcp_linsys_create(o.allocator, p->n, s->sparse ? p->colptr : NULL, p->rowind,
+                                order, &w->ls);
     if (st != CDYN_OK) {
         cdyn_mcp_solver_free(s);
         if (st == CDYN_ENOMEM)
