@@ -300,6 +300,111 @@ static void test_branched_tree(void **state)
     }
 }
 
+/* cdyn_model_deriv_keep: in a model whose spheres are paired all against all, the positions of
+ * the derivative pattern it drops for a subset of pairs hold exact zeros when only those pairs
+ * carry force (the tree of free bodies is block-diagonal; a pair's coupling is nonzero only
+ * through its force), and every pair together keeps the whole pattern. */
+static void test_deriv_keep(void **state)
+{
+    (void)state;
+    enum { NS = 6 };
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    int g[NS + 1];
+    cdyn_geom_desc gp;
+    cdyn_geom_desc_defaults(&gp);
+    assert_int_equal(cdyn_builder_add_geom(b, &gp, &g[NS], NULL), CDYN_OK); /* the plane */
+    for (int i = 0; i < NS; ++i) {
+        cdyn_body_desc bd;
+        cdyn_body_desc_defaults(&bd);
+        bd.mass = 0.2;
+        bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 2e-4;
+        cdyn_geom_desc gs;
+        cdyn_geom_desc_defaults(&gs);
+        assert_int_equal(cdyn_builder_add_body(b, &bd, &gs.body, NULL), CDYN_OK);
+        gs.type = CDYN_GEOM_SPHERE;
+        gs.size[0] = 0.05;
+        assert_int_equal(cdyn_builder_add_geom(b, &gs, &g[i], NULL), CDYN_OK);
+    }
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.mu = 0.5;
+    for (int i = 0; i <= NS; ++i)
+        for (int j = i + 1; j <= NS; ++j) {
+            pd.geom_a = g[j];
+            pd.geom_b = g[i];
+            int id;
+            assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, &id, NULL), CDYN_OK);
+        }
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    cdyn_data *d = NULL;
+    assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+    const int nv = cdyn_model_nv(m), nc = cdyn_model_ncontact(m), np = cdyn_model_npair(m);
+    const int nnz = cdyn_model_deriv_nnz(m);
+    assert_int_equal(nnz, nv * nv); /* every body coupled to every other by a pair */
+    test_rng rng;
+    test_rng_seed(&rng, 11);
+    double q[7 * NS], v[6 * NS], a[6 * NS], lam[3 * 64];
+    assert_true(nc <= 64);
+    cdyn_model_default_q(m, q);
+    for (int i = 0; i < NS; ++i)
+        for (int c = 0; c < 3; ++c)
+            q[7 * i + c] = test_rng_range(&rng, -0.1, 0.1) + (c == 2 ? 0.1 : 0.0);
+    for (int i = 0; i < nv; ++i) {
+        v[i] = test_rng_range(&rng, -1, 1);
+        a[i] = test_rng_range(&rng, -1, 1);
+    }
+    unsigned char *keep = malloc((size_t)nnz);
+    int pairs[64] = {0};
+    assert_true(np <= 64);
+    for (int pi = 0; pi < np; pi += 4) /* every fourth pair carries force */
+        pairs[pi] = 1;
+    assert_int_equal(cdyn_eval(m, d, q, v, CDYN_EVAL_MASS | CDYN_EVAL_BIAS | CDYN_EVAL_CONTACTS,
+                               NULL), CDYN_OK);
+    for (int r = 0; r < nc; ++r) {
+        cdyn_contact ct;
+        assert_int_equal(cdyn_data_contact(d, r, &ct), CDYN_OK);
+        for (int k = 0; k < 3; ++k)
+            lam[3 * r + k] = pairs[ct.pair] ? test_rng_range(&rng, 0.5, 2) : 0.0;
+    }
+    assert_int_equal(cdyn_eval_derivatives(m, d, a, lam, NULL, NULL), CDYN_OK);
+    assert_int_equal(cdyn_model_deriv_keep(m, pairs, keep), CDYN_OK);
+    cdyn_csc Dq, Dv;
+    assert_int_equal(cdyn_data_id_dq_csc(d, &Dq), CDYN_OK);
+    assert_int_equal(cdyn_data_id_dv_csc(d, &Dv), CDYN_OK);
+    int dropped = 0, nonzero_kept = 0;
+    for (int p = 0; p < nnz; ++p) {
+        if (!keep[p]) {
+            dropped++;
+            assert_true(Dq.values[p] == 0.0 && Dv.values[p] == 0.0);
+        } else if (Dq.values[p] != 0.0) {
+            nonzero_kept++;
+        }
+    }
+    assert_true(dropped > 0 && nonzero_kept > 0);
+    /* no pair: the free bodies' own 6 x 6 blocks */
+    int none[64] = {0};
+    assert_int_equal(cdyn_model_deriv_keep(m, none, keep), CDYN_OK);
+    int kept = 0;
+    for (int p = 0; p < nnz; ++p)
+        kept += keep[p];
+    assert_int_equal(kept, 36 * NS);
+    /* every pair: the whole pattern */
+    assert_int_equal(cdyn_model_deriv_keep(m, NULL, keep), CDYN_OK);
+    for (int p = 0; p < nnz; ++p)
+        assert_int_equal(keep[p], 1);
+    assert_int_equal(cdyn_model_deriv_keep(NULL, NULL, keep), CDYN_EINVAL);
+    assert_int_equal(cdyn_model_deriv_keep(m, NULL, NULL), CDYN_EINVAL);
+    assert_int_equal(cdyn_model_deriv_nnz(NULL), -1);
+    free(keep);
+    cdyn_data_free(d);
+    cdyn_model_free(m);
+}
+
 /* Refusals, and results that go stale with a new eval. */
 static void test_errors(void **state)
 {
@@ -338,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_every_pair_and_mount),
         cmocka_unit_test(test_patches),
         cmocka_unit_test(test_branched_tree),
+        cmocka_unit_test(test_deriv_keep),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -590,6 +590,16 @@ CDYN_API cdyn_status cdyn_eval_derivatives(const cdyn_model *model, cdyn_data *d
 CDYN_API const double *cdyn_data_inverse_dynamics(const cdyn_data *data); /* id, nv */
 CDYN_API cdyn_status cdyn_data_id_dq_csc(const cdyn_data *data, cdyn_csc *D);
 CDYN_API cdyn_status cdyn_data_id_dv_csc(const cdyn_data *data, cdyn_csc *D);
+/* Which positions of that shared pattern (nnz = colptr[nv]) a set of pairs can fill: keep[p] = 1
+ * where the dofs lie on one root-to-leaf path (the tree's terms) or are columns of one pair with
+ * pairs[pair] != 0 (pairs NULL: every pair), else 0. A model that declares many pairs (all
+ * against all) has a pattern coupling nearly every body; the entries of the pairs not in
+ * contact are zero, and a caller assembling a sparse matrix skips them with these flags.
+ * CDYN_EINVAL for NULL model or keep. */
+CDYN_API cdyn_status cdyn_model_deriv_keep(const cdyn_model *model, const int *pairs,
+                                           unsigned char *keep);
+/* nnz of that pattern (-1 for NULL). */
+CDYN_API int cdyn_model_deriv_nnz(const cdyn_model *model);
 CDYN_API const double *cdyn_data_id_dq(const cdyn_data *data); /* nv x nv */
 CDYN_API const double *cdyn_data_id_dv(const cdyn_data *data); /* nv x nv */
 /* d(Gamma_d v)/dq G: the pattern of cdyn_data_jacobian_csc, or dense n_c x nv (rows not asked

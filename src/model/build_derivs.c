@@ -54,6 +54,18 @@ static int column_rows(const cdyn_model *m, int j, int *mark, int *pmark, int *s
     return n;
 }
 
+/* Whether body a is body b or one of its ancestors, or the other way round. */
+static int on_one_path(const cdyn_model *m, int a, int b)
+{
+    for (int k = a; k >= 0; k = m->bodies[k].parent)
+        if (k == b)
+            return 1;
+    for (int k = b; k >= 0; k = m->bodies[k].parent)
+        if (k == a)
+            return 1;
+    return 0;
+}
+
 cdyn_status cdyn_model_build_derivs(cdyn_model *m, cdyn_report *report)
 {
     const size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, np = (size_t)m->npair;
@@ -72,6 +84,7 @@ cdyn_status cdyn_model_build_derivs(cdyn_model *m, cdyn_report *report)
     const size_t o_cp = cdyn_carve_take(&cv, nv + 1, sizeof(int));
     const size_t o_ri = cdyn_carve_take(&cv, nnz, sizeof(int));
     const size_t o_map = cdyn_carve_take(&cv, nmap, sizeof(int));
+    const size_t o_tree = cdyn_carve_take(&cv, nnz, 1);
     if (cv.overflow || nnz > (1u << 30)) {
         cdyn_mem_free(m->allocator, work);
         return cdyn_fail(report, CDYN_ETOOBIG, "model too large for int sparse indices");
@@ -85,6 +98,7 @@ cdyn_status cdyn_model_build_derivs(cdyn_model *m, cdyn_report *report)
     m->der_colptr = (int *)(block + o_cp);
     m->der_rowind = (int *)(block + o_ri);
     m->der_map = (int *)(block + o_map);
+    m->der_tree = (unsigned char *)(block + o_tree);
     memset(mark, 0, nv * sizeof(int));
     memset(pmark, 0, np * sizeof(int));
     m->der_colptr[0] = 0;
@@ -95,6 +109,10 @@ cdyn_status cdyn_model_build_derivs(cdyn_model *m, cdyn_report *report)
         m->der_colptr[j + 1] = m->der_colptr[j] + n;
     }
     m->der_nnz = m->der_colptr[m->nv];
+    for (int j = 0; j < m->nv; ++j)
+        for (int p = m->der_colptr[j]; p < m->der_colptr[j + 1]; ++p)
+            m->der_tree[p] = (unsigned char)on_one_path(m, m->dof_body[m->der_rowind[p]],
+                                                        m->dof_body[j]);
     int map = 0;
     for (int p = 0; p < m->npair; ++p) {
         mpair *pr = &m->pairs[p];

@@ -318,6 +318,26 @@ static cdyn_status der_csc(const cdyn_data *d, const double *vals, cdyn_csc *D)
     return CDYN_OK;
 }
 
+int cdyn_model_deriv_nnz(const cdyn_model *m)
+{
+    return m != NULL ? m->der_nnz : -1;
+}
+
+cdyn_status cdyn_model_deriv_keep(const cdyn_model *m, const int *pairs, unsigned char *keep)
+{
+    if (m == NULL || keep == NULL)
+        return CDYN_EINVAL;
+    memcpy(keep, m->der_tree, (size_t)m->der_nnz);
+    for (int pi = 0; pi < m->npair; ++pi) {
+        if (pairs != NULL && pairs[pi] == 0)
+            continue;
+        const mpair *pr = &m->pairs[pi];
+        for (int k = 0; k < pr->ncols * pr->ncols; ++k)
+            keep[m->der_map[pr->dmap0 + k]] = 1;
+    }
+    return CDYN_OK;
+}
+
 cdyn_status cdyn_data_id_dq_csc(const cdyn_data *d, cdyn_csc *D)
 {
     return der_csc(d, d != NULL ? d->der_q : NULL, D);

@@ -94,6 +94,8 @@ struct cdyn_model {
      * ncols + kr] is the position of (pair_cols[col0 + kr], pair_cols[col0 + kc]). A second
      * allocation of the model (der_block), built by cdyn_model_build_derivs. */
     int *der_colptr, *der_rowind, *der_map;
+    unsigned char *der_tree; /* der_nnz: 1 where the dofs lie on one root-to-leaf path (the
+                                tree's terms), 0 where only a pair's coupling reaches */
     int der_nnz;
     void *der_block;
     /* Broad phase (broad_build.c, broad_phase.c; docs/theory.md "Broad phase"). Pairs with a

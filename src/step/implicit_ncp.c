@@ -33,6 +33,7 @@ static void ncp_destroy(cdyn_stepper *s)
     cdyn_mcp_solver_free(w->solver);
     cdyn_arena_destroy(&w->sarena); /* the pattern's arrays */
     cdyn_mem_free(a, w->rows);
+    cdyn_mem_free(a, w->der_keep);
     ncp_limits_free(&w->lim, a);
     cdyn_mem_free(a, w);
     s->ws = NULL;
@@ -90,6 +91,11 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     w->x0last = dp, dp += nx;
     w->taulast = dp, dp += nv;
     w->f.scratch = dp;
+    w->der_keep = cdyn_mem_alloc(a, (size_t)cdyn_model_deriv_nnz(s->model) + 1);
+    if (w->der_keep == NULL) {
+        ncp_destroy(s);
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
+    }
     memset(w->beta, 0, (size_t)nc * sizeof(double));
     w->solver_k = -1;
     w->fd = o->fd_jacobian != 0;
@@ -129,6 +135,8 @@ static void ncp_rows(cdyn_stepper *s, ncp_ws *w, double h)
             w->pairs[ct.pair] = 1;
     }
     w->f.pairs = w->pairs;
+    cdyn_model_deriv_keep(s->model, w->pairs, w->der_keep);
+    w->f.der_keep = w->der_keep;
 }
 
 

@@ -311,6 +311,7 @@ void ncp_form_setup(ncp_form *f, const cdyn_model *m, cdyn_data *data, int k, co
     f->gamma = gamma;
     f->qp_rows = NULL;
     f->pairs = NULL;
+    f->der_keep = NULL;
     f->Ai = NULL;
     f->lim = NULL;
     for (int i = 0; i < f->ny; i++) {

@@ -50,6 +50,10 @@ typedef struct ncp_form {
                                   keep the NCP rows; NULL: every row) */
     const int *pairs;          /* npair flags: the pairs whose rows take part, the only ones the
                                   model evaluates (cdyn_eval_pairs); NULL: all */
+    const unsigned char *der_keep; /* NULL, or the model's derivative-pattern positions the
+                                  rows' pairs can fill (cdyn_model_deriv_keep): the Newton
+                                  matrix leaves out the others, zero couplings of pairs not
+                                  taking part (an all-against-all model's pattern is dense) */
     const double *tau;         /* nv, or NULL */
     double *lower, *upper;     /* ny bounds */
     double *scratch;           /* ncp_form_scratch(f) doubles */

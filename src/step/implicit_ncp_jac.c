@@ -74,6 +74,7 @@ static int model_columns(ncp_form *f, const ncp_scr *s, const double *q, const d
 {
     const int nv = f->nv, nd = f->nd, ov = f->nq, ol = f->nx;
     const double h = f->h;
+    const unsigned char *keep = f->der_keep; /* the couplings of pairs taking part */
     cdyn_csc Dq, Dv, M, J[3], Q[3];
     cdyn_data_id_dq_csc(f->data, &Dq);
     cdyn_data_id_dv_csc(f->data, &Dv);
@@ -89,7 +90,7 @@ static int model_columns(ncp_form *f, const ncp_scr *s, const double *q, const d
         if (n == 0)
             return 1;
         for (int p = Dq.colptr[t]; p < Dq.colptr[t + 1]; p++)
-            for (int u = 0; u < n; u++)
+            for (int u = 0; u < n && (keep == NULL || keep[p]); u++)
                 ncp_sink_put(JY, ov + Dq.rowind[p], qi[u], h * Dq.values[p] * w[u]);
         for (int p = J[0].colptr[t]; p < J[0].colptr[t + 1]; p++) {
             const int c = s->pos[J[0].rowind[p]] - 1;
@@ -106,7 +107,8 @@ static int model_columns(ncp_form *f, const ncp_scr *s, const double *q, const d
     }
     for (int j = 0; j < nv; j++) {
         for (int p = Dv.colptr[j]; p < Dv.colptr[j + 1]; p++)
-            ncp_sink_put(JY, ov + Dv.rowind[p], ov + j, h * Dv.values[p]);
+            if (keep == NULL || keep[p])
+                ncp_sink_put(JY, ov + Dv.rowind[p], ov + j, h * Dv.values[p]);
         for (int p = M.colptr[j]; p < M.colptr[j + 1]; p++) {
             const int i = M.rowind[p];
             ncp_sink_put(JY, ov + i, ov + j, M.values[p]);

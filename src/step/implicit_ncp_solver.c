@@ -178,6 +178,7 @@ static int ncp_full_order(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, doub
         ncp_form_qp_rows(&f, qp);
     f.qp_rows = qp;
     f.pairs = NULL;
+    f.der_keep = NULL; /* every pair's couplings */
     memset(xf, 0, (size_t)n * sizeof(double));
     memcpy(xf, x0->q, (size_t)s->nq * sizeof(double));
     memcpy(xf + s->nq, x0->v, (size_t)s->nv * sizeof(double));

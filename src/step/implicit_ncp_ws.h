@@ -31,6 +31,7 @@ typedef struct ncp_ws {
     int *qp_rows;       /* nc: the rows the friction QP takes */
     int *key;           /* nc: 2 row + (row uses the QP): what the pattern depends on */
     int *pairs;         /* npair: the pairs of the rows taking part */
+    unsigned char *der_keep; /* the model's derivative pattern: the positions those pairs fill */
     /* the MCP solver for the current rows (solver_rows, solver_k of them) */
     cdyn_mcp_solver *solver;
     cdyn_arena sarena; /* the solver's and the pattern's memory (outlive the step's arena) */
