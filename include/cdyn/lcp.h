@@ -138,11 +138,13 @@ CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options 
  * a warm attempt and its fallbacks need more than a cold Lemke — and then allocates nothing)
  * and the last answer's complementary basis as the next solve's warm start when the size is the
  * same (Lemke from that basis, 0 pivots when it still solves the problem; if the warm attempt
- * fails, the cold chain runs as cdyn_lcp_solve would). The kept basis is the final basis of the
- * Lemke attempt that answered, or for an answer of enumeration or FB-Newton the guess z_i > w_i.
+ * fails, the cold chain runs as cdyn_lcp_solve would). The kept basis is the final basis of
+ * Lemke's first attempt (the warm one, or the chain's cold Lemke) when that attempt answered;
+ * an answer of a fallback (other tie bands, coverings, enumeration, FB-Newton) keeps none.
  * Every OK is certified as for cdyn_lcp_solve. A solve without a kept basis of its size (the
- * first, one after a size change, a failure or cdyn_lcp_solver_set_basis(s, 0, NULL, r)) is
- * cdyn_lcp_solve itself: the same answer and pivot count bit for bit.
+ * first, one after a size change, a failure, a fallback's answer or
+ * cdyn_lcp_solver_set_basis(s, 0, NULL, r)) is cdyn_lcp_solve itself: the same answer and
+ * pivot count bit for bit.
  *   create:    n > 0 (the capacity); opts NULL for cdyn_lcp_defaults; opts->lemke.allocator
  *              (NULL: malloc) holds the object and its workspace; opts->lemke.warm_basis must
  *              be NULL (CDYN_EINVAL); opts->lemke.covering, if set, must hold as many values as

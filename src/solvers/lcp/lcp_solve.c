@@ -69,7 +69,6 @@ typedef struct chain {
     double best_ratio; /* its violation (INFINITY: none) and residual */
     double best_res;
     const char *best_method;
-    int have_basis; /* the answer came from Lemke, whose final basis is in the caller's array */
 } chain;
 
 /* Certify the candidate z (n values): CDYN_OK with the certified point in zt, wt and its residual
@@ -148,8 +147,7 @@ static cdyn_status polish(const chain *c, const cdyn_lcp_options *o, const int *
  * every pivoting path above ends on a ray or a wrong basis are solved here. zs: 2 n doubles of
  * scratch (and n ints after them). Returns st unchanged when nothing passed. */
 static cdyn_status fb_stage(chain *c, const cdyn_lcp_options *o, double *zs, double *z, double *w,
-                            int *fbasis, cdyn_report *sub, const char **method, int *pivots,
-                            cdyn_status st)
+                            cdyn_report *sub, const char **method, int *pivots, cdyn_status st)
 {
     const int n = c->lcp->n;
     const size_t nz = (size_t)n;
@@ -199,11 +197,10 @@ static cdyn_status fb_stage(chain *c, const cdyn_lcp_options *o, double *zs, dou
     cdyn_lemke_options lo = o->lemke;
     lo.warm_basis = basis;
     cdyn_report_clear(sub, "lemke");
-    const cdyn_status sl = cdyn_lemke_validated(c->lcp, &lo, c->zt, c->wt, fbasis, sub);
+    const cdyn_status sl = cdyn_lemke_validated(c->lcp, &lo, c->zt, c->wt, NULL, sub);
     *pivots += sub->iterations;
     if (sl != CDYN_OK)
         return st;
-    c->have_basis = fbasis != NULL;
     memcpy(z, c->zt, nz * sizeof(double));
     memcpy(w, c->wt, nz * sizeof(double));
     *method = "fb-newton+lemke";
@@ -268,8 +265,7 @@ cdyn_status cdyn_lcp_solve_basis(const cdyn_lcp *lcp, const cdyn_lcp_options *op
                d + nz,     d + 2 * nz,
                d + 5 * nz, d + 3 * nz,
                d + 4 * nz, INFINITY,
-               NAN,        NULL,
-               0};
+               NAN,        NULL};
     double *zs = d + 6 * nz; /* enumeration's candidates */
     int committed = 0;       /* z, w hold the first attempt's inaccurate point */
     if (st == CDYN_EINACCURATE) {
@@ -298,10 +294,9 @@ cdyn_status cdyn_lcp_solve_basis(const cdyn_lcp *lcp, const cdyn_lcp_options *op
                 method = "lemke-alt-covering";
             }
             cdyn_report_clear(sub, "lemke");
-            st = cdyn_lemke_validated(lcp, &lo, c.zt, c.wt, basis, sub);
+            st = cdyn_lemke_validated(lcp, &lo, c.zt, c.wt, NULL, sub);
             pivots += sub->iterations;
             if (st == CDYN_OK) {
-                c.have_basis = basis != NULL;
                 memcpy(z, c.zt, sizeof(double) * nz);
                 memcpy(w, c.wt, sizeof(double) * nz);
             } else if (st == CDYN_EINACCURATE) {
@@ -362,7 +357,7 @@ cdyn_status cdyn_lcp_solve_basis(const cdyn_lcp *lcp, const cdyn_lcp_options *op
         }
     }
     if (retryable(st) && o.try_fb_newton)
-        st = fb_stage(&c, &o, zs, z, w, basis, sub, &method, &pivots, st);
+        st = fb_stage(&c, &o, zs, z, w, sub, &method, &pivots, st);
     if (st != CDYN_OK && (committed || (st != CDYN_EINFEASIBLE && c.best_ratio < INFINITY))) {
         /* Nothing passed: the best point, with what the last attempt said. */
         char why[CDYN_REPORT_TEXT];
@@ -377,8 +372,6 @@ cdyn_status cdyn_lcp_solve_basis(const cdyn_lcp *lcp, const cdyn_lcp_options *op
                   "violation %.3g of its row's scale; last attempt: %.150s)",
                   c.best_ratio, why);
     }
-    if (st == CDYN_OK && have_basis != NULL)
-        *have_basis = c.have_basis;
     cdyn_mem_free(o.lemke.allocator, d);
     return conclude(sub, method, pivots);
 }

@@ -126,14 +126,6 @@ cdyn_status cdyn_lcp_solver_get_basis(const cdyn_lcp_solver *s, int *n, int *bas
     return CDYN_OK;
 }
 
-/* The basis of an answer found without one: z_i basic where z_i > w_i (the same basis unless
- * the answer is degenerate, z_i = w_i = 0, where either choice is a guess). */
-static void guess_basis(int n, const double *z, const double *w, int *basis)
-{
-    for (int i = 0; i < n; i++)
-        basis[i] = z[i] > w[i];
-}
-
 cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *s, const cdyn_lcp *lcp, double *z, double *w,
                                   cdyn_report *report)
 {
@@ -162,19 +154,19 @@ cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *s, const cdyn_lcp *lcp, doubl
         if (cdyn_arena_reset(&s->arena) != 0)
             return cdyn_fail(report, CDYN_ENOMEM, "cdyn_lcp_solver_solve: out of memory (arena)");
     }
-    /* cold: exactly cdyn_lcp_solve's chain, on the arena */
+    /* cold: exactly cdyn_lcp_solve's chain, on the arena. Its first attempt's final basis is
+       kept; an answer of a fallback keeps none (a problem that needed them is degenerate or
+       ill-conditioned, and a basis from it, or guessed from its answer, steered the next steps
+       of the pyramid stress onto other answers and one run into a failure): the next solve
+       is cold. */
     int have = 0;
     const cdyn_status st = cdyn_lcp_solve_basis(lcp, &s->opts, z, w, s->next, &have, report);
     if (report != NULL)
         report->iterations += pivots;
-    if (st == CDYN_OK) {
-        if (have)
-            memcpy(s->basis, s->next, (size_t)n * sizeof(int));
-        else
-            guess_basis(n, z, w, s->basis);
+    s->warm_n = 0;
+    if (st == CDYN_OK && have) {
+        memcpy(s->basis, s->next, (size_t)n * sizeof(int));
         s->warm_n = n;
-    } else {
-        s->warm_n = 0;
     }
     return st;
 }
