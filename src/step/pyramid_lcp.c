@@ -413,9 +413,9 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *imp =
             cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1, sizeof(double));
-        int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
+        int *saved = cdyn_mem_array(&s->arena.as, nn, sizeof(int)); /* a warm basis, kept */
         if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
-            imp == NULL || basis == NULL)
+            imp == NULL || saved == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         /* W dense (both triangles) from the lower-triangle triplets. */
         memset(Wd, 0, (size_t)p.m * p.m * sizeof(double));
@@ -533,20 +533,22 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         int pivots = 0, saved_n = 0;
         if (w->lcp != NULL) {
             /* The solver warm-starts from its basis when the rows are those it was for. */
+            cdyn_status ls = CDYN_OK;
             if (w->basis_k != k ||
                 (k > 0 && memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) != 0))
-                st = cdyn_lcp_solver_set_basis(w->lcp, 0, NULL, &lr);
-            if (st == CDYN_OK)
-                st = cdyn_lcp_solver_reserve(w->lcp, n, &lr);
-            /* a capped answer that loads a capped row is dropped, and its basis with it */
-            if (st == CDYN_OK && capped &&
-                (st = cdyn_lcp_solver_get_basis(w->lcp, &saved_n, basis, n, &lr)) ==
+                ls = cdyn_lcp_solver_set_basis(w->lcp, 0, NULL, &lr);
+            if (ls == CDYN_OK)
+                ls = cdyn_lcp_solver_reserve(w->lcp, n, &lr);
+            /* a capped answer that loads a capped row is dropped, and its basis with it: the
+               basis before it is saved for the LCP as built */
+            if (ls == CDYN_OK && capped &&
+                (ls = cdyn_lcp_solver_get_basis(w->lcp, &saved_n, saved, n, &lr)) ==
                     CDYN_ETOOBIG) {
                 saved_n = 0; /* a basis of more unknowns cannot warm-start this LCP */
-                st = CDYN_OK;
+                ls = CDYN_OK;
             }
-            if (st != CDYN_OK)
-                return cdyn_fail(r, st, "pyramid: %s", lr.message);
+            if (ls != CDYN_OK)
+                return cdyn_fail(r, ls, "pyramid: %s", lr.message);
             if (k > 0)
                 memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
             w->basis_k = k;
@@ -554,8 +556,9 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         for (int pass = !capped; pass < 2; pass++) {
             if (pass == 1 && capped) { /* the capped answer loads a capped row: the LCP as built */
                 memcpy(q, qt, nn * sizeof(double));
+                /* pass 0's answer was OK and dropped: the basis from before it */
                 if (w->lcp != NULL && st == CDYN_OK &&
-                    cdyn_lcp_solver_set_basis(w->lcp, saved_n, basis, &lr) != CDYN_OK)
+                    cdyn_lcp_solver_set_basis(w->lcp, saved_n, saved, &lr) != CDYN_OK)
                     return cdyn_fail(r, CDYN_EINVAL, "pyramid: %s", lr.message);
             }
             if (w->lcp == NULL) { /* CDYN_BACKEND_FB_DENSE */
