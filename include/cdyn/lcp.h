@@ -136,16 +136,36 @@ CDYN_API cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options 
 /* A solver for a sequence of LCPs of at most n unknowns (a simulator's steps): the chain of
  * cdyn_lcp_solve with its workspace kept between calls (it grows to the largest need seen —
  * a warm attempt and its fallbacks need more than a cold Lemke — and then allocates nothing)
- * and the last answer's complementary basis as the next
- * solve's warm start when the size is the same (Lemke from that basis, 0 pivots when it still
- * solves the problem; if the warm attempt fails, the cold chain runs as cdyn_lcp_solve would).
- * Every OK is certified as for cdyn_lcp_solve. A first solve, or one after a size change or a
- * failure, is cdyn_lcp_solve itself: the same answer bit for bit.
- *   create: n > 0; opts NULL for cdyn_lcp_defaults; opts->lemke.allocator (NULL: malloc) holds
- *           the object and its workspace; opts->lemke.warm_basis must be NULL (CDYN_EINVAL);
- *           opts->lemke.covering, if set, must hold n values and outlive the solver.
- *   solve:  lcp->n in 1 .. n; statuses as cdyn_lcp_solve; report->iterations sums the pivots
- *           of the warm attempt and the chain.
+ * and the last answer's complementary basis as the next solve's warm start when the size is the
+ * same (Lemke from that basis, 0 pivots when it still solves the problem; if the warm attempt
+ * fails, the cold chain runs as cdyn_lcp_solve would). The kept basis is the final basis of
+ * Lemke's first attempt (the warm one, or the chain's cold Lemke) when that attempt answered;
+ * an answer of a fallback (other tie bands, coverings, enumeration, FB-Newton) keeps none.
+ * Every OK is certified as for cdyn_lcp_solve. A solve without a kept basis of its size (the
+ * first, one after a size change, a failure, a fallback's answer or
+ * cdyn_lcp_solver_set_basis(s, 0, NULL, r)) is cdyn_lcp_solve itself: the same answer and
+ * pivot count bit for bit.
+ *   create:    n > 0 (the capacity); opts NULL for cdyn_lcp_defaults; opts->lemke.allocator
+ *              (NULL: malloc) holds the object and its workspace; opts->lemke.warm_basis must
+ *              be NULL (CDYN_EINVAL); opts->lemke.covering, if set, must hold as many values as
+ *              every problem solved and outlive the solver.
+ *   solve:     lcp->n in 1 .. capacity (the size may change from call to call); statuses as
+ *              cdyn_lcp_solve; report->iterations sums the pivots of the warm attempt and the
+ *              chain. On failure the kept basis is dropped.
+ *   reserve:   grow the capacity to n (no-op when n <= capacity; the kept basis and the
+ *              workspace stay): a caller whose problems grow pays one allocation per growth.
+ *              CDYN_EINVAL (NULL, n <= 0), CDYN_ENOMEM (the solver is unchanged).
+ *   set_basis: the warm start of the next solve of n unknowns: basis[i] = 1 when z_i is to be
+ *              basic, 0 when w_i (n values, each 0 or 1, copied); n = 0 (basis may be NULL)
+ *              drops the kept basis, so the next solve is cold. For a caller whose unknowns
+ *              change meaning between solves (contact rows appear and vanish): it maps the
+ *              basis from get_basis onto the new unknowns, or drops it. CDYN_EINVAL (NULL
+ *              solver or basis, n outside 0 .. capacity, an entry not 0 or 1: the kept basis
+ *              unchanged).
+ *   get_basis: *n receives the kept basis's size (0: none) and basis (cap ints) its entries.
+ *              CDYN_ETOOBIG when cap < *n (*n still set: a caller can size its array, or know
+ *              that the basis cannot warm-start a problem of cap unknowns); CDYN_EINVAL when
+ *              solver or n is NULL, cap < 0, or basis is NULL with cap > 0.
  * A solver belongs to one thread at a time. */
 typedef struct cdyn_lcp_solver cdyn_lcp_solver;
 
@@ -153,6 +173,12 @@ CDYN_API cdyn_status cdyn_lcp_solver_create(int n, const cdyn_lcp_options *opts,
                                             cdyn_lcp_solver **out, cdyn_report *report);
 CDYN_API cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *solver, const cdyn_lcp *lcp,
                                            double *z, double *w, cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_solver_reserve(cdyn_lcp_solver *solver, int n,
+                                             cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_solver_set_basis(cdyn_lcp_solver *solver, int n, const int *basis,
+                                               cdyn_report *report);
+CDYN_API cdyn_status cdyn_lcp_solver_get_basis(const cdyn_lcp_solver *solver, int *n,
+                                               int *basis, int cap, cdyn_report *report);
 CDYN_API void cdyn_lcp_solver_free(cdyn_lcp_solver *solver); /* accepts NULL */
 
 /* ---- Small problems --------------------------------------------------------------- */

@@ -34,16 +34,26 @@
 /* Largest LCP handled (dense n x n matrix): beyond it the cone step (sparse) is the scheme. */
 #define PYR_MAX_LCP 4000
 
+/* Lemke's pivot tolerance on the step's LCPs: at least this (relative to the entering column's
+ * largest entry; the option's default is 1e-12). The LCP's data carry noise up to 1e-12 of their
+ * rows' sizes (clean_delassus), and a degenerate pivot (x_r = 0) on an entry of that size, which
+ * the exact column has as 0, leaves a basis of condition 1e12: on the random-scene stress (seed
+ * 35, 7 spheres) Lemke pivoted on y_r = 2.5e-12 ymax at pivot 110 and its basis became singular
+ * 50 pivots later, and every fallback failed the certificate after it. 1e-10, 1e-9 and 1e-8 all
+ * gave the same counts there (40 scenes, up to 8 spheres: 38 -> 39 complete). */
+#define PYR_PIVOT_TOL 1e-9
+
 typedef struct pyr_ws {
     cs_trees trees;
     int ndir;      /* directions per row */
     int ngroup;    /* sigma per row: 1 (diamond) or 2 (box) */
     int njr;       /* joint rows: friction dofs and limit ends (joint_rows.h) */
     double *cosk, *sink; /* ndir */
-    /* the last solved LCP's basis and the rows it was for (warm start) */
-    int *basis;
-    int *basis_rows;
-    int basis_n, basis_k, basis_cap, rows_cap;
+    /* Lemke backend: the LCP solver (its arena, the last answer's basis as the next warm
+       start) and the contact rows that basis is for: when they change, the basis is dropped */
+    cdyn_lcp_solver *lcp;
+    int *basis_rows; /* nc */
+    int basis_k;     /* rows of basis_rows (-1: none) */
 } pyr_ws;
 
 static cdyn_step_backend pyr_pick(const cdyn_stepper *s)
@@ -55,8 +65,7 @@ static cdyn_step_backend pyr_pick(const cdyn_stepper *s)
 static void pyr_destroy(cdyn_stepper *s)
 {
     pyr_ws *w = s->ws;
-    cdyn_mem_free(s->opts.allocator, w->basis);
-    cdyn_mem_free(s->opts.allocator, w->basis_rows);
+    cdyn_lcp_solver_free(w->lcp);
     cdyn_mem_free(s->opts.allocator, w);
     s->ws = NULL;
 }
@@ -72,7 +81,7 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
     if (o->bound == CDYN_PYRAMID_BOX && s->dim != 2 && o->directions != 4)
         return cdyn_fail(r, CDYN_EINVAL, "pyramid: the box bound needs directions = 4 (+t, +o, "
                          "-t, -o), not %d", o->directions);
-    const size_t nints = cs_trees_ints(s->nv, cdyn_model_nbody(s->model));
+    const size_t nints = cs_trees_ints(s->nv, cdyn_model_nbody(s->model)) + (size_t)s->nc;
     pyr_ws *w = cdyn_mem_alloc(o->allocator, sizeof(pyr_ws) + (nints + 1) * sizeof(int) +
                                                  2 * (size_t)ndir * sizeof(double));
     if (w == NULL)
@@ -80,6 +89,8 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
     memset(w, 0, sizeof *w);
     int *ints = (int *)(w + 1);
     cs_trees_init(&w->trees, s->model, ints);
+    w->basis_rows = ints + (nints - (size_t)s->nc);
+    w->basis_k = -1;
     w->cosk = (double *)(void *)(ints + nints + (nints & 1)); /* 8-byte aligned after ints */
     w->sink = w->cosk + ndir;
     w->ndir = ndir;
@@ -92,6 +103,23 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
         w->cosk[k] = fabs(cos(th)) < 1e-15 ? 0.0 : cos(th);
         w->sink[k] = fabs(sin(th)) < 1e-15 ? 0.0 : sin(th);
     }
+    if (s->opts.backend == CDYN_BACKEND_LEMKE) {
+        /* Lemke's pivot tolerance raised to PYR_PIVOT_TOL; the solver's capacity the largest
+           LCP of the model (every contact row with friction, every joint row), at most
+           PYR_MAX_LCP: reserving it now, the steps never grow it. */
+        cdyn_lcp_options lo = o->lcp;
+        lo.lemke.pivot_tol = fmax(lo.lemke.pivot_tol, PYR_PIVOT_TOL);
+        lo.lemke.allocator = o->allocator;
+        const int nf = jr_friction_count(s->model), nl = jr_limit_count(s->model);
+        const double nmax = (double)s->nc * (1 + ndir + w->ngroup) + 3.0 * nf + nl;
+        const int cap = nmax < 1 ? 1 : nmax > PYR_MAX_LCP ? PYR_MAX_LCP : (int)nmax;
+        cdyn_report lr;
+        const cdyn_status st = cdyn_lcp_solver_create(cap, &lo, &w->lcp, &lr);
+        if (st != CDYN_OK) {
+            cdyn_mem_free(o->allocator, w);
+            return cdyn_fail(r, st, "pyramid: %s", lr.message);
+        }
+    }
     s->ws = w;
     return CDYN_OK;
 }
@@ -100,30 +128,6 @@ static cdyn_status pyr_create(cdyn_stepper *s, cdyn_report *r)
 static int group_of(const pyr_ws *w, int k)
 {
     return w->ngroup == 2 ? (k & 1) : 0;
-}
-
-/* Make sure the basis store holds n ints and k rows; allocation only when the problem grows. */
-static int basis_room(cdyn_stepper *s, pyr_ws *w, int n, int k)
-{
-    if (n > w->basis_cap) {
-        int *b = cdyn_mem_array(s->opts.allocator, (size_t)n, sizeof(int));
-        if (b == NULL)
-            return -1;
-        cdyn_mem_free(s->opts.allocator, w->basis);
-        w->basis = b;
-        w->basis_cap = n;
-        w->basis_n = 0;
-    }
-    if (k > w->rows_cap) {
-        int *b = cdyn_mem_array(s->opts.allocator, (size_t)k, sizeof(int));
-        if (b == NULL)
-            return -1;
-        cdyn_mem_free(s->opts.allocator, w->basis_rows);
-        w->basis_rows = b;
-        w->rows_cap = k;
-        w->basis_n = 0;
-    }
-    return 0;
 }
 
 /* Newton restitution in the normal rows (options.restitution): a row of a pair with e > 0 that
@@ -196,15 +200,6 @@ static void clean_tangential(const cdyn_stepper *s, cs_problem *p,
             rc[0] = 0.0;
     }
 }
-
-/* Lemke's pivot tolerance on the step's LCPs: at least this (relative to the entering column's
- * largest entry; the option's default is 1e-12). The LCP's data carry noise up to 1e-12 of their
- * rows' sizes (clean_delassus), and a degenerate pivot (x_r = 0) on an entry of that size, which
- * the exact column has as 0, leaves a basis of condition 1e12: on the random-scene stress (seed
- * 35, 7 spheres) Lemke pivoted on y_r = 2.5e-12 ymax at pivot 110 and its basis became singular
- * 50 pivots later, and every fallback failed the certificate after it. 1e-10, 1e-9 and 1e-8 all
- * gave the same counts there (40 scenes, up to 8 spheres: 38 -> 39 complete). */
-#define PYR_PIVOT_TOL 1e-9
 
 /* Couplings at the level of rounding in the impulse block A = M[0:nx, 0:nx] = B' W B of the LCP
  * (symmetric positive semidefinite) are set to 0: entries with |A_ij| <= delta sqrt(A_ii A_jj),
@@ -418,9 +413,9 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         double *wv = cdyn_mem_array(&s->arena.as, nn, sizeof(double));
         double *imp =
             cdyn_mem_array(&s->arena.as, (size_t)p.m + (size_t)jr.n + 1, sizeof(double));
-        int *basis = cdyn_mem_array(&s->arena.as, nn, sizeof(int));
+        int *saved = cdyn_mem_array(&s->arena.as, nn, sizeof(int)); /* a warm basis, kept */
         if (Wd == NULL || B == NULL || M == NULL || q == NULL || z == NULL || wv == NULL ||
-            imp == NULL || basis == NULL)
+            imp == NULL || saved == NULL)
             return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         /* W dense (both triangles) from the lower-triangle triplets. */
         memset(Wd, 0, (size_t)p.m * p.m * sizeof(double));
@@ -535,36 +530,42 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
         capped += cap_far_limits(&p, &jr, jb, nju, ju_row, q);
         cdyn_lcp lcp = {n, M, q};
         cdyn_report lr;
-        int pivots = 0;
+        int pivots = 0, saved_n = 0;
+        if (w->lcp != NULL) {
+            /* The solver warm-starts from its basis when the rows are those it was for. */
+            cdyn_status ls = CDYN_OK;
+            if (w->basis_k != k ||
+                (k > 0 && memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) != 0))
+                ls = cdyn_lcp_solver_set_basis(w->lcp, 0, NULL, &lr);
+            if (ls == CDYN_OK)
+                ls = cdyn_lcp_solver_reserve(w->lcp, n, &lr);
+            /* a capped answer that loads a capped row is dropped, and its basis with it: the
+               basis before it is saved for the LCP as built */
+            if (ls == CDYN_OK && capped &&
+                (ls = cdyn_lcp_solver_get_basis(w->lcp, &saved_n, saved, n, &lr)) ==
+                    CDYN_ETOOBIG) {
+                saved_n = 0; /* a basis of more unknowns cannot warm-start this LCP */
+                ls = CDYN_OK;
+            }
+            if (ls != CDYN_OK)
+                return cdyn_fail(r, ls, "pyramid: %s", lr.message);
+            if (k > 0)
+                memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
+            w->basis_k = k;
+        }
         for (int pass = !capped; pass < 2; pass++) {
-            if (pass == 1 && capped) /* the capped answer loads a capped row: the LCP as built */
+            if (pass == 1 && capped) { /* the capped answer loads a capped row: the LCP as built */
                 memcpy(q, qt, nn * sizeof(double));
-            if (s->opts.backend == CDYN_BACKEND_FB_DENSE) {
+                /* pass 0's answer was OK and dropped: the basis from before it */
+                if (w->lcp != NULL && st == CDYN_OK &&
+                    cdyn_lcp_solver_set_basis(w->lcp, saved_n, saved, &lr) != CDYN_OK)
+                    return cdyn_fail(r, CDYN_EINVAL, "pyramid: %s", lr.message);
+            }
+            if (w->lcp == NULL) { /* CDYN_BACKEND_FB_DENSE */
                 memset(z, 0, nn * sizeof(double));
                 st = cdyn_lcp_fb_newton(&lcp, &s->opts.mcp, z, wv, &lr);
             } else {
-                /* Warm start from the last basis when the rows are the same. */
-                cdyn_lcp_options lopt = s->opts.lcp;
-                lopt.lemke.pivot_tol = fmax(lopt.lemke.pivot_tol, PYR_PIVOT_TOL);
-                cdyn_lemke_options lo = lopt.lemke;
-                if (basis_room(s, w, n, k) != 0)
-                    return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
-                if (w->basis_n == n && w->basis_k == k &&
-                    (k == 0 || memcmp(w->basis_rows, p.rows, (size_t)k * sizeof(int)) == 0))
-                    lo.warm_basis = w->basis;
-                st = cdyn_lemke_ex(&lcp, &lo, z, wv, basis, &lr);
-                if (st != CDYN_OK) {
-                    /* The default chain: other covering vectors, then enumeration when small. */
-                    pivots += lr.iterations;
-                    st = cdyn_lcp_solve(&lcp, &lopt, z, wv, &lr);
-                    w->basis_n = 0;
-                } else if (pass == 1 || far_rows_hold(n, qt, q, z)) {
-                    memcpy(w->basis, basis, nn * sizeof(int));
-                    if (k > 0) /* basis_rows is NULL before a step with contact rows */
-                        memcpy(w->basis_rows, p.rows, (size_t)k * sizeof(int));
-                    w->basis_n = n;
-                    w->basis_k = k;
-                }
+                st = cdyn_lcp_solver_solve(w->lcp, &lcp, z, wv, &lr);
             }
             pivots += lr.iterations;
             if (pass == 0 && st == CDYN_OK && far_rows_hold(n, qt, q, z)) {

@@ -17,6 +17,12 @@ cdyn_status cdyn_lemke_check_options(const cdyn_lemke_options *o, int n, cdyn_re
 cdyn_status cdyn_lemke_validated(const cdyn_lcp *lcp, const cdyn_lemke_options *opts, double *z,
                                  double *w, int *basis, cdyn_report *report);
 
+/* cdyn_lcp_solve that also hands out the final complementary basis of its first attempt, Lemke
+ * with opts->lemke (basis[i] = 1: z_i basic; n ints, may be NULL), when that attempt answers:
+ * then *have_basis = 1 (may be NULL), else 0 (an answer of a fallback, or a failure). */
+cdyn_status cdyn_lcp_solve_basis(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z,
+                                 double *w, int *basis, int *have_basis, cdyn_report *report);
+
 /* cdyn_lcp_enumerate that also counts the complementary bases skipped as singular
  * (*singular may be NULL). With *count == 0 and *singular == 0 the LCP has no solution. */
 cdyn_status cdyn_lcp_enumerate_ex(const cdyn_lcp *lcp, double *solutions, int max_solutions,

@@ -210,6 +210,14 @@ static cdyn_status fb_stage(chain *c, const cdyn_lcp_options *o, double *zs, dou
 cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z, double *w,
                            cdyn_report *report)
 {
+    return cdyn_lcp_solve_basis(lcp, opts, z, w, NULL, NULL, report);
+}
+
+cdyn_status cdyn_lcp_solve_basis(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, double *z,
+                                 double *w, int *basis, int *have_basis, cdyn_report *report)
+{
+    if (have_basis != NULL)
+        *have_basis = 0;
     cdyn_report_clear(report, "lemke");
     cdyn_lcp_options o;
     if (opts != NULL)
@@ -232,8 +240,10 @@ cdyn_status cdyn_lcp_solve(const cdyn_lcp *lcp, const cdyn_lcp_options *opts, do
         cdyn_report_clear(sub, "lemke");
     }
     /* The first attempt writes z and w on CDYN_OK and on CDYN_EINACCURATE (its best point). */
-    st = cdyn_lemke_validated(lcp, &o.lemke, z, w, NULL, sub);
+    st = cdyn_lemke_validated(lcp, &o.lemke, z, w, basis, sub);
     int pivots = sub->iterations;
+    if (st == CDYN_OK && have_basis != NULL)
+        *have_basis = basis != NULL;
     if (!retryable(st) || !(o.try_alternate_covering || o.try_fb_newton ||
                             (o.try_enumeration && n <= CDYN_LCP_SMALL_N)))
         return st;

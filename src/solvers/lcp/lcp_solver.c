@@ -6,19 +6,26 @@
 #include "core/arena.h"
 #include "core/memory.h"
 #include "core/report.h"
+#include "solvers/lcp/lcp_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 struct cdyn_lcp_solver {
-    const cdyn_allocator *allocator; /* the caller's: the object and the arena's blocks */
+    const cdyn_allocator *allocator; /* the caller's: the object, the bases, the arena's blocks */
     cdyn_lcp_options opts;           /* the caller's, with the arena as Lemke's allocator */
     cdyn_arena arena;
     int n;      /* capacity */
     int warm_n; /* size of the problem whose basis is kept (0: none) */
     int *basis; /* n: the kept basis (z_i basic: 1) */
-    int *next;  /* n: the warm attempt's final basis */
+    int *next;  /* n: the last attempt's final basis */
 };
+
+/* The two basis arrays for capacity n (one block), or NULL. */
+static int *bases_alloc(const cdyn_allocator *a, int n)
+{
+    return cdyn_mem_array(a, 2 * (size_t)n, sizeof(int));
+}
 
 cdyn_status cdyn_lcp_solver_create(int n, const cdyn_lcp_options *opts, cdyn_lcp_solver **out,
                                    cdyn_report *report)
@@ -36,16 +43,21 @@ cdyn_status cdyn_lcp_solver_create(int n, const cdyn_lcp_options *opts, cdyn_lcp
         cdyn_lcp_defaults(&o);
     if (o.lemke.warm_basis != NULL)
         return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_create: opts->lemke.warm_basis "
-                         "must be NULL (the solver keeps the last basis itself)");
+                         "must be NULL (the solver keeps the last basis itself; "
+                         "cdyn_lcp_solver_set_basis sets it)");
     const cdyn_allocator *a = o.lemke.allocator;
-    cdyn_lcp_solver *s = cdyn_mem_alloc(a, sizeof *s + 2 * (size_t)n * sizeof(int));
-    if (s == NULL)
+    cdyn_lcp_solver *s = cdyn_mem_alloc(a, sizeof *s);
+    int *b = bases_alloc(a, n);
+    if (s == NULL || b == NULL) {
+        cdyn_mem_free(a, s);
+        cdyn_mem_free(a, b);
         return cdyn_fail(report, CDYN_ENOMEM, "cdyn_lcp_solver_create: out of memory");
+    }
     memset(s, 0, sizeof *s);
     s->allocator = a;
     s->n = n;
-    s->basis = (int *)(void *)(s + 1);
-    s->next = s->basis + n;
+    s->basis = b;
+    s->next = b + n;
     cdyn_arena_init(&s->arena, a);
     s->opts = o;
     s->opts.lemke.allocator = &s->arena.as;
@@ -53,12 +65,65 @@ cdyn_status cdyn_lcp_solver_create(int n, const cdyn_lcp_options *opts, cdyn_lcp
     return CDYN_OK;
 }
 
-/* The basis of an answer found without one: z_i basic where z_i > w_i (the same basis unless
- * the answer is degenerate, z_i = w_i = 0, where either choice is a guess). */
-static void guess_basis(int n, const double *z, const double *w, int *basis)
+cdyn_status cdyn_lcp_solver_reserve(cdyn_lcp_solver *s, int n, cdyn_report *report)
 {
+    cdyn_report_clear(report, "lcp-solver");
+    if (s == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_reserve: solver is NULL");
+    if (n <= 0)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_reserve: n = %d, must be > 0", n);
+    if (n <= s->n)
+        return CDYN_OK;
+    int *b = bases_alloc(s->allocator, n);
+    if (b == NULL)
+        return cdyn_fail(report, CDYN_ENOMEM, "cdyn_lcp_solver_reserve: out of memory "
+                         "(capacity %d kept)", s->n);
+    memcpy(b, s->basis, (size_t)s->warm_n * sizeof(int));
+    cdyn_mem_free(s->allocator, s->basis);
+    s->basis = b;
+    s->next = b + n;
+    s->n = n;
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_lcp_solver_set_basis(cdyn_lcp_solver *s, int n, const int *basis,
+                                      cdyn_report *report)
+{
+    cdyn_report_clear(report, "lcp-solver");
+    if (s == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_set_basis: solver is NULL");
+    if (n < 0 || n > s->n)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_set_basis: n = %d, the solver "
+                         "takes 0 (no basis) .. %d", n, s->n);
+    if (n > 0 && basis == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_set_basis: basis is NULL");
     for (int i = 0; i < n; i++)
-        basis[i] = z[i] > w[i];
+        if (basis[i] != 0 && basis[i] != 1)
+            return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_set_basis: basis[%d] = %d, "
+                             "must be 0 (w_i basic) or 1 (z_i basic)", i, basis[i]);
+    if (n > 0)
+        memcpy(s->basis, basis, (size_t)n * sizeof(int));
+    s->warm_n = n;
+    return CDYN_OK;
+}
+
+cdyn_status cdyn_lcp_solver_get_basis(const cdyn_lcp_solver *s, int *n, int *basis, int cap,
+                                      cdyn_report *report)
+{
+    cdyn_report_clear(report, "lcp-solver");
+    if (s == NULL || n == NULL)
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_get_basis: %s is NULL",
+                         s == NULL ? "solver" : "n");
+    *n = s->warm_n;
+    if (cap < 0 || (cap > 0 && basis == NULL))
+        return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_get_basis: cap = %d with basis "
+                         "%s", cap, basis == NULL ? "NULL" : "given");
+    if (s->warm_n > cap)
+        return cdyn_fail(report, CDYN_ETOOBIG, "cdyn_lcp_solver_get_basis: the basis has %d "
+                         "entries, basis holds %d", s->warm_n, cap);
+    if (s->warm_n > 0)
+        memcpy(basis, s->basis, (size_t)s->warm_n * sizeof(int));
+    return CDYN_OK;
 }
 
 cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *s, const cdyn_lcp *lcp, double *z, double *w,
@@ -70,7 +135,7 @@ cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *s, const cdyn_lcp *lcp, doubl
                          s == NULL ? "solver" : lcp == NULL ? "lcp" : z == NULL ? "z" : "w");
     if (lcp->n <= 0 || lcp->n > s->n)
         return cdyn_fail(report, CDYN_EINVAL, "cdyn_lcp_solver_solve: n = %d, the solver takes "
-                         "1 .. %d unknowns", lcp->n, s->n);
+                         "1 .. %d unknowns (cdyn_lcp_solver_reserve grows it)", lcp->n, s->n);
     if (cdyn_arena_reset(&s->arena) != 0)
         return cdyn_fail(report, CDYN_ENOMEM, "cdyn_lcp_solver_solve: out of memory (arena)");
     const int n = lcp->n;
@@ -89,15 +154,19 @@ cdyn_status cdyn_lcp_solver_solve(cdyn_lcp_solver *s, const cdyn_lcp *lcp, doubl
         if (cdyn_arena_reset(&s->arena) != 0)
             return cdyn_fail(report, CDYN_ENOMEM, "cdyn_lcp_solver_solve: out of memory (arena)");
     }
-    /* cold: exactly cdyn_lcp_solve's chain, on the arena */
-    const cdyn_status st = cdyn_lcp_solve(lcp, &s->opts, z, w, report);
+    /* cold: exactly cdyn_lcp_solve's chain, on the arena. Its first attempt's final basis is
+       kept; an answer of a fallback keeps none (a problem that needed them is degenerate or
+       ill-conditioned, and a basis from it, or guessed from its answer, steered the next steps
+       of the pyramid stress onto other answers and one run into a failure): the next solve
+       is cold. */
+    int have = 0;
+    const cdyn_status st = cdyn_lcp_solve_basis(lcp, &s->opts, z, w, s->next, &have, report);
     if (report != NULL)
         report->iterations += pivots;
-    if (st == CDYN_OK) {
-        guess_basis(n, z, w, s->basis);
+    s->warm_n = 0;
+    if (st == CDYN_OK && have) {
+        memcpy(s->basis, s->next, (size_t)n * sizeof(int));
         s->warm_n = n;
-    } else {
-        s->warm_n = 0;
     }
     return st;
 }
@@ -107,5 +176,6 @@ void cdyn_lcp_solver_free(cdyn_lcp_solver *s)
     if (s == NULL)
         return;
     cdyn_arena_destroy(&s->arena);
+    cdyn_mem_free(s->allocator, s->basis);
     cdyn_mem_free(s->allocator, s);
 }
