@@ -80,6 +80,12 @@ typedef struct cdyn_step_deriv_report {
     int cone_row;
     double slip_margin;    /* slipping rows: min of the slip speed |s_T| (m/s) */
     int slip_row;
+    double limit_margin;   /* joint-limit rows (one per finite end of a limited joint): min of
+                              max(lambda_l / K_l, g_l + delta_l) (m or rad; K_l the stop's
+                              stiffness): how far the joint is from its stop or the stop's
+                              force from vanishing, as a compression (rigid schemes:
+                              h max(P_l W_ll, u_l), u_l = g_l' v+ + gap_l / h) */
+    int limit_row;         /* the limit row of limit_margin (cdyn_model_limit_row's order) */
     double time;           /* seconds spent (wall clock) */
 } cdyn_step_deriv_report;
 
