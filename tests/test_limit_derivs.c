@@ -122,8 +122,20 @@ static cdyn_step_options options(cdyn_scheme scheme, int friction_qp, cdyn_step_
     o.backend = backend;
     /* the oracle's central differences carry the solve's error / eps (test_step_derivs.c) */
     o.mcp.tol = 1e-12;
+    /* the Coulomb and cone steps' iterative solvers to near rounding (test_rigid_derivs.c) */
+    o.fc3d.tol = 1e-14;
+    o.coneqp.tol_rel = 1e-14;
+    o.coneqp.tol_abs = 1e-16;
     return o;
 }
+
+static cdyn_step_options rigid(cdyn_scheme scheme)
+{
+    return options(scheme, 0, CDYN_BACKEND_AUTO);
+}
+
+static const cdyn_scheme RIGID[3] = {CDYN_SCHEME_PYRAMID_LCP, CDYN_SCHEME_CONE_STEP,
+                                     CDYN_SCHEME_COULOMB_STEP};
 
 static const char *scheme_name(const cdyn_step_options *o)
 {
@@ -196,39 +208,44 @@ static void chain_free(const cdyn_step_options *o)
     scene_close(&sc);
 }
 
-/* The chain's tip pressed onto the floor (the 2-link configuration of test_step_derivs'
- * test_chain) while the elbow torque holds the elbow on its upper stop. */
-static chain_spec arm_spec(double *q)
-{
-    chain_spec c = chain_defaults(2, 1);
-    q[0] = -M_PI / 4;
-    q[1] = -asin((0.2 - 0.03 + 0.15 * sin(-M_PI / 4)) / 0.15) + M_PI / 4;
-    c.lower[1] = q[1] - 1.0;
-    c.upper[1] = q[1];
-    return c;
-}
+/* The chain's tip on the floor line (the 2-link configuration of test_step_derivs' test_chain)
+ * and the elbow's stops, three ways:
+ *   ARM_PRESSED  the elbow torque holds the elbow on its upper stop while the tip presses on the
+ *                floor and slides (both pairs held: a compliant scheme's scene; rigid rows
+ *                would fix all of the arm's two dofs and more, their impulses not unique);
+ *   ARM_SLIDING  the tip pressed and sliding, the elbow between its stops (+-1 rad away);
+ *   ARM_LIFTED   the elbow held on its stop, the tip 6 mm above the floor (its row in the
+ *                problem, open). */
+enum { ARM_PRESSED, ARM_SLIDING, ARM_LIFTED };
 
-static void arm_scene(scene *sc, const cdyn_step_options *o, chain_spec *c)
+static void arm_scene(scene *sc, const cdyn_step_options *o, chain_spec *c, int how)
 {
-    double q[2];
-    *c = arm_spec(q);
+    *c = chain_defaults(2, 1);
+    double q[2] = {-M_PI / 4, 0};
+    q[1] = -asin((0.2 - 0.03 + 0.15 * sin(q[0])) / 0.15) - q[0]; /* tip height 0 */
+    c->lower[1] = q[1] - 1.0;
+    c->upper[1] = q[1] + (how == ARM_SLIDING ? 1.0 : 0.0);
     scene_open(sc, chain_build(c), o);
-    sc->x->q[0] = q[0];
+    sc->x->q[0] = q[0] + (how == ARM_LIFTED ? 0.05 : 0.0);
     sc->x->q[1] = q[1];
-    sc->x->v[0] = 0.3;
+    sc->x->v[0] = how == ARM_LIFTED ? 0.0 : how == ARM_SLIDING ? 0.5 : 0.3;
     sc->tau[0] = 0.05;
-    sc->tau[1] = 0.08;
-    settle(sc, 8);
-    assert_int_equal(sc->x->limit_mode[1], CDYN_LIMIT_AT_UPPER);
-    assert_int_not_equal(sc->x->mode[0], CDYN_MODE_FREE);
+    sc->tau[1] = how == ARM_SLIDING ? -0.02 : 0.08;
+    settle(sc, how == ARM_PRESSED ? 8 : how == ARM_SLIDING ? 5 : 0);
 }
 
-static void arm_on_floor(const cdyn_step_options *o)
+static void arm_on_floor(const cdyn_step_options *o, int how)
 {
+    static const char *const what[3] = {"arm pressed, elbow on stop", "arm sliding, elbow free",
+                                        "arm lifted, elbow on stop"};
     scene sc;
     chain_spec c;
-    arm_scene(&sc, o, &c);
-    expect_central(&sc, "arm on floor and stop", o);
+    arm_scene(&sc, o, &c, how);
+    expect_central(&sc, what[how], o);
+    settle(&sc, 1); /* the step under test: its modes */
+    assert_int_equal(sc.x->limit_mode[1], how == ARM_SLIDING ? CDYN_LIMIT_FREE
+                                                             : CDYN_LIMIT_AT_UPPER);
+    assert_int_equal(sc.x->mode[0], how == ARM_LIFTED ? CDYN_MODE_FREE : CDYN_MODE_SLIP);
     scene_close(&sc);
 }
 
@@ -297,7 +314,7 @@ static void arm_params(const cdyn_step_options *o)
 {
     scene sc;
     chain_spec c;
-    arm_scene(&sc, o, &c);
+    arm_scene(&sc, o, &c, ARM_PRESSED);
     static const cdyn_param P[] = {
         {CDYN_PARAM_MU, 0, 0},       {CDYN_PARAM_STIFFNESS_N, 0, 0},
         {CDYN_PARAM_STIFFNESS_T, 0, 0}, {CDYN_PARAM_DAMPING_N, 0, 0},
@@ -479,7 +496,8 @@ static void test_implicit_arm(void **state)
         for (int sp = 0; sp < 2; sp++) {
             cdyn_step_options o = options(CDYN_SCHEME_IMPLICIT_NCP, law,
                                           sp ? CDYN_BACKEND_FB_SPARSE : CDYN_BACKEND_FB_DENSE);
-            arm_on_floor(&o);
+            for (int how = ARM_PRESSED; how <= ARM_LIFTED; how++)
+                arm_on_floor(&o, how);
         }
 }
 
@@ -512,7 +530,7 @@ static void test_implicit_refusals(void **state)
     cdyn_step_options o = options(CDYN_SCHEME_IMPLICIT_NCP, 1, CDYN_BACKEND_FB_DENSE);
     scene sc;
     chain_spec c;
-    arm_scene(&sc, &o, &c);
+    arm_scene(&sc, &o, &c, ARM_PRESSED);
     const int nx = sc.nx, nv = sc.nv;
     assert_int_equal(nx, 2 * nv + 3 * sc.nc + sc.nl);
     double *A = malloc((size_t)nx * nx * sizeof(double));
@@ -526,6 +544,99 @@ static void test_implicit_refusals(void **state)
     for (int i = 0; i < nx * nx; i++)
         assert_true(A[i] == 7.0);
     free(A);
+    scene_close(&sc);
+}
+
+/* The rigid schemes: the stop a rigid row (nx = 2 n_v). */
+static void test_rigid_pendulum(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        const cdyn_step_options o = rigid(RIGID[k]);
+        pendulum_on_stop(&o);
+    }
+}
+
+static void test_rigid_chain_free(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        const cdyn_step_options o = rigid(RIGID[k]);
+        chain_free(&o);
+    }
+}
+
+static void test_rigid_arm(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        const cdyn_step_options o = rigid(RIGID[k]);
+        arm_on_floor(&o, ARM_SLIDING);
+        arm_on_floor(&o, ARM_LIFTED);
+    }
+}
+
+static void test_rigid_switch(void **state)
+{
+    (void)state;
+    /* not the cone step: its interior point ends an exactly degenerate pair at both members
+     * about 1e-7 m/s (measured), above the switch's tolerance, and not on the switch (as
+     * test_rigid_derivs' touchdown); its limit rows' code is the Coulomb step's */
+    for (int k = 0; k < 3; k++)
+        for (int upper = 0; upper < 2 && RIGID[k] != CDYN_SCHEME_CONE_STEP; upper++) {
+            const cdyn_step_options o = rigid(RIGID[k]);
+            switch_sides(&o, upper);
+        }
+}
+
+/* Newton restitution at a stop in the step is refused (only then): the pendulum swinging into
+ * its stop with limit_restitution 0.5 and options.restitution; the step after, resting (no
+ * approach), is taken. The pyramid refuses options.restitution as a whole (its contacts'). */
+static void test_rigid_restitution(void **state)
+{
+    (void)state;
+    for (int k = 1; k < 3; k++) {
+        cdyn_step_options o = rigid(RIGID[k]);
+        o.restitution = 1;
+        chain_spec c = chain_defaults(1, 0);
+        c.lower[0] = -0.5;
+        c.upper[0] = 1.0;
+        c.rest = 0.5;
+        scene sc;
+        scene_open(&sc, chain_build(&c), &o);
+        sc.x->q[0] = -0.49;
+        sc.x->v[0] = -2.0;
+        settle(&sc, 1);
+        double A[16], B[4];
+        for (int i = 0; i < 16; i++)
+            A[i] = 7.0;
+        cdyn_step_deriv_report dr;
+        assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, sc.nx, sc.nv, A, B,
+                                               &dr),
+                         CDYN_ENOTSUP);
+        assert_non_null(strstr(dr.solver.message, "Newton restitution"));
+        for (int i = 0; i < 16; i++)
+            assert_true(A[i] == 7.0);
+        /* rebounding, then off the stop: a step without restitution at the stop is taken */
+        assert_true(sc.x->v[0] > 0);
+        settle(&sc, 1);
+        assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, sc.nx, sc.nv, A, B,
+                                               &dr),
+                         CDYN_OK);
+        scene_close(&sc);
+    }
+    cdyn_step_options o = rigid(CDYN_SCHEME_PYRAMID_LCP);
+    o.restitution = 1;
+    chain_spec c = chain_defaults(1, 0);
+    c.lower[0] = -0.5;
+    scene sc;
+    scene_open(&sc, chain_build(&c), &o);
+    settle(&sc, 1);
+    double A[4];
+    cdyn_step_deriv_report dr;
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, sc.nx, sc.nv, A, NULL,
+                                           &dr),
+                     CDYN_ENOTSUP);
     scene_close(&sc);
 }
 
@@ -543,6 +654,9 @@ int main(void)
         cmocka_unit_test(test_implicit_pendulum), cmocka_unit_test(test_implicit_chain_free),
         cmocka_unit_test(test_implicit_arm),      cmocka_unit_test(test_implicit_params),
         cmocka_unit_test(test_implicit_switch),   cmocka_unit_test(test_implicit_refusals),
+        cmocka_unit_test(test_rigid_pendulum),    cmocka_unit_test(test_rigid_chain_free),
+        cmocka_unit_test(test_rigid_arm),         cmocka_unit_test(test_rigid_switch),
+        cmocka_unit_test(test_rigid_restitution),
         cmocka_unit_test(test_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
