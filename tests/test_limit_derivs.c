@@ -5,8 +5,9 @@
  *   - a pendulum resting on a stop (the stop held), both backends of the implicit scheme;
  *   - a 2-link chain swinging free between its stops (released; the implicit scheme's stops
  *     relax a deformation left from before: delta0_l's columns);
- *   - the chain's tip pressing on the floor with the elbow on its stop (a contact and a limit
- *     together), both friction laws and both backends, and the parameter columns;
+ *   - the chain's tip on the floor with the elbow on its stop or between its stops (a contact and
+ *     a limit together), both friction laws and both backends, and the parameter columns;
+ *   - a 12-link chain on a stop whose derivative system (72 unknowns) is factored by KLU;
  * and at a stop's switch (the free step ends exactly at the stop with no force: the model is
  * built with the bound where the free step ends) the one-sided derivative of each side against
  * the one-sided difference toward that side. The same scenes on the rigid schemes (pyramid LCP,
@@ -523,6 +524,45 @@ static void test_implicit_switch(void **state)
         }
 }
 
+/* A hanging 12-link planar chain, each joint limited to +-0.3 rad and the first pushed toward
+ * its stop: 72 unknowns coupled through M, one island above IFT_DENSE_MAX (64), so the sparse
+ * backend's derivative factors it by KLU with the stops' entries on its pattern. */
+static void test_implicit_long_chain(void **state)
+{
+    (void)state;
+    enum { N = 12 };
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc l[N];
+    const double p0[3] = {0, 0, 0}, p1[3] = {0.1, 0, 0}, z[3] = {0, 0, 1}, com[3] = {0.05, 0, 0};
+    for (int i = 0; i < N; i++) {
+        l[i] = tm_joint(CDYN_JOINT_REVOLUTE, 0, i == 0 ? p0 : p1, z, 0.1, com, 1e-5, 1e-5, 1e-4);
+        l[i].limited = 1;
+        l[i].lower = i == 0 ? -M_PI / 2 - 0.3 : -0.3;
+        l[i].upper = i == 0 ? -M_PI / 2 + 0.3 : 0.3;
+    }
+    int ids[N];
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, N, l, ids, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    cdyn_step_options o = options(CDYN_SCHEME_IMPLICIT_NCP, 1, CDYN_BACKEND_FB_SPARSE);
+    scene sc;
+    scene_open(&sc, m, &o);
+    assert_int_equal(sc.nl, 2 * N);
+    sc.x->q[0] = -M_PI / 2 + 0.3; /* on the first joint's upper stop */
+    sc.tau[0] = 0.5;
+    for (int i = 1; i < N; i++)
+        sc.x->q[i] = 0.02 * (i % 3 - 1);
+    settle(&sc, 3);
+    expect_central(&sc, "12-link chain on a stop", &o);
+    settle(&sc, 1);
+    assert_int_equal(sc.x->limit_mode[1], CDYN_LIMIT_AT_UPPER);
+    scene_close(&sc);
+}
+
 /* Bad input: the sizes without the stops' deformations, outputs unchanged. */
 static void test_implicit_refusals(void **state)
 {
@@ -653,7 +693,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_implicit_pendulum), cmocka_unit_test(test_implicit_chain_free),
         cmocka_unit_test(test_implicit_arm),      cmocka_unit_test(test_implicit_params),
-        cmocka_unit_test(test_implicit_switch),   cmocka_unit_test(test_implicit_refusals),
+        cmocka_unit_test(test_implicit_switch),   cmocka_unit_test(test_implicit_long_chain),
+        cmocka_unit_test(test_implicit_refusals),
         cmocka_unit_test(test_rigid_pendulum),    cmocka_unit_test(test_rigid_chain_free),
         cmocka_unit_test(test_rigid_arm),         cmocka_unit_test(test_rigid_switch),
         cmocka_unit_test(test_rigid_restitution),
