@@ -87,9 +87,11 @@ void scene_open(scene *sc, cdyn_model *m, const cdyn_step_options *o)
     assert_int_equal(cdyn_state_create(m, NULL, &sc->x, NULL), CDYN_OK);
     sc->nv = cdyn_model_nv(m);
     sc->nc = cdyn_model_ncontact(m);
+    sc->nl = cdyn_model_limit_rows(m);
     sc->nx = cdyn_step_deriv_nx(sc->s);
-    /* the rigid schemes carry no deformation */
-    assert_int_equal(sc->nx, 2 * sc->nv + (o->scheme == CDYN_SCHEME_IMPLICIT_NCP ? 3 * sc->nc : 0));
+    /* the rigid schemes carry no deformation; the implicit one the contacts' and the stops' */
+    assert_int_equal(sc->nx, 2 * sc->nv + (o->scheme == CDYN_SCHEME_IMPLICIT_NCP
+                                               ? 3 * sc->nc + sc->nl : 0));
     assert_true(sc->nv <= 64);
 }
 
@@ -125,8 +127,10 @@ void step_from(scene *sc, int j, double eps, const cdyn_state *ref, double *out)
         perturb_q(sc->m, y->q, j, eps, 0);
     else if (j < 2 * nv)
         y->v[j - nv] += eps;
-    else if (j < sc->nx)
+    else if (j < sc->nx && j < 2 * nv + 3 * sc->nc)
         y->delta[j - 2 * nv] += eps;
+    else if (j < sc->nx)
+        y->limit_delta[j - 2 * nv - 3 * sc->nc] += eps;
     else
         tau[j - sc->nx] += eps;
     cdyn_step_report r;
@@ -137,8 +141,10 @@ void step_from(scene *sc, int j, double eps, const cdyn_state *ref, double *out)
         out[i] = tangent_diff(sc->m, y->q, ref->q, i);
         out[nv + i] = y->v[i] - ref->v[i];
     }
-    for (int i = 0; i < sc->nx - 2 * nv; i++)
-        out[2 * nv + i] = y->delta[i] - ref->delta[i];
+    for (int i = 0; i < sc->nx - 2 * nv; i++) /* delta, then limit_delta (implicit) */
+        out[2 * nv + i] = i < 3 * sc->nc ? y->delta[i] - ref->delta[i]
+                                         : y->limit_delta[i - 3 * sc->nc] -
+                                               ref->limit_delta[i - 3 * sc->nc];
     cdyn_state_free(y);
 }
 

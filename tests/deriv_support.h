@@ -22,6 +22,7 @@ typedef struct scene {
     cdyn_state *x;   /* the state before the step under test */
     double tau[64];  /* n_v */
     int nv, nc, nx;
+    int nl;          /* limit rows (implicit: nx = 2 n_v + 3 n_c + nl) */
 } scene;
 
 void scene_open(scene *sc, cdyn_model *m, const cdyn_step_options *o);

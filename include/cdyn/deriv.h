@@ -2,8 +2,8 @@
  * with respect to the old state and to the generalized forces tau (docs/api.md, "Per-step
  * derivatives"; the derivation: docs/theory.md, "Per-step derivatives of the implicit step").
  *
- * State coordinates (nx = 2 n_v + 3 n_c values, in this order; the rigid schemes have no delta:
- * nx = 2 n_v):
+ * State coordinates (nx = 2 n_v + 3 n_c + n_l values, in this order; the rigid schemes have no
+ * deformations: nx = 2 n_v):
  *   dq     n_v   q in the tangent space: a perturbation eps of these coordinates is the
  *                configuration q (+) eps, which moves every joint coordinate by eps except the
  *                quaternion e of a 3D free body, rotated by world-frame angles:
@@ -14,10 +14,13 @@
  *   v      n_v   the velocities.
  *   delta  3 n_c the contact deformations (n, t, o) of every model row, as cdyn_state::delta
  *                (in planar models the o entries are zero rows and columns); implicit only.
+ *   delta_l  n_l   the joint-limit rows' deformations (cdyn_model_limit_rows, in
+ *                cdyn_model_limit_row's order), as cdyn_state::limit_delta; implicit only (the
+ *                next step reads them: the stop's damping acts on (delta_l - delta0_l) / h).
  * Inputs: tau, n_u = n_v values (the cdyn_step argument).
  * A (nx x nx) = d x+ / d x and B (nx x n_u) = d x+ / d tau, column-major (LAPACK order).
- * lambda and the contact modes are not state of the implicit scheme (its next step does not read
- * lambda but as a start), so they have no rows or columns.
+ * lambda, limit_lambda and the modes are not state of the implicit scheme (its next step does
+ * not read the forces but as a start), so they have no rows or columns.
  *
  * Model parameters p (cdyn_step_param_derivatives): P (nx x np) = d x+ / d p, one column per
  * cdyn_param, the same rows as A.
@@ -25,16 +28,18 @@
  * Supported: CDYN_SCHEME_IMPLICIT_NCP with both friction laws (the friction QP, default, and the
  * smoothed NCP rows), dense or sparse backend; the rigid schemes CDYN_SCHEME_PYRAMID_LCP
  * (either bound), CDYN_SCHEME_CONE_STEP and CDYN_SCHEME_COULOMB_STEP (A and B, from each
- * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a). A step taken in
- * substeps after halvings is differentiated as the chain of its substeps' Jacobians, each
- * substep re-solved from the start the step recorded (docs/api.md, "Per-step derivatives").
- * Not yet (CDYN_ENOTSUP with a message): Baumgarte,
- * joint limits (and the pyramid's joint friction and restitution), parameter
- * columns of the rigid schemes.
+ * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a); models with joint
+ * limits in all of these (each stop a complementarity pair like a frictionless contact's normal
+ * one, in joint space). A step taken in substeps after halvings is differentiated as the chain
+ * of its substeps' Jacobians, each substep re-solved from the start the step recorded
+ * (docs/api.md, "Per-step derivatives"). Not yet (CDYN_ENOTSUP with a message): Baumgarte, the
+ * pyramid's joint friction and Newton restitution, the cone and Coulomb steps' Newton
+ * restitution at a stop within the step being differentiated.
  *
  * Mode switches: the derivative exists where no complementarity pair of the step sits at its
- * switch. A pair within 100 options.mcp.tol of it (both members, in the units of the step's
- * rows; the rigid schemes: 1e-8 max(1, |v+|_inf) as velocities, an impulse times its row's
+ * switch (contacts' normal and cone pairs, the stops' (force, K_l (gap_l + delta_l))). A pair
+ * within 100 options.mcp.tol of it (both members, in the units of the step's rows; the rigid
+ * schemes: 1e-8 max(1, |v+|_inf) as velocities, an impulse times its row's
  * W_nn) is taken on the side asked (cdyn_deriv_side): the derivative is then the one-sided
  * derivative for perturbations that move the step to that side. The report says how near the
  * nearest switch is. */
@@ -52,21 +57,24 @@ extern "C" {
 /* The side a pair at its switch is taken on. */
 typedef enum cdyn_deriv_side {
     /* the constraint released: the normal force stays 0 (the contact opens), the smoothed cone's
-       multiplier beta stays 0 (the row sticks inside the cone) */
+       multiplier beta stays 0 (the row sticks inside the cone), a joint limit's force stays 0
+       (the joint leaves its stop) */
     CDYN_DERIV_RELEASED = 0,
     /* the constraint held: the contact stays closed (gap + delta_n = 0 as the force grows from
-       0), the row slips on the cone's boundary. A smoothed-NCP row with friction has no such
-       derivative at lambda_n = 0 (its friction grows like sqrt(lambda_n) through gamma): its
-       normal pair is taken released (report.forced_released) */
+       0), the row slips on the cone's boundary; a joint-limit row: the joint stays at its stop
+       (the implicit scheme: at the stop's compliant law, gap_l + delta_l = 0). A smoothed-NCP
+       row with friction has no such derivative at lambda_n = 0 (its friction grows like
+       sqrt(lambda_n) through gamma): its normal pair is taken released (report.forced_released)
+       */
     CDYN_DERIV_HELD = 1
 } cdyn_deriv_side;
 
-/* What cdyn_step_derivatives found. Margins over the contact rows of the step's problem
- * (INFINITY and row -1 when no row qualifies). */
+/* What cdyn_step_derivatives found. Margins over the contact rows of the step's problem and
+ * the model's joint-limit rows (INFINITY and row -1 when no row qualifies). */
 typedef struct cdyn_step_deriv_report {
     cdyn_report solver;    /* status, message; method "implicit-ncp-ift-dense" / "-sparse",
                               "pyramid-lcp-ift", "cone-step-ift", "coulomb-step-ift" */
-    int nx, nu;            /* 2 n_v + 3 n_c (rigid schemes: 2 n_v) and n_v */
+    int nx, nu;            /* 2 n_v + 3 n_c + n_l (rigid schemes: 2 n_v) and n_v */
     int rows;              /* contact rows in the step's problem */
     int degenerate;        /* complementarity pairs at their switch, taken on the side asked */
     int forced_released;   /* of those, normal pairs taken released although HELD was asked */
@@ -82,11 +90,17 @@ typedef struct cdyn_step_deriv_report {
     int cone_row;
     double slip_margin;    /* slipping rows: min of the slip speed |s_T| (m/s) */
     int slip_row;
+    double limit_margin;   /* joint-limit rows (one per finite end of a limited joint): min of
+                              max(lambda_l / K_l, g_l + delta_l) (m or rad; K_l the stop's
+                              stiffness): how far the joint is from its stop or the stop's
+                              force from vanishing, as a compression (rigid schemes:
+                              h max(P_l W_ll, u_l), u_l = g_l' v+ + gap_l / h) */
+    int limit_row;         /* the limit row of limit_margin (cdyn_model_limit_row's order) */
     double time;           /* seconds spent (wall clock) */
 } cdyn_step_deriv_report;
 
-/* nx = 2 n_v + 3 n_c for the stepper's model, 2 n_v for the schemes other than the implicit
- * one (-1 for NULL). */
+/* nx = 2 n_v + 3 n_c + n_l for the stepper's model (n_l = cdyn_model_limit_rows), 2 n_v for the
+ * schemes other than the implicit one (-1 for NULL). */
 CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
 
 /* The Jacobians of the stepper's last successful cdyn_step: A (nx x nx, column-major) =
@@ -97,11 +111,11 @@ CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
  * solution (dense LU or KLU, as the step's backend) and 2 n_v + k nd + n_v solves (rigid
  * schemes: one dense LU of the active-set system, 3 n_v solves).
  * Statuses: CDYN_EINVAL (NULL stepper or both outputs, wrong sizes, a bad side, no successful
- * step yet or the last one failed), CDYN_ENOTSUP (Baumgarte, a model with joint limits, as
- * above), CDYN_ESINGULAR (the step's
- * Jacobian on the active set is singular at the solution: no derivative), CDYN_ENUMERIC (the model cannot be evaluated there),
- * CDYN_ENOMEM (also: the substeps of the step could not be recorded); a substep whose re-solve
- * fails gives its status. On failure A and B are unchanged. report may be NULL. */
+ * step yet or the last one failed), CDYN_ENOTSUP (Baumgarte, Newton restitution, as above),
+ * CDYN_ESINGULAR (the step's Jacobian on the active set is singular at the solution: no
+ * derivative), CDYN_ENUMERIC (the model cannot be evaluated there), CDYN_ENOMEM (also: the
+ * substeps of the step could not be recorded); a substep whose re-solve fails gives its status.
+ * On failure A and B are unchanged. report may be NULL. */
 CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side, int nx,
                                            int nu, double *A, double *B,
                                            cdyn_step_deriv_report *report);

@@ -148,8 +148,8 @@ typedef struct cdyn_body_desc {
                               limits (default; FREE, FIXED: 0). Taken by every time-stepping
                               scheme: rigid rows in PYRAMID_LCP, CONE_STEP and COULOMB_STEP,
                               compliant rows in IMPLICIT_NCP, Baumgarte-stabilized rows in
-                              BAUMGARTE (docs/theory.md, "Time stepping" Sec. 10); the BVP and
-                              cdyn_step_derivatives refuse it (CDYN_ENOTSUP) */
+                              BAUMGARTE (docs/theory.md, "Time stepping" Sec. 10); the BVP
+                              refuses it (CDYN_ENOTSUP), cdyn_step_derivatives takes it */
     double lower, upper;   /* with limited = 1: lower <= upper, not NaN (rad or m; -INFINITY /
                               INFINITY for an open end) */
     double limit_restitution; /* with limited = 1: Newton's coefficient e in [0, 1] of the

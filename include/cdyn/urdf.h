@@ -25,8 +25,8 @@
  * are 0, as the URDF specification says, and lower = upper = 0 is taken as no limit rather than
  * a joint locked at 0; continuous joints have none; lower > upper is refused with the line),
  * taken by every scheme (rigid stops in the pyramid LCP, cone and Coulomb steps, compliant ones in
- * the implicit NCP, Baumgarte-stabilized ones in Baumgarte; the BVP and the per-step derivatives
- * refuse them): CDYN_URDF_SKIP_LIMITS loads the model without them.
+ * the implicit NCP, Baumgarte-stabilized ones in Baumgarte; the BVP refuses them):
+ * CDYN_URDF_SKIP_LIMITS loads the model without them.
  * <limit effort velocity> are reported in the map only.
  *
  * Refused (CDYN_EFORMAT, the message names the element and its line): malformed or truncated
@@ -71,9 +71,8 @@ enum {
                                          joint friction (all but the pyramid LCP) accept the
                                          model */
     CDYN_URDF_SKIP_LIMITS = 32u       /* <limit lower upper>: not passed to the builder (the
-                                         map still reports them): for the BVP and the per-step
-                                         derivatives, which refuse joint limits, or a free
-                                         motion */
+                                         map still reports them): for the BVP, which
+                                         refuses joint limits, or a free motion */
 };
 
 typedef struct cdyn_urdf_options {

@@ -260,7 +260,7 @@ static cdyn_status cone_working_set(cdyn_stepper *s, const cs_problem *p, const 
 {
     cdyn_allocator *as = &s->arena.as;
     cdyn_report *r = &rep->solver;
-    const jrows none = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    const jrows none = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const int nd = p->nd;
     int *pos = cdyn_mem_array(as, (size_t)p->k, sizeof(int));
     double *isub = cdyn_mem_array(as, (size_t)p->m, sizeof(double));
@@ -311,7 +311,7 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "cone-step");
-    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
     if (s->opts.restitution)
@@ -338,6 +338,8 @@ static cdyn_status cone_advance(cdyn_stepper *s, const double *tau, double h, co
             fj[a] = imp[p.m + 2 * a];
         jr_apply(&jr, s->nv, fj, x1->v);
         jr_limit_forces(&jr, fj, h, x1);
+        if (rigid_keep_limits(s, &jr, fj) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "cone step: out of memory");
         cs_contact_velocity(s, &p, x1->v, u);
         const double *gap = cdyn_data_gap(s->data);
         for (int c = 0; c < p.k; c++)

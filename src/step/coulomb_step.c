@@ -221,7 +221,7 @@ static cdyn_status coulomb_working_set(cdyn_stepper *s, const cs_problem *p,
                                        cdyn_step_report *rep)
 {
     cdyn_allocator *as = &s->arena.as;
-    const jrows none = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    const jrows none = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int *pos = cdyn_mem_array(as, (size_t)p->k, sizeof(int));
     double *isub = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
     double *usub = cdyn_mem_array(as, 3 * (size_t)p->k, sizeof(double));
@@ -264,7 +264,7 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
     if (st != CDYN_OK)
         return st;
     cdyn_report_method(r, "coulomb-step");
-    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->nlim > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
     if (s->opts.restitution)
@@ -297,6 +297,8 @@ static cdyn_status coulomb_advance(cdyn_stepper *s, const double *tau, double h,
             fj[a] = imp[3 * (p.k + a)];
         jr_apply(&jr, s->nv, fj, x1->v);
         jr_limit_forces(&jr, fj, h, x1);
+        if (rigid_keep_limits(s, &jr, fj) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "coulomb step: out of memory");
         coulomb_outputs(s, &p, imp, u, h, x1);
         rigid_keep_rows(s, &p, imp2);
     }

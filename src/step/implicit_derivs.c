@@ -6,12 +6,15 @@
  *     J~ dy = -(dF/dx0)~ dx0 - (dF/dtau)~ dtau,
  * J~ factored once by islands (implicit_derivs_solve.c), the right-hand sides as sparse columns
  * (the tangent map G(q0) folded in), the solutions mapped straight into A and B through the
- * output map (H(q+) on q, the model rows' slots for delta). */
+ * output map (H(q+) on q, the model rows' slots for delta). The joint-limit rows
+ * (implicit_limits.h) are pairs like the contacts' normal ones: (lambda_l, K_l (g_l + delta_l)),
+ * a stop released or held; their deformation delta_l is state (the next step's delta0_l). */
 #include "step/implicit_derivs.h"
 
 #include "core/memory.h"
 #include "core/report.h"
 #include "step/implicit_derivs_solve.h"
+#include "step/implicit_limits.h"
 #include "step/step_internal.h"
 
 #include <math.h>
@@ -98,6 +101,27 @@ static void classify(const ncp_form *f, const double *x0, const double *y, const
     }
 }
 
+/* The joint-limit pairs (lambda_l, K_l (g_l + delta_l)), both in newtons (or N m) as the normal
+ * ones: a stop held (at the stop's compliant law) or released (lambda_l = 0), and the report's
+ * limit margin. */
+static void classify_limits(const ncp_form *f, const double *y, const double *F, double tol,
+                            cdyn_deriv_side side, int *eq, cdyn_step_deriv_report *rep)
+{
+    const int nl = f->lim != NULL ? f->lim->n : 0, ol = ncp_limits_offset(f) + nl;
+    for (int l = 0; l < nl; l++) {
+        const double lam = y[ol + l], Fg = F[ol + l];
+        const int deg = fmax(lam, Fg) <= tol;
+        rep->degenerate += deg;
+        const double m = fmax(lam, Fg) / ncp_limits_gap_scale(f, l);
+        if (m < rep->limit_margin) {
+            rep->limit_margin = m;
+            rep->limit_row = l;
+        }
+        if (!(deg ? side == CDYN_DERIV_HELD : lam > Fg))
+            eq[ol + l] = 0;
+    }
+}
+
 /* Sparse columns out of the arena (cap entries). */
 typedef struct cols_buf {
     int *colptr, *rowind;
@@ -113,17 +137,18 @@ static int cols_alloc(const cdyn_allocator *as, int n, size_t cap, cols_buf *b)
 }
 
 /* The right-hand sides, sparse, one column per input: -dF/dx0 G(q0) for the tangent q columns,
- * -dF/dx0 for v0 and delta0 (the first nst columns: all of them, or none when A is not
- * wanted), -dF/dtau = h on the dynamics rows for tau, -dF/dp for the np parameters (dFp dense,
- * ny x np); nothing on the bound rows. Jx is dense (ny x nx); acc: ny
- * doubles of scratch, zero on entry and exit; touched and mark: ny ints (mark < 0 on entry).
- * 0, or 1 (memory). */
+ * -dF/dx0 for v0 and delta0, then -dF/d delta0_l for the nl limit rows (the first nst columns:
+ * all of them, or none when A is not wanted), -dF/dtau = h on the dynamics rows for tau, -dF/dp
+ * for the np parameters (dFp dense, ny x np); nothing on the bound rows. Jx is dense (ny x nx);
+ * acc: ny doubles of scratch, zero on entry and exit; touched and mark: ny ints (mark < 0 on
+ * entry). 0, or 1 (memory). */
 static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int *eq, int nst,
                int ntau, int np, const double *dFp, const cdyn_allocator *as, double *acc,
                int *touched, int *mark, cols_buf *R)
 {
     const int nq = f->nq, nv = f->nv, ny = f->ny;
-    const int ncol = nst + ntau, ntot = ncol + np;
+    const int ncol = nst + ntau, ntot = ncol + np, ox = nv + f->nx - nq; /* the limits' d0 */
+    const int nl = f->lim != NULL ? f->lim->n : 0;
     const size_t ld = (size_t)ny;
     /* the columns of Jx by their nonzero rows (bound rows left out) */
     cols_buf X;
@@ -144,7 +169,7 @@ static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int 
     }
     X.colptr[f->nx] = (int)nnz;
     /* every q column gathers at most 4 columns of Jx */
-    if (cols_alloc(as, ntot, 4 * nnz + (size_t)ntau + (size_t)np * ny, R))
+    if (cols_alloc(as, ntot, 4 * nnz + (size_t)ntau + (size_t)nl + (size_t)np * ny, R))
         return 1;
     size_t t = 0;
     for (int j = 0; j < ncol; j++) {
@@ -152,6 +177,14 @@ static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int 
         if (j >= nst) {
             R->rowind[t] = nq + j - nst;
             R->values[t++] = f->h;
+            continue;
+        }
+        if (j >= ox) { /* delta0_l: its constitutive row only */
+            const int l = j - ox, i = ncp_limits_offset(f) + l;
+            if (eq[i]) {
+                R->rowind[t] = i;
+                R->values[t++] = -ncp_limits_d0_coef(f, l);
+            }
             continue;
         }
         int qi[4], n = 1, nt = 0;
@@ -187,14 +220,17 @@ static int rhs(const ncp_form *f, const double *x0, const double *Jx, const int 
     return 0;
 }
 
-/* The output map P (one column per unknown of y; rows: the 2 nv + 3 nc state coordinates):
- * H(q+) on q, the identity on v, delta of row c into the model row's slot. 0, or 1 (memory). */
+/* The output map P (one column per unknown of y; rows: the 2 nv + 3 nc + nl state
+ * coordinates): H(q+) on q, the identity on v, delta of row c into the model row's slot, delta_l
+ * of limit row l into slot 2 nv + 3 nc + l. 0, or 1 (memory). */
 static int outmap(const ncp_form *f, const double *y, const cdyn_allocator *as, cols_buf *P)
 {
     const int nq = f->nq, nv = f->nv, nd = f->nd, k = f->k, od = nq + nv, ny = f->ny;
+    const int nl = f->lim != NULL ? f->lim->n : 0, odl = ncp_limits_offset(f);
     int *hq = cdyn_mem_array(as, 5 * (size_t)nv + 1, sizeof(int));
     double *hv = cdyn_mem_array(as, 4 * (size_t)nv + 1, sizeof(double));
-    if (hq == NULL || hv == NULL || cols_alloc(as, ny, 5 * (size_t)nv + (size_t)k * nd, P))
+    if (hq == NULL || hv == NULL ||
+        cols_alloc(as, ny, 5 * (size_t)nv + (size_t)k * nd + (size_t)nl, P))
         return 1;
     int *hn = hq + 4 * (size_t)nv;
     memset(P->colptr, 0, ((size_t)ny + 1) * sizeof(int));
@@ -206,6 +242,8 @@ static int outmap(const ncp_form *f, const double *y, const cdyn_allocator *as, 
     }
     for (int c = 0; c < k * nd; c++)
         P->colptr[od + c + 1]++;
+    for (int l = 0; l < nl; l++)
+        P->colptr[odl + l + 1]++;
     for (int u = 0; u < ny; u++)
         P->colptr[u + 1] += P->colptr[u];
     /* fill, advancing colptr[u] to the column's end, then shift back */
@@ -225,6 +263,11 @@ static int outmap(const ncp_form *f, const double *y, const cdyn_allocator *as, 
             P->rowind[p] = 2 * nv + 3 * f->rows[c] + d;
             P->values[p] = 1.0;
         }
+    for (int l = 0; l < nl; l++) {
+        const int p = P->colptr[odl + l]++;
+        P->rowind[p] = 2 * nv + 3 * f->nc + l;
+        P->values[p] = 1.0;
+    }
     for (int u = ny; u > 0; u--)
         P->colptr[u] = P->colptr[u - 1];
     P->colptr[0] = 0;
@@ -237,22 +280,20 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
 {
     cdyn_report *r = &rep->solver;
     ncp_last L;
-    if (s->lim.n > 0)
-        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the model has joint limits "
-                         "(%d limit rows): the derivatives of the implicit step do not take "
-                         "their rows yet (docs/api.md, \"Joint limits\")", s->lim.n);
     if (ncp_last_step(s, &L) != 0)
         return cdyn_fail(r, CDYN_EINVAL, "cdyn_step_derivatives: the stepper has no successful "
                          "step to differentiate");
     ncp_form f = L.f;
     f.scale_normal = 1; /* the normal pairs in newtons (their members compared below) */
     const int ny = f.ny, nxf = f.nx, nv = f.nv, nr = nxf - f.nq - nv;
+    const int nl = f.lim != NULL ? f.lim->n : 0;
     /* the state's columns only when A is wanted */
-    const int nst = A != NULL ? 2 * nv + nr : 0, ntau = B != NULL ? nv : 0, ncol = nst + ntau;
+    const int nst = A != NULL ? 2 * nv + nr + nl : 0, ntau = B != NULL ? nv : 0;
+    const int ncol = nst + ntau;
     const int sparse = L.colptr != NULL;
     rep->rows = f.k;
     const cdyn_allocator *as = &s->arena.as;
-    const int nxo = 2 * nv + 3 * s->nc;
+    const int nxo = 2 * nv + 3 * s->nc + nl;
     double *F = cdyn_mem_array(as, (size_t)ny, sizeof(double));
     double *Jx = cdyn_mem_array(as, (size_t)ny * nxf + 1, sizeof(double));
     double *acc = cdyn_mem_array(as, (size_t)ny, sizeof(double));
@@ -269,6 +310,7 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
     cdyn_status st = ift_jacobians(&sys, &f, L.x0, L.y, L.colptr, L.rowind, Jx, as, r);
     if (st == CDYN_OK) {
         classify(&f, L.x0, L.y, F, 100.0 * s->opts.mcp.tol, side, eq, rep);
+        classify_limits(&f, L.y, F, 100.0 * s->opts.mcp.tol, side, eq, rep);
         st = ift_factor(&sys, eq, r);
     }
     if (st == CDYN_OK && np > 0)
@@ -299,6 +341,8 @@ cdyn_status ncp_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
                 outcol[j] = B + (size_t)(j - nst) * nxo;
             else if (j < 2 * nv)
                 outcol[j] = A + (size_t)j * nxo;
+            else if (j >= 2 * nv + nr) /* delta0_l */
+                outcol[j] = A + (size_t)(2 * nv + 3 * s->nc + j - 2 * nv - nr) * nxo;
             else
                 outcol[j] = A + (size_t)(2 * nv + 3 * f.rows[(j - 2 * nv) / f.nd] +
                                          (j - 2 * nv) % f.nd) * nxo;

@@ -118,6 +118,16 @@ static double law_scale(const ncp_form *f, int l)
     return f->scale_normal && a > 0 ? 1.0 / a : 1.0;
 }
 
+double ncp_limits_gap_scale(const ncp_form *f, int l)
+{
+    return gap_scale(f, l);
+}
+
+double ncp_limits_d0_coef(const ncp_form *f, int l)
+{
+    return f->lim->C[l] / f->h * law_scale(f, l);
+}
+
 void ncp_limits_F(const ncp_form *f, const double *y, double *F)
 {
     const ncp_limits *L = f->lim;

@@ -7,8 +7,9 @@
  *   lambda_l:        K_l (g_l(q) + delta_l)   ⊥ lambda_l >= 0
  * (the scalings with scale_normal, else 1), the joint-space twin of a contact's normal row with
  * K_l = m_eff / (tau zeta)^2, C_l = 2 m_eff / tau from the joint's limit_solref and m_eff = 1 /
- * (M^-1)_jj at the model's default q. The BVP and the per-step derivatives do not take them
- * (their forms never attach limits; both refuse such models). */
+ * (M^-1)_jj at the model's default q. The BVP does not take them (its forms never attach limits;
+ * it refuses such models); the per-step derivatives do (delta_l is state: the next step's
+ * delta0_l). */
 #ifndef CDYN_STEP_IMPLICIT_LIMITS_H
 #define CDYN_STEP_IMPLICIT_LIMITS_H
 
@@ -41,6 +42,12 @@ static inline int ncp_limits_offset(const ncp_form *f)
 /* The rows above into F (the dynamics rows' term added), and their Jacobian in y into JY. */
 void ncp_limits_F(const ncp_form *f, const double *y, double *F);
 void ncp_limits_jac(const ncp_form *f, ncp_sink *JY);
+
+/* For the per-step derivatives (implicit_derivs.c): the gap row's scaling (K_l with
+ * scale_normal, else 1), and dF/d delta0_l, the state's only entry in limit row l's rows (its
+ * constitutive row: (C_l/h) times that row's scaling). */
+double ncp_limits_gap_scale(const ncp_form *f, int l);
+double ncp_limits_d0_coef(const ncp_form *f, int l);
 
 /* The start: delta0 and (delta, lambda) from the state x0, and for a stop the free motion
  * drives into (predicted gap g + h s v0_j + delta < 0 without force) the predicted penetration p

@@ -46,6 +46,7 @@ static void add_row(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, jro
     j->sign[n] = sign;
     j->val[n] = val;
     j->rest[n] = rest;
+    j->newton[n] = 0;
     double *y = j->y + (size_t)n * nv;
     memset(y, 0, (size_t)nv * sizeof(double));
     y[dof] = sign;
@@ -67,9 +68,10 @@ cdyn_status jr_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, co
     j->rest = arena_array(s, (size_t)cap, sizeof(double));
     j->y = arena_array(s, (size_t)nv * cap, sizeof(double));
     j->u = arena_array(s, (size_t)p->m * cap, sizeof(double));
+    j->newton = arena_array(s, (size_t)cap, sizeof(int));
     double *scratch = arena_array(s, (size_t)t->max_tree, sizeof(double));
     if (j->dof == NULL || j->sign == NULL || j->val == NULL || j->rest == NULL || j->y == NULL ||
-        j->u == NULL || scratch == NULL)
+        j->u == NULL || j->newton == NULL || scratch == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "joint rows: out of memory");
     for (int kind = JR_FRICTION; kind <= JR_LIMIT; kind++) {
         for (int b = 0; b < nb; b++) {
@@ -104,8 +106,10 @@ void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h)
     for (int r = j->nfric; r < j->n; r++) {
         const double e = j->rest[r], u0 = j->sign[r] * v0[j->dof[r]];
         const double uf = j->sign[r] * p->vfree[j->dof[r]];
-        if (e > 0 && u0 < 0 && j->val[r] * h + h * uf <= 0) /* gap + h u_free <= 0 */
+        if (e > 0 && u0 < 0 && j->val[r] * h + h * uf <= 0) { /* gap + h u_free <= 0 */
             j->val[r] = -jr_newton_target(e, u0, uf);
+            j->newton[r] = 1;
+        }
     }
 }
 

@@ -23,6 +23,7 @@ typedef struct jrows {
     double *rest;  /* n: the limit's restitution coefficient (JR_LIMIT; 0 for JR_FRICTION) */
     double *y;     /* nv x n: column r = (M + h D)^-1 g_r */
     double *u;     /* p->m x n: column r = J y_r in the contact coordinates of p's rows */
+    int *newton;   /* n: 1 where jr_restitution replaced the row's value by Newton's target */
 } jrows;
 
 /* Rows of each kind the model can have: dofs with friction > 0; finite limit ends. */
@@ -37,7 +38,7 @@ cdyn_status jr_build(cdyn_stepper *s, const cs_trees *t, const cs_problem *p, co
 /* Newton restitution for the limit rows (the rigid schemes with options.restitution): a row with
  * e > 0 that approaches at the start (u0 = g' v0 < 0) and closes within the step (gap + h g'
  * v_free <= 0) asks g' v+ >= jr_newton_target(e, u0, g' v_free) instead of g' v+ >= -gap / h: val[r]
- * becomes -jr_newton_target(e, u0, u_free). */
+ * becomes -jr_newton_target(e, u0, u_free), and newton[r] = 1. */
 void jr_restitution(jrows *j, const cs_problem *p, const double *v0, double h);
 
 /* The separation speed Newton's law asks of a row approaching at u0 < 0 (docs/theory.md, "Time

@@ -383,7 +383,7 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
     }
     /* joint rows after the contacts' unknowns: f+, f- per friction row and p per limit row
      * (unknown a acts along ju_phi[a] g_{ju_row[a]}), then the friction rows' s */
-    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    jrows jr = {0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     if (w->njr > 0 && (st = jr_build(s, &w->trees, &p, x0->q, h, &jr, r)) != CDYN_OK)
         return st;
     if (s->opts.restitution)
@@ -601,6 +601,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
             fj[ju_row[a]] += ju_phi[a] * z[jb + a];
         jr_apply(&jr, s->nv, fj, x1->v);
         jr_limit_forces(&jr, fj, h, x1);
+        if (rigid_keep_limits(s, &jr, fj) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "pyramid: out of memory");
         /* A frictionless row slides when its tangential velocity after the step exceeds 1e-8 of
            the velocity scale max(1, |v+|_inf) (as the Coulomb step decides). */
         double *u = NULL, vscale = 1;
@@ -640,9 +642,8 @@ static cdyn_status pyr_advance(cdyn_stepper *s, const double *tau, double h, con
 /* What the pyramid's derivatives do not take yet (NULL: none): rigid_derivs_pyr.c. */
 const char *pyr_deriv_unsupported(const cdyn_stepper *s)
 {
-    const pyr_ws *w = s->ws;
-    if (w->njr > 0)
-        return "joint friction or limit rows";
+    if (jr_friction_count(s->model) > 0)
+        return "joint friction rows";
     if (s->opts.restitution)
         return "Newton restitution";
     return NULL;

@@ -189,7 +189,7 @@ static cdyn_status q_rows(const cdyn_stepper *s, const rigid_last *L, const doub
 }
 
 cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
-                            double *A, double *B, cdyn_report *r)
+                            const int *lheld, double *A, double *B, cdyn_report *r)
 {
     const int nv = s->nv, nq = s->nq, nc = s->nc, nd = L->nd, nx = 2 * nv;
     const cdyn_allocator *as = &s->arena.as;
@@ -201,6 +201,8 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
         yo[c] = ny;
         ny += row_size(L, rr, c);
     }
+    const int el = ny; /* the limit rows' unknowns (p_l) last */
+    ny += L->nl;
     const size_t n = (size_t)ny;
     double *Jy = cdyn_mem_array(as, n * n, sizeof(double));
     double *Jx = cdyn_mem_array(as, n * 3 * nv + nv, sizeof(double));
@@ -247,6 +249,7 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
     if (rigid_mats(s, as, 1, &mt) != 0)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     assemble(s, L, rr, &mt, yo, ny, dgv, Jy, Jx);
+    rigid_limit_rows(s, L, lheld, el, ny, Jy, Jx);
     /* a nearly singular matrix is judged singular: the mode's equations lost their rank */
     const double anorm = cdyn_dense_norm1(ny, ny, Jy, ny);
     double *work = cdyn_mem_array(as, 4 * n, sizeof(double));

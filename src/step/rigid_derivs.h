@@ -43,9 +43,10 @@ void rigid_keep_rows(cdyn_stepper *s, const struct cs_problem *p, const double *
 const char *pyr_deriv_unsupported(const cdyn_stepper *s);
 
 /* A and B (either may be NULL; sizes 2 n_v, checked by the caller) for the last step L with
- * the rows' modes rr (L.k of them, or NULL when L.k = 0). rigid_derivs.c. */
+ * the rows' modes rr (L.k of them, or NULL when L.k = 0) and the limit rows' lheld (L.nl, see
+ * rigid_limit_modes; NULL when L.nl = 0). rigid_derivs.c. */
 cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
-                            double *A, double *B, cdyn_report *r);
+                            const int *lheld, double *A, double *B, cdyn_report *r);
 
 /* The data's matrices dense: its own when it keeps them (dense data), else arena copies of
  * the CSC forms (the cone and Coulomb steps' data is sparse). rigid_derivs_data.c. */
@@ -85,5 +86,26 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
  * rigid_jacobians. rigid_derivs_cones.c. */
 cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
                                    double *A, double *B, cdyn_step_deriv_report *rep);
+
+/* ---- joint-limit rows (rigid_derivs_limits.c) ---- */
+
+struct jrows;
+/* Keep the limit rows of the step's joint rows j (their impulses from fj, the net impulse of
+ * each of j's rows, and which took Newton restitution) in s->rlast. 0, or 1 (memory). */
+int rigid_keep_limits(cdyn_stepper *s, const struct jrows *j, const double *fj);
+
+/* Each limit row's mode at the step's solution into lheld (L.nl): its pair (p_l W_ll, u_l =
+ * g_l' v+ + gap_l(q0) / h), W_ll = ((M + h D)^-1)_jj, held (u_l = 0) or released (p_l = 0), a
+ * pair within tol taken on the side asked; the report's limit margin h max(p_l W_ll, u_l) and
+ * degenerate count. After rigid_row_scales (the data's M at q0). CDYN_ENOTSUP when a stop took
+ * Newton restitution in the step, CDYN_ENOMEM. */
+cdyn_status rigid_limit_modes(cdyn_stepper *s, const rigid_last *L, double tol,
+                              cdyn_deriv_side side, int *lheld, cdyn_step_deriv_report *rep);
+
+/* Row e0 + l of E per limit row (rigid_jacobians' layout: unknown e0 + l its impulse p_l):
+ * u_l = 0 when held (its v+ and q columns), else p_l = 0; and p_l's column in the impulse
+ * balance, -g_l / h. Jy and Jx as in rigid_jacobians (ld = ny). */
+void rigid_limit_rows(const cdyn_stepper *s, const rigid_last *L, const int *lheld, int e0,
+                      int ny, double *Jy, double *Jx);
 
 #endif

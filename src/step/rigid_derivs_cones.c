@@ -18,9 +18,6 @@ cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side
 {
     cdyn_report *r = &rep->solver;
     const rigid_last L = s->rlast;
-    if (s->lim.n > 0)
-        return cdyn_fail(r, CDYN_ENOTSUP, "cdyn_step_derivatives: the %s step's derivatives do "
-                         "not take joint limit rows yet", relaxed ? "cone" : "Coulomb");
     const int k = L.k, nd = L.nd;
     rep->rows = k;
     const cdyn_allocator *as = &s->arena.as;
@@ -73,7 +70,12 @@ cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side
             rep->slip_row = L.rows[c];
         }
     }
-    st = rigid_jacobians(s, &L, rr, A, B, r);
+    int *lheld = cdyn_mem_array(as, (size_t)L.nl + 1, sizeof(int));
+    if (lheld == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    st = rigid_limit_modes(s, &L, tol, side, lheld, rep);
+    if (st == CDYN_OK)
+        st = rigid_jacobians(s, &L, rr, lheld, A, B, r);
     if (st == CDYN_OK)
         cdyn_report_method(r, relaxed ? "cone-step-ift" : "coulomb-step-ift");
     return st;

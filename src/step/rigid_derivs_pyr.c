@@ -145,7 +145,12 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
             friction_groups(&L, c, zc, uc, wnn[c], tol, side, dirs + (size_t)c * ndir, &rr[c],
                             rep);
     }
-    st = rigid_jacobians(s, &L, rr, A, B, r);
+    int *lheld = cdyn_mem_array(as, (size_t)L.nl + 1, sizeof(int));
+    if (lheld == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
+    st = rigid_limit_modes(s, &L, tol, side, lheld, rep);
+    if (st == CDYN_OK)
+        st = rigid_jacobians(s, &L, rr, lheld, A, B, r);
     if (st == CDYN_OK)
         cdyn_report_method(r, "pyramid-lcp-ift");
     return st;

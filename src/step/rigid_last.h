@@ -19,6 +19,11 @@ typedef struct rigid_last {
     int ngroup;                  /* pyramid sigma per row: 1 (diamond) or 2 (box: direction k
                                     and axis 1 + g in group g = k & 1) */
     const double *cosk, *sink;
+    int nl;                      /* joint-limit rows (the stepper's lim_rows, in their order; 0
+                                    without limits), rigid_keep_limits */
+    const double *limp;          /* nl: each limit row's impulse p_l >= 0 along g_l */
+    const int *lnewton;          /* nl: 1 where the step's Newton restitution set the row's
+                                    target speed (jr_restitution) */
 } rigid_last;
 
 #endif

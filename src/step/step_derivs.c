@@ -15,8 +15,9 @@ int cdyn_step_deriv_nx(const cdyn_stepper *s)
 {
     if (s == NULL)
         return -1;
-    /* the rigid schemes carry no deformation */
-    return s->opts.scheme == CDYN_SCHEME_IMPLICIT_NCP ? 2 * s->nv + 3 * s->nc : 2 * s->nv;
+    /* the rigid schemes carry no deformation; the implicit one the contacts' and the stops' */
+    return s->opts.scheme == CDYN_SCHEME_IMPLICIT_NCP ? 2 * s->nv + 3 * s->nc + s->lim.n
+                                                      : 2 * s->nv;
 }
 
 static double wall(void)
@@ -31,8 +32,8 @@ static void report_clear(cdyn_step_deriv_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     cdyn_report_clear(&rep->solver, "step-derivatives");
-    rep->normal_margin = rep->cone_margin = rep->slip_margin = INFINITY;
-    rep->normal_row = rep->cone_row = rep->slip_row = -1;
+    rep->normal_margin = rep->cone_margin = rep->slip_margin = rep->limit_margin = INFINITY;
+    rep->normal_row = rep->cone_row = rep->slip_row = rep->limit_row = -1;
 }
 
 /* The scheme's derivative of its last advance (substep_derivs.h: scheme_derivs_fn). */
@@ -70,7 +71,7 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
         return cdyn_fail(r, CDYN_EINVAL,
                          "%s: sizes nx = %d, nu = %d; the stepper's are %d (%s) and "
                          "n_v = %d", name, nx, nu, rep->nx,
-                         s->opts.scheme == CDYN_SCHEME_IMPLICIT_NCP ? "2 n_v + 3 n_c"
+                         s->opts.scheme == CDYN_SCHEME_IMPLICIT_NCP ? "2 n_v + 3 n_c + n_l"
                                                                     : "2 n_v",
                          rep->nu);
     if (np < 0 || (np > 0 && (params == NULL || P == NULL)) || (np == 0 && P != NULL))
