@@ -555,7 +555,9 @@ static cdyn_status check_depth(const cdyn_stepper *s, double t, double dt, cdyn_
  *     M vdot = -D v + Gamma_A^T mu,  Gamma_A vdot = 0       (the rows in CONTACT),
  * i.e. vdot = -K v with K = Mc D, Mc = M^-1 - M^-1 Gamma_A^T W^+ Gamma_A M^-1 (symmetric,
  * positive semidefinite): the rows in CONTACT keep their rate Gamma_A v (a half step creates no
- * approach velocity into a closed contact or stop), and v^T M v never grows. With D = P Dd P^T
+ * approach velocity into a closed contact or stop); v^T M v never grows when that rate is 0, and
+ * the flow is bounded uniformly in dt otherwise (A vanishes on C's null space, |phi| <= 1 /
+ * lambda on the rest). With D = P Dd P^T
  * (P the nd damped dofs) and exp(-t A B) = I + A phi(B A) B, phi(x) = expm1(-t x) / x:
  *     v+ = v + Mc P Dd^1/2 V phi(Lambda) V^T Dd^1/2 P^T v,
  * where V Lambda V^T = C = F^T F, F = Pi L^-1 P Dd^1/2 (Pi projects off range(Y), Y = L^-1
