@@ -21,7 +21,8 @@
  *    (below) to 1e-9, its error against the continuous closed form of order 2 from three step
  *    sizes; a slider at h d / m = 100 and 1e4 in one step each with v+ = e^(-h d / m) v; a
  *    damped arm whose first joint rests on its stop: the damping half steps keep the stop's
- *    rate at 0 (no approach velocity into the closed stop);
+ *    rate at 0 (no approach velocity into the closed stop); three prismatic joints (two damped,
+ *    coupled through M) against exp(-t M^-1 D) and, stiff, the undamped dof's momentum;
  *  - joint friction is refused by every scheme but the pyramid LCP (CDYN_ENOTSUP, naming the
  *    body; the pyramid's joint friction: tests/test_joint_friction.c).
  *
@@ -700,6 +701,139 @@ static void test_baumgarte_closed_stop(void **state)
     }
 }
 
+/* Three prismatic joints in series along non-orthogonal axes, no gravity: M is constant and
+ * h_RNEA = 0, so the ODE is M vdot = -D v with D = diag(d, 0, 3 d) (two damped dofs coupled
+ * through M, one undamped: the flow's 2 x 2 eigenproblem and its selection P). The split is then
+ * exact in v at any h: v_n = exp(-n h M^-1 D) v0, and x_n = x0 + sum_k h exp(-(k + 1/2) h
+ * M^-1 D) v0 (the undamped piece moves at the half step's speed). Checked against the test's
+ * own Taylor series of the exponential (d = 1: |h M^-1 D| < 0.1), and at d = 1e5 (h trace(M^-1 D)
+ * ~ 1e3) against the exact invariant and limit: M vdot = -D v keeps the undamped dof's momentum
+ * p_1 = (M v)_1, and the damped velocities die, so one step gives v = (0, p_1 / M_11, 0). */
+static void expm3(const double A[9], double E[9]) /* Taylor to 30 terms, |A| < 0.5 */
+{
+    double term[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, next[9];
+    memcpy(E, term, sizeof term);
+    for (int k = 1; k <= 30; ++k) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                double sum = 0;
+                for (int l = 0; l < 3; ++l)
+                    sum += A[i + 3 * l] * term[l + 3 * j];
+                next[i + 3 * j] = sum / k;
+            }
+        memcpy(term, next, sizeof term);
+        for (int e = 0; e < 9; ++e)
+            E[e] += term[e];
+    }
+}
+
+static void test_baumgarte_coupled_flow(void **state)
+{
+    (void)state;
+    const double h = 0.01, dd[2] = {1.0, 1e5}, v0[3] = {1.0, -0.5, 2.0};
+    const double axes[3][3] = {{1, 0, 0}, {0.6, 0.8, 0}, {0.2, 0.3, 0.9}}; /* normalized by the
+                                                                              builder */
+    for (int c = 0; c < 2; ++c) {
+        cdyn_builder_options bo;
+        cdyn_builder_defaults(&bo, 3);
+        bo.gravity[2] = 0;
+        cdyn_builder *b = NULL;
+        assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+        cdyn_body_desc l[3];
+        for (int i = 0; i < 3; ++i) {
+            cdyn_body_desc_defaults(&l[i]);
+            l[i].joint = CDYN_JOINT_PRISMATIC;
+            memcpy(l[i].axis, axes[i], sizeof axes[i]);
+            l[i].mass = 1.0 + 0.5 * i;
+            l[i].inertia[0] = l[i].inertia[1] = l[i].inertia[2] = 0.1;
+        }
+        l[0].damping = dd[c];
+        l[2].damping = 3 * dd[c];
+        assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 3, l, NULL, NULL), CDYN_OK);
+        cdyn_model *m = NULL;
+        assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+        cdyn_builder_free(b);
+        cdyn_data_options dopt;
+        cdyn_data_defaults(&dopt);
+        dopt.dense = 1;
+        cdyn_data *data = NULL;
+        assert_int_equal(cdyn_data_create(m, &dopt, &data, NULL), CDYN_OK);
+        const double q0[3] = {0, 0, 0};
+        assert_int_equal(cdyn_eval(m, data, q0, v0, CDYN_EVAL_ALL, NULL), CDYN_OK);
+        double M[9];
+        memcpy(M, cdyn_data_mass(data), sizeof M);
+        const double p1 = M[1] * v0[0] + M[4] * v0[1] + M[7] * v0[2];
+        cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_BAUMGARTE, h);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        memcpy(x->v, v0, sizeof v0);
+        double worst = 0, mom = 0;
+        if (c == 0) {
+            /* K = h M^-1 D from the 3 x 3 inverse (adjugate) of M */
+            const double det = M[0] * (M[4] * M[8] - M[7] * M[5]) -
+                               M[3] * (M[1] * M[8] - M[7] * M[2]) +
+                               M[6] * (M[1] * M[5] - M[4] * M[2]);
+            double Mi[9];
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) {
+                    const int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3,
+                              c1 = (i + 2) % 3;
+                    Mi[i + 3 * j] = (M[r0 + 3 * c0] * M[r1 + 3 * c1] -
+                                     M[r0 + 3 * c1] * M[r1 + 3 * c0]) / det;
+                }
+            const double D[3] = {dd[c], 0, 3 * dd[c]};
+            double Ah[9], Af[9], Eh[9], Ef[9];
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) {
+                    Af[i + 3 * j] = -h * Mi[i + 3 * j] * D[j];
+                    Ah[i + 3 * j] = 0.5 * Af[i + 3 * j];
+                }
+            expm3(Ah, Eh);
+            expm3(Af, Ef);
+            double v[3], q[3] = {0, 0, 0};
+            memcpy(v, v0, sizeof v);
+            for (int n = 0; n < 10; ++n) {
+                assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+                double vh[3], vn[3];
+                for (int i = 0; i < 3; ++i) {
+                    vh[i] = Eh[i] * v[0] + Eh[i + 3] * v[1] + Eh[i + 6] * v[2];
+                    vn[i] = Ef[i] * v[0] + Ef[i + 3] * v[1] + Ef[i + 6] * v[2];
+                }
+                for (int i = 0; i < 3; ++i) {
+                    q[i] += h * vh[i];
+                    v[i] = vn[i];
+                    /* rounding: a few ulps of |v0| (= 2) per step in v, of |x| + h |v0| in x */
+                    assert_true(fabs(x->v[i] - v[i]) <= 4 * (n + 1) * DBL_EPSILON * 2);
+                    assert_true(fabs(x->q[i] - q[i]) <=
+                                4 * (n + 1) * DBL_EPSILON * (fabs(q[i]) + 2 * h));
+                    worst = fmax(worst, fabs(x->v[i] - v[i]) + fabs(x->q[i] - q[i]) / h);
+                }
+                mom = fmax(mom, fabs(M[1] * x->v[0] + M[4] * x->v[1] + M[7] * x->v[2] - p1));
+            }
+            print_message("baumgarte, 3 prismatic joints, d = %g: |v - exp(-n h M^-1 D) v0| + "
+                          "|x - closed form| / h <= %.1e, |(M v)_1 - p_1| <= %.1e\n",
+                          dd[c], worst, mom);
+        } else {
+            cdyn_step_report sr;
+            assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+            assert_int_equal(sr.halvings, 0);
+            mom = fabs(M[1] * x->v[0] + M[4] * x->v[1] + M[7] * x->v[2] - p1);
+            worst = fabs(x->v[0]) + fabs(x->v[1] - p1 / M[4]) + fabs(x->v[2]);
+            /* trace(M^-1 D) >= d / M_00 + 3 d / M_22 ((M^-1)_ii >= 1 / M_ii) */
+            print_message("baumgarte, 3 prismatic joints, d = %g (h trace(M^-1 D) > %.0f): one "
+                          "step to v = (0, p_1 / M_11, 0) within %.1e, |(M v)_1 - p_1| = %.1e\n",
+                          dd[c], h * dd[c] * (1 / M[0] + 3 / M[8]), worst, mom);
+            assert_true(worst <= 3 * 4 * DBL_EPSILON * 2); /* a few ulps of |v0| each */
+        }
+        /* a few ulps of |M_1.| |v0| per step */
+        assert_true(mom <= 8 * DBL_EPSILON * (fabs(M[1]) + M[4] + fabs(M[7])) * 2 * (c ? 1 : 10));
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+        cdyn_data_free(data);
+        cdyn_model_free(m);
+    }
+}
+
 /* ---- joint friction: refused -------------------------------------------------------------- */
 
 static void test_friction_refused(void **state)
@@ -739,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_pendulum_decay),  cmocka_unit_test(test_slider_exact),
         cmocka_unit_test(test_stiff_limit),     cmocka_unit_test(test_baumgarte_stiff),
         cmocka_unit_test(test_baumgarte_split_order), cmocka_unit_test(test_baumgarte_closed_stop),
+        cmocka_unit_test(test_baumgarte_coupled_flow),
         cmocka_unit_test(test_friction_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
