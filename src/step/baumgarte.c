@@ -17,10 +17,12 @@
  * Joint limits are rows of the same machine after the contact rows (nr = nc + nl rows): row nc + l
  * has the gap h = s (q_j - bound) of limit row l (limit_rows.h), Jacobian s e_j, no dGamma/dt,
  * and the gains of the joint's limit_solref (alpha = (1/(tau zeta)^2, 2/tau, 0)).
- * Joint damping D v (part of h(q, v)) is split off (Strang): a step is the exact damping flow
- * over h/2 at q fixed, the undamped RK4 pieces with their events over h, and again the damping
- * flow over h/2 (damp_half), so damping sets no limit on h; second order in the damping. The
- * modes and the reported multipliers are the unsplit ODE's (with D v). */
+ * Joint damping D v (part of h(q, v)) is split off (balanced Strang splitting): a step is the
+ * exact flow of M vdot = -D v + c at q fixed over h/2, the RK4 pieces of the rest (force f - c)
+ * with their events over h, and that flow over h/2 again (damp_half), c = f(q0, v0) the undamped
+ * force at the step's start. So damping sets no limit on h, the split is second order, and in
+ * the overdamped limit v relaxes to the quasi-static balance D v = c. The modes and the reported
+ * multipliers are the unsplit ODE's. */
 #include "step/step_internal.h"
 
 #include "core/carve.h"
@@ -54,8 +56,11 @@ typedef struct bmg_ws {
     double *C, *CU, *CVT, *cs; /* nd x nd: F^T F and its SVD */
     double *cwork; /* lc doubles */
     int lc;
-    double *dy, *dt; /* nd */
+    double *dy, *dt, *dc; /* nd */
     double *g;     /* nv */
+    double *cf;    /* nv: c, the undamped force at the step's start, moved from the undamped part
+                    * to the damping part for the step (balanced splitting) */
+    double *mcc;   /* nv: M_c c */
     double *bd;    /* nc: the damping's share of the multipliers */
     double *q, *v; /* the state at the start of the current piece */
     int *mode;     /* nc */
@@ -110,7 +115,10 @@ static void ws_layout(cdyn_carve *cv, void *base, bmg_ws *w)
     w->cwork = cdyn_carve_doubles(cv, base, (size_t)w->lc);
     w->dy = cdyn_carve_doubles(cv, base, nd);
     w->dt = cdyn_carve_doubles(cv, base, nd);
+    w->dc = cdyn_carve_doubles(cv, base, nd);
     w->g = cdyn_carve_doubles(cv, base, nv);
+    w->cf = cdyn_carve_doubles(cv, base, nv);
+    w->mcc = cdyn_carve_doubles(cv, base, nv);
     w->bd = cdyn_carve_doubles(cv, base, nc);
     w->q = cdyn_carve_doubles(cv, base, nq);
     w->v = cdyn_carve_doubles(cv, base, nv);
@@ -309,13 +317,14 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
         return non_finite(r);
     if (st != CDYN_OK)
         return cdyn_fail(r, CDYN_ESINGULAR, "baumgarte: the mass matrix is not positive definite");
-    /* the undamped force: the bias holds D v, which the damping half steps take instead */
+    /* the undamped part's force: the bias holds D v, which the damping half steps take instead,
+     * with c (0 until the step's start has been settled) */
     const double *bias = cdyn_data_bias(d);
     for (int j = 0; j < nv; ++j)
         w->vdot[j] = w->tau[j] - bias[j];
     if (w->ndamp > 0)
         for (int j = 0; j < nv; ++j)
-            w->vdot[j] += w->damp[j] * v[j];
+            w->vdot[j] += w->damp[j] * v[j] - w->cf[j];
     if (na == 0) {
         cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
         return cdyn_dense_all_finite(nv, w->vdot) ? CDYN_OK : non_finite(r);
@@ -355,9 +364,9 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
     }
     cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
     if (w->ndamp > 0) { /* the modes and the report see the ODE's multiplier: plus W^-1 Gamma_A
-                         * M^-1 D v, the damping's share (the piece itself moves without it) */
+                         * M^-1 (D v - c), the damping part's share (the piece moves without it) */
         for (int j = 0; j < nv; ++j)
-            w->z[j] = w->damp[j] * v[j];
+            w->z[j] = w->damp[j] * v[j] - w->cf[j];
         cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
         cdyn_dense_gemv_t(nv, na, 1.0, w->Y, nv, w->z, 0.0, w->bd);
         w_solve(w, na, w->bd);
@@ -550,21 +559,54 @@ static cdyn_status check_depth(const cdyn_stepper *s, double t, double dt, cdyn_
     return CDYN_OK;
 }
 
+/* x := Mc x = M^-1 (x + Gamma_A^T mu), mu = -W^+ Y^T L^-1 x, with the factors of the last
+ * accel(): the response to a force with the rows in CONTACT held (Mc = M^-1 - M^-1 Gamma_A^T
+ * W^+ Gamma_A M^-1, symmetric positive semidefinite). Uses w->z and w->bd. */
+static void mc_apply(bmg_ws *w, const double *Jn, double *x)
+{
+    const int nv = w->nv, na = w->nactive;
+    if (na > 0) {
+        memcpy(w->z, x, (size_t)nv * sizeof(double));
+        cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
+        cdyn_dense_gemv_t(nv, na, -1.0, w->Y, nv, w->z, 0.0, w->bd);
+        w_solve(w, na, w->bd);
+        for (int k = 0; k < na; ++k)
+            for (int j = 0; j < nv; ++j)
+                x[j] += jrow(w, Jn, w->rows[k], j) * w->bd[k];
+    }
+    cdyn_dense_chol_solve(nv, w->L, nv, 1, x, nv);
+}
+
+/* (x + expm1(-x)) / x^2 for x >= 0: its series sum_k (-x)^k / (k + 2)! below 1/2, where the
+ * difference would cancel. */
+static double psi2(double x)
+{
+    if (x >= 0.5)
+        return (x + expm1(-x)) / (x * x);
+    double term = 0.5, sum = 0.5;
+    for (int k = 1; k < 24; ++k) {
+        term *= -x / (k + 2);
+        sum += term;
+    }
+    return sum;
+}
+
 /* The damping half step: the exact flow over dt of the damping part of the split vector field at
- * the point of the last accel() (q fixed, so M, Gamma_A and D are constant):
- *     M vdot = -D v + Gamma_A^T mu,  Gamma_A vdot = 0       (the rows in CONTACT),
- * i.e. vdot = -K v with K = Mc D, Mc = M^-1 - M^-1 Gamma_A^T W^+ Gamma_A M^-1 (symmetric,
- * positive semidefinite): the rows in CONTACT keep their rate Gamma_A v (a half step creates no
- * approach velocity into a closed contact or stop); v^T M v never grows when that rate is 0, and
- * the flow is bounded uniformly in dt otherwise (A vanishes on C's null space, |phi| <= 1 /
- * lambda on the rest). With D = P Dd P^T
- * (P the nd damped dofs) and exp(-t A B) = I + A phi(B A) B, phi(x) = expm1(-t x) / x:
- *     v+ = v + Mc P Dd^1/2 V phi(Lambda) V^T Dd^1/2 P^T v,
- * where V Lambda V^T = C = F^T F, F = Pi L^-1 P Dd^1/2 (Pi projects off range(Y), Y = L^-1
- * Gamma_A^T), an nd x nd eigenproblem (the SVD of the PSD C). Exact at any dt, so no stability
- * limit; the split is second order (docs/theory.md, "Joint damping"). Then the rows' modes are
- * settled at the new velocity, an armed BALLISTIC row that now approaches entering CONTACT
- * (its edge; settle would disarm it), and accel() is left evaluated there. */
+ * the point of the last accel() (q fixed, so M, Gamma_A and D are constant), with the step's
+ * force c (w->cf, balanced splitting: the undamped part's RK4 pieces take f - c):
+ *     M vdot = -D v + c + Gamma_A^T mu,  Gamma_A vdot = 0       (the rows in CONTACT),
+ * i.e. vdot = -K v + Mc c with K = Mc D. The rows in CONTACT keep their rate Gamma_A v (a half
+ * step creates no approach velocity into a closed contact or stop); with c = 0 and that rate 0,
+ * v^T M v never grows, and the flow is bounded uniformly in dt otherwise. With D = P Dd P^T
+ * (P the nd damped dofs), A = Mc P Dd^1/2, B = Dd^1/2 P^T, exp(-t A B) = I + A phi(B A) B and
+ * its integral t I + A Psi(B A) B (phi(x) = expm1(-t x) / x, Psi(x) = -t^2 psi2(t x)):
+ *     v+ = v + t Mc c + A V (phi(Lambda) V^T B v + Psi(Lambda) V^T B Mc c),
+ * V Lambda V^T = C = B A = F^T F, F = Pi L^-1 P Dd^1/2 (Pi projects off range(Y), Y = L^-1
+ * Gamma_A^T): an nd x nd eigenproblem (the SVD of the PSD C). Exact at any dt, so no stability
+ * limit; as the damping dominates, v tends to the balance of D v and c, the quasi-static motion
+ * (docs/theory.md, "Joint damping"). Then the rows' modes are settled at the new velocity, an
+ * armed BALLISTIC row that now approaches entering CONTACT (its edge; settle would disarm it),
+ * and accel() is left evaluated there. */
 static cdyn_status damp_half(cdyn_stepper *s, double dt, int *events, cdyn_report *r)
 {
     bmg_ws *w = s->ws;
@@ -586,30 +628,29 @@ static cdyn_status damp_half(cdyn_stepper *s, double dt, int *events, cdyn_repor
         return non_finite(r);
     if (cdyn_svd_full(nd, nd, w->C, nd, w->cs, w->CU, nd, w->CVT, nd, w->cwork, w->lc) != CDYN_OK)
         return cdyn_fail(r, CDYN_ENUMERIC, "baumgarte: the SVD of the damping matrix failed");
-    /* dy = V phi(Lambda) V^T Dd^1/2 P^T v (C is PSD: its right singular vectors are its
-     * eigenvectors, its singular values its eigenvalues) */
-    for (int k = 0; k < nd; ++k)
+    /* dy = V (phi(Lambda) V^T B v + Psi(Lambda) V^T B Mc c) (C is PSD: its right singular
+     * vectors are its eigenvectors, its singular values its eigenvalues) */
+    memcpy(w->mcc, w->cf, (size_t)nv * sizeof(double));
+    mc_apply(w, Jn, w->mcc);
+    for (int k = 0; k < nd; ++k) {
         w->dy[k] = w->sqd[k] * w->v[w->didx[k]];
+        w->g[k] = w->sqd[k] * w->mcc[w->didx[k]]; /* (g as nd scratch) */
+    }
     cdyn_dense_gemv(nd, nd, 1.0, w->CVT, nd, w->dy, 0.0, w->dt);
-    for (int k = 0; k < nd; ++k)
-        w->dt[k] *= w->cs[k] > 0.0 ? expm1(-dt * w->cs[k]) / w->cs[k] : -dt;
+    cdyn_dense_gemv(nd, nd, 1.0, w->CVT, nd, w->g, 0.0, w->dc);
+    for (int k = 0; k < nd; ++k) {
+        const double lam = w->cs[k];
+        w->dt[k] = w->dt[k] * (lam > 0.0 ? expm1(-dt * lam) / lam : -dt) -
+                   w->dc[k] * dt * dt * psi2(dt * lam);
+    }
     cdyn_dense_gemv_t(nd, nd, 1.0, w->CVT, nd, w->dt, 0.0, w->dy);
-    /* v += Mc g with g = P Dd^1/2 dy: M^-1 (g + Gamma_A^T mu), mu = -W^+ Y^T L^-1 g */
+    /* v += t Mc c + Mc g with g = P Dd^1/2 dy */
     memset(w->g, 0, (size_t)nv * sizeof(double));
     for (int k = 0; k < nd; ++k)
         w->g[w->didx[k]] = w->sqd[k] * w->dy[k];
-    if (na > 0) {
-        memcpy(w->z, w->g, (size_t)nv * sizeof(double));
-        cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
-        cdyn_dense_gemv_t(nv, na, -1.0, w->Y, nv, w->z, 0.0, w->bd);
-        w_solve(w, na, w->bd);
-        for (int k = 0; k < na; ++k)
-            for (int j = 0; j < nv; ++j)
-                w->g[j] += jrow(w, Jn, w->rows[k], j) * w->bd[k];
-    }
-    cdyn_dense_chol_solve(nv, w->L, nv, 1, w->g, nv);
+    mc_apply(w, Jn, w->g);
     for (int j = 0; j < nv; ++j)
-        w->v[j] += w->g[j];
+        w->v[j] += dt * w->mcc[j] + w->g[j];
     if (!cdyn_dense_all_finite(nv, w->v))
         return non_finite(r);
     for (int i = 0; i < w->nr; ++i)
@@ -644,9 +685,16 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         w->mode[nc + l] = x0->limit_mode[l] != CDYN_LIMIT_FREE ? CDYN_MODE_CONTACT : CDYN_MODE_FREE;
 
     int events = 0, located = 0;
+    if (w->ndamp > 0)
+        memset(w->cf, 0, (size_t)nv * sizeof(double));
     cdyn_status st = settle(s, w->q, w->v, &events, r);
-    if (st == CDYN_OK && w->ndamp > 0) /* Strang: damping h/2, the undamped step, damping h/2 */
+    if (st == CDYN_OK && w->ndamp > 0) { /* Strang: damping h/2, the undamped step, damping h/2;
+                                          * c = the undamped force here (tau - h_RNEA) */
+        const double *bias = cdyn_data_bias(s->data);
+        for (int j = 0; j < nv; ++j)
+            w->cf[j] = w->tau[j] - bias[j] + w->damp[j] * w->v[j];
         st = damp_half(s, 0.5 * h, &events, r);
+    }
     double t = 0.0;
     while (st == CDYN_OK && t < h) {
         const double dt = h - t;
