@@ -21,7 +21,8 @@
  *    at h d / m = 100 and 1e4 in one step each with v+ = e^(-h d / m) v; a
  *    damped arm whose first joint rests on its stop: the damping half steps keep the stop's
  *    rate at 0 (no approach velocity into the closed stop); three prismatic joints (two damped,
- *    coupled through M) against exp(-t M^-1 D) and, stiff, the undamped dof's momentum;
+ *    coupled through M) against exp(-t M^-1 D) and, stiff, the undamped dof's momentum; an arm's
+ *    tip sliding on the ground keeps its gap within the undamped run's;
  *  - joint friction is refused by every scheme but the pyramid LCP (CDYN_ENOTSUP, naming the
  *    body; the pyramid's joint friction: tests/test_joint_friction.c).
  *
@@ -627,7 +628,7 @@ static void test_baumgarte_stiff(void **state)
  * half steps' flow keeps the rate of the rows in CONTACT (here v1 = 0), and the undamped RK4
  * pieces hold it at 0 (gap 0, rate 0: the Baumgarte terms vanish), so v1 and q1 - 0.3 stay at
  * rounding, for d = 0.5 and 5e3 N m s (h d / I_2 = 0.019 and 185, I_2 = 0.27 kg m^2 about its
- * joint). Without the projection the first case drifts by 3e-2. */
+ * joint). Without the projection the first case drifts by 7e-2. */
 static void test_baumgarte_closed_stop(void **state)
 {
     (void)state;
@@ -811,6 +812,94 @@ static void test_baumgarte_coupled_flow(void **state)
     }
 }
 
+/* A planar two-link arm (pivot 0.2 m above the ground line) whose tip disk (radius 0.03) rests on
+ * the ground and slides there, frictionless, as gravity folds the arm; both joints damped. The
+ * contact row stays in CONTACT and its gap at 0 to the scheme's own truncation: the damping half
+ * steps keep the row's rate (and do not move q), so the gap of the damped runs stays within that
+ * of the undamped run of the same scene, while an unprojected half step gives the tip an
+ * approach velocity each step (the gap then drifts to 8e-3 m at d = (0.05, 0.02)). */
+static cdyn_model *arm_on_ground(double d0, double d1)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 2);
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_body_desc l[2];
+    for (int i = 0; i < 2; ++i) {
+        cdyn_body_desc_defaults(&l[i]);
+        l[i].joint = CDYN_JOINT_REVOLUTE;
+        l[i].mass = i == 0 ? 0.3 : 0.2;
+        l[i].com[0] = 0.075;
+        l[i].inertia[2] = i == 0 ? 6e-4 : 4e-4;
+    }
+    l[0].frame.pos[1] = 0.2;
+    l[1].frame.pos[0] = 0.15;
+    l[0].damping = d0;
+    l[1].damping = d1;
+    int ids[2], gl, gt;
+    assert_int_equal(cdyn_builder_add_chain(b, CDYN_GROUND, 2, l, ids, NULL), CDYN_OK);
+    cdyn_geom_desc line, tip;
+    cdyn_geom_desc_defaults(&line);
+    cdyn_geom_desc_defaults(&tip);
+    tip.body = ids[1];
+    tip.type = CDYN_GEOM_CIRCLE;
+    tip.size[0] = 0.03;
+    tip.frame.pos[0] = 0.15;
+    assert_int_equal(cdyn_builder_add_geom(b, &line, &gl, NULL), CDYN_OK);
+    assert_int_equal(cdyn_builder_add_geom(b, &tip, &gt, NULL), CDYN_OK);
+    cdyn_contact_pair_desc pd;
+    cdyn_contact_pair_desc_defaults(&pd);
+    pd.geom_a = gl;
+    pd.geom_b = gt;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &pd, NULL, NULL), CDYN_OK);
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}
+
+static void test_baumgarte_sliding_tip(void **state)
+{
+    (void)state;
+    const double h = 0.01, dd[3][2] = {{0, 0}, {0.05, 0.02}, {50, 20}};
+    /* the tip's centre 0.03 above the ground: 0.2 + 0.15 sin a1 + 0.15 sin(a1 + q2) = 0.03 */
+    const double a1 = -0.8, a12 = asin((0.03 - 0.2) / 0.15 - sin(a1));
+    double undamped = 0;
+    for (int c = 0; c < 3; ++c) {
+        cdyn_model *m = arm_on_ground(dd[c][0], dd[c][1]);
+        cdyn_data_options dopt;
+        cdyn_data_defaults(&dopt);
+        dopt.dense = 1;
+        cdyn_data *data = NULL;
+        assert_int_equal(cdyn_data_create(m, &dopt, &data, NULL), CDYN_OK);
+        cdyn_stepper *s = make_stepper(m, CDYN_SCHEME_BAUMGARTE, h);
+        cdyn_state *x = NULL;
+        assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+        x->q[0] = a1;
+        x->q[1] = a12 - a1;
+        double worst = 0;
+        for (int n = 0; n < 100; ++n) {
+            cdyn_step_report sr;
+            assert_int_equal(cdyn_step(s, NULL, x, &sr), CDYN_OK);
+            assert_int_equal(sr.halvings, 0);
+            assert_int_equal(x->mode[0], CDYN_MODE_CONTACT);
+            assert_int_equal(cdyn_eval(m, data, x->q, x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+            worst = fmax(worst, fabs(cdyn_data_gap(data)[0]));
+        }
+        print_message("baumgarte, arm tip sliding on the ground, d = (%g, %g): |gap| <= %.2e m "
+                      "over 1 s, q = (%.4f, %.4f), lambda_n = %.4g N\n",
+                      dd[c][0], dd[c][1], worst, x->q[0], x->q[1], x->lambda[0]);
+        if (c == 0)
+            undamped = worst;
+        else
+            assert_true(worst <= fmax(undamped, 1e-15));
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+        cdyn_data_free(data);
+        cdyn_model_free(m);
+    }
+}
+
 /* ---- joint friction: refused -------------------------------------------------------------- */
 
 static void test_friction_refused(void **state)
@@ -850,7 +939,7 @@ int main(void)
         cmocka_unit_test(test_pendulum_decay),  cmocka_unit_test(test_slider_exact),
         cmocka_unit_test(test_stiff_limit),     cmocka_unit_test(test_baumgarte_stiff),
         cmocka_unit_test(test_baumgarte_split_order), cmocka_unit_test(test_baumgarte_closed_stop),
-        cmocka_unit_test(test_baumgarte_coupled_flow),
+        cmocka_unit_test(test_baumgarte_coupled_flow), cmocka_unit_test(test_baumgarte_sliding_tip),
         cmocka_unit_test(test_friction_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
