@@ -36,9 +36,9 @@
  *
  * Joint options (cdyn_body_desc; docs/theory.md, "Time stepping" Sec. 10):
  *   damping   part of h(q, v): implicit in IMPLICIT_NCP (at the new state) and in the rigid
- *             velocity-level schemes (M + h D in place of M), so no stability limit in h;
- *             explicit in BAUMGARTE's RK4, which fails a step with h trace(M^-1 D) > 2.785
- *             (CDYN_ENUMERIC, retried by max_halvings);
+ *             velocity-level schemes (M + h D in place of M); split off in BAUMGARTE (its exact
+ *             flow over h/2 before and after the RK4 step of the rest, balanced by the step's
+ *             initial force, second order): no stability limit in h in any scheme;
  *   friction  PYRAMID_LCP only (complementarity rows in joint space);
  *   limits    every scheme, a unilateral row per finite end: rigid in PYRAMID_LCP, CONE_STEP and
  *             COULOMB_STEP, a compliant stop (cdyn_body_desc.limit_solref) in IMPLICIT_NCP, a

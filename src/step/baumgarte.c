@@ -16,7 +16,13 @@
  * the integration continues from there to t + h.
  * Joint limits are rows of the same machine after the contact rows (nr = nc + nl rows): row nc + l
  * has the gap h = s (q_j - bound) of limit row l (limit_rows.h), Jacobian s e_j, no dGamma/dt,
- * and the gains of the joint's limit_solref (alpha = (1/(tau zeta)^2, 2/tau, 0)). */
+ * and the gains of the joint's limit_solref (alpha = (1/(tau zeta)^2, 2/tau, 0)).
+ * Joint damping D v (part of h(q, v)) is split off (balanced Strang splitting): a step is the
+ * exact flow of M vdot = -D v + c at q fixed over h/2, the RK4 pieces of the rest (force f - c)
+ * with their events over h, and that flow over h/2 again (damp_half), c = f(q0, v0) the undamped
+ * force at the step's start. So damping sets no limit on h, the split is second order, and in
+ * the overdamped limit v relaxes to the quasi-static balance D v = c. The modes and the reported
+ * multipliers are the unsplit ODE's. */
 #include "step/step_internal.h"
 
 #include "core/carve.h"
@@ -34,11 +40,6 @@
  * fraction of the largest dropped (the redundant constraints share the force). */
 #define BMG_RANK_TOL 1e-8
 
-/* RK4's stability interval on the negative real axis: |R(x)| <= 1 for -2.785 <= x <= 0
- * (R(x) = 1 + x + x^2/2 + x^3/6 + x^4/24). Joint damping is part of the ODE here (explicit), so
- * a step is refused when h trace(M^-1 D) exceeds it (docs/theory.md, "Joint damping"). */
-#define BMG_RK4_REAL_LIMIT 2.785
-
 typedef struct bmg_ws {
     int nq, nv, nc;
     int nr;               /* rows: the nc contact rows, then the joint-limit rows */
@@ -47,7 +48,20 @@ typedef struct bmg_ws {
     double *alpha; /* 3 nc: (alpha0, alpha1, alpha2) of each row's pair (limit rows: solref) */
     double *tau;   /* nv: the step's generalized forces (zeros for NULL) */
     double *damp;  /* nv: joint damping per dof (cdyn_model_joint_damping) */
-    int ndamp;     /* dofs with damping > 0 */
+    int ndamp;     /* nd: dofs with damping > 0 */
+    int *didx;     /* nd: the damped dofs */
+    double *sqd;   /* nd: sqrt(d) of each */
+    double *F;     /* nv x nd: L^-1 P D^1/2, then projected off the rows in CONTACT */
+    double *X;     /* nc x nd: W^+ Y^T F */
+    double *C, *CU, *CVT, *cs; /* nd x nd: F^T F and its SVD */
+    double *cwork; /* lc doubles */
+    int lc;
+    double *dy, *dt, *dc; /* nd */
+    double *g;     /* nv */
+    double *cf;    /* nv: c, the undamped force at the step's start, moved from the undamped part
+                    * to the damping part for the step (balanced splitting) */
+    double *mcc;   /* nv: M_c c */
+    double *bd;    /* nc: the damping's share of the multipliers */
     double *q, *v; /* the state at the start of the current piece */
     int *mode;     /* nc */
     int *armed;    /* nc: BALLISTIC -> CONTACT may fire (its condition was false at the start) */
@@ -78,6 +92,7 @@ typedef struct bmg_ws {
     int *rows;     /* nc: the rows in CONTACT */
     int *ipiv;     /* nc */
     int *iwork;    /* nc */
+    int wsvd;      /* the last accel() solved with W's SVD (dependent rows), not its LU */
     cdyn_report mrep; /* the model layer's report (it clears what it is given) */
 } bmg_ws;
 
@@ -88,6 +103,23 @@ static void ws_layout(cdyn_carve *cv, void *base, bmg_ws *w)
     w->alpha = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, 3, nc));
     w->tau = cdyn_carve_doubles(cv, base, nv);
     w->damp = cdyn_carve_doubles(cv, base, nv);
+    const size_t nd = (size_t)w->ndamp;
+    w->didx = cdyn_carve_ints(cv, base, nd);
+    w->sqd = cdyn_carve_doubles(cv, base, nd);
+    w->F = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nv, nd));
+    w->X = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nc, nd));
+    w->C = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nd, nd));
+    w->CU = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nd, nd));
+    w->CVT = cdyn_carve_doubles(cv, base, cdyn_carve_mul(cv, nd, nd));
+    w->cs = cdyn_carve_doubles(cv, base, nd);
+    w->cwork = cdyn_carve_doubles(cv, base, (size_t)w->lc);
+    w->dy = cdyn_carve_doubles(cv, base, nd);
+    w->dt = cdyn_carve_doubles(cv, base, nd);
+    w->dc = cdyn_carve_doubles(cv, base, nd);
+    w->g = cdyn_carve_doubles(cv, base, nv);
+    w->cf = cdyn_carve_doubles(cv, base, nv);
+    w->mcc = cdyn_carve_doubles(cv, base, nv);
+    w->bd = cdyn_carve_doubles(cv, base, nc);
     w->q = cdyn_carve_doubles(cv, base, nq);
     w->v = cdyn_carve_doubles(cv, base, nv);
     w->mode = cdyn_carve_ints(cv, base, nc);
@@ -139,7 +171,13 @@ static cdyn_status baumgarte_create(cdyn_stepper *s, cdyn_report *r)
     shape.nr = s->nc + s->lim.n;
     shape.lim = &s->lim;
     shape.lsvd = shape.nr > 0 ? cdyn_svd_full_lwork(shape.nr, shape.nr) : 0;
-    if (shape.lsvd < 0)
+    double *d = cdyn_mem_alloc(s->opts.allocator, (size_t)(s->nv > 0 ? s->nv : 1) * sizeof(double));
+    if (d == NULL)
+        return cdyn_fail(r, CDYN_ENOMEM, "baumgarte: out of memory");
+    shape.ndamp = cdyn_model_joint_damping(s->model, d);
+    cdyn_mem_free(s->opts.allocator, d);
+    shape.lc = shape.ndamp > 0 ? cdyn_svd_full_lwork(shape.ndamp, shape.ndamp) : 0;
+    if (shape.lsvd < 0 || shape.lc < 0)
         return cdyn_fail(r, CDYN_ENOMEM, "baumgarte: SVD workspace query failed");
     cdyn_carve cv = {0, 0};
     ws_layout(&cv, NULL, &shape);
@@ -167,7 +205,12 @@ static cdyn_status baumgarte_create(cdyn_stepper *s, cdyn_report *r)
         a[1] = 2.0 / s->lim.tau[l];
         a[2] = 0.0;
     }
-    w->ndamp = cdyn_model_joint_damping(s->model, w->damp);
+    (void)cdyn_model_joint_damping(s->model, w->damp);
+    for (int j = 0, k = 0; j < s->nv; ++j)
+        if (w->damp[j] > 0.0) {
+            w->didx[k] = j;
+            w->sqd[k++] = sqrt(w->damp[j]);
+        }
     s->ws = w;
     return CDYN_OK;
 }
@@ -218,22 +261,22 @@ static double stabilization(const bmg_ws *w, int i)
     return a[1] * w->gapdot[i] + a[0] * h + a[2] * h * h * h;
 }
 
-/* b := W^+ b (truncated at BMG_RANK_TOL) with the SVD of w->W2 (na x na, overwritten). */
-static cdyn_status min_norm_solve(bmg_ws *w, int na)
+/* b := W^-1 b with the factors of the last accel(): its LU or, for dependent rows, W^+ b
+ * truncated at BMG_RANK_TOL with its SVD. Uses w->work as scratch. */
+static void w_solve(bmg_ws *w, int na, double *b)
 {
-    cdyn_status st = cdyn_svd_full(na, na, w->W2, na, w->sing, w->U, na, w->VT, na, w->svwork,
-                                   w->lsvd);
-    if (st != CDYN_OK)
-        return st;
+    if (!w->wsvd) {
+        cdyn_dense_lu_solve(0, na, w->W, na, w->ipiv, 1, b, na);
+        return;
+    }
     double *y = w->work; /* U^T b, scaled */
     for (int k = 0; k < na; ++k) {
         double sum = 0.0;
         for (int i = 0; i < na; ++i)
-            sum += w->U[i + (size_t)k * (size_t)na] * w->b[i];
+            sum += w->U[i + (size_t)k * (size_t)na] * b[i];
         y[k] = w->sing[k] > BMG_RANK_TOL * w->sing[0] ? sum / w->sing[k] : 0.0;
     }
-    cdyn_dense_gemv_t(na, na, 1.0, w->VT, na, y, 0.0, w->b);
-    return CDYN_OK;
+    cdyn_dense_gemv_t(na, na, 1.0, w->VT, na, y, 0.0, b);
 }
 
 /* Accelerations and multipliers at (q, v) with the modes `mode`; also the gaps and their rates
@@ -274,9 +317,14 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
         return non_finite(r);
     if (st != CDYN_OK)
         return cdyn_fail(r, CDYN_ESINGULAR, "baumgarte: the mass matrix is not positive definite");
+    /* the undamped part's force: the bias holds D v, which the damping half steps take instead,
+     * with c (0 until the step's start has been settled) */
     const double *bias = cdyn_data_bias(d);
     for (int j = 0; j < nv; ++j)
         w->vdot[j] = w->tau[j] - bias[j];
+    if (w->ndamp > 0)
+        for (int j = 0; j < nv; ++j)
+            w->vdot[j] += w->damp[j] * v[j] - w->cf[j];
     if (na == 0) {
         cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
         return cdyn_dense_all_finite(nv, w->vdot) ? CDYN_OK : non_finite(r);
@@ -300,11 +348,12 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
     st = cdyn_dense_lu(na, w->W, na, w->ipiv);
     if (st == CDYN_EINVAL)
         return non_finite(r);
-    if (st == CDYN_OK &&
-        cdyn_dense_lu_rcond(na, w->W, na, wnorm, w->work, w->iwork) >= BMG_RANK_TOL)
-        cdyn_dense_lu_solve(0, na, w->W, na, w->ipiv, 1, w->b, na);
-    else if (min_norm_solve(w, na) != CDYN_OK)
+    w->wsvd = !(st == CDYN_OK &&
+                cdyn_dense_lu_rcond(na, w->W, na, wnorm, w->work, w->iwork) >= BMG_RANK_TOL);
+    if (w->wsvd && cdyn_svd_full(na, na, w->W2, na, w->sing, w->U, na, w->VT, na, w->svwork,
+                                 w->lsvd) != CDYN_OK)
         return cdyn_fail(r, CDYN_ENUMERIC, "baumgarte: the SVD of the contact matrix failed");
+    w_solve(w, na, w->b);
 
     /* vdot = M^-1 (f + Gamma_A^T lambda_A). */
     for (int k = 0; k < na; ++k) {
@@ -314,7 +363,17 @@ static cdyn_status accel(cdyn_stepper *s, const double *q, const double *v, cons
             w->vdot[j] += jrow(w, Jn, i, j) * w->b[k];
     }
     cdyn_dense_chol_solve(nv, w->L, nv, 1, w->vdot, nv);
-    if (!cdyn_dense_all_finite(nv, w->vdot) || !cdyn_dense_all_finite(na, w->b))
+    if (w->ndamp > 0) { /* the modes and the report see the ODE's multiplier: plus W^-1 Gamma_A
+                         * M^-1 (D v - c), the damping part's share (the piece moves without it) */
+        for (int j = 0; j < nv; ++j)
+            w->z[j] = w->damp[j] * v[j] - w->cf[j];
+        cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
+        cdyn_dense_gemv_t(nv, na, 1.0, w->Y, nv, w->z, 0.0, w->bd);
+        w_solve(w, na, w->bd);
+        for (int k = 0; k < na; ++k)
+            w->lam[w->rows[k]] += w->bd[k];
+    }
+    if (!cdyn_dense_all_finite(nv, w->vdot) || !cdyn_dense_all_finite(nr, w->lam))
         return non_finite(r);
     for (int k = 0; k < na; ++k) {
         const int i = w->rows[k];
@@ -393,26 +452,6 @@ static cdyn_status settle(cdyn_stepper *s, const double *q, const double *v, int
 
 /* One RK4 step of length dt from (w->q, w->v) with the current modes into (oq, ov); stage 0
  * (w->kq, w->kv) must hold the derivative at the start. Ends with accel() at (oq, ov). */
-/* trace(M^-1 D) = sum_j d_j |L^-1 e_j|^2 with the factor of the last accel(): an upper bound
- * of the largest eigenvalue of M^-1 D (which is positive semidefinite), equal to it for one
- * damped dof. Uses w->z as scratch. */
-static double damping_rate(bmg_ws *w)
-{
-    double tr = 0.0;
-    for (int j = 0; j < w->nv; ++j) {
-        if (!(w->damp[j] > 0.0))
-            continue;
-        memset(w->z, 0, (size_t)w->nv * sizeof(double));
-        w->z[j] = 1.0;
-        cdyn_dense_chol_lsolve(w->nv, w->L, w->nv, 1, w->z, w->nv);
-        double n2 = 0.0;
-        for (int i = 0; i < w->nv; ++i)
-            n2 += w->z[i] * w->z[i];
-        tr += w->damp[j] * n2;
-    }
-    return tr;
-}
-
 static cdyn_status rk4(cdyn_stepper *s, double dt, double *oq, double *ov, cdyn_report *r)
 {
     bmg_ws *w = s->ws;
@@ -520,6 +559,108 @@ static cdyn_status check_depth(const cdyn_stepper *s, double t, double dt, cdyn_
     return CDYN_OK;
 }
 
+/* x := Mc x = M^-1 (x + Gamma_A^T mu), mu = -W^+ Y^T L^-1 x, with the factors of the last
+ * accel(): the response to a force with the rows in CONTACT held (Mc = M^-1 - M^-1 Gamma_A^T
+ * W^+ Gamma_A M^-1, symmetric positive semidefinite). Uses w->z and w->bd. */
+static void mc_apply(bmg_ws *w, const double *Jn, double *x)
+{
+    const int nv = w->nv, na = w->nactive;
+    if (na > 0) {
+        memcpy(w->z, x, (size_t)nv * sizeof(double));
+        cdyn_dense_chol_lsolve(nv, w->L, nv, 1, w->z, nv);
+        cdyn_dense_gemv_t(nv, na, -1.0, w->Y, nv, w->z, 0.0, w->bd);
+        w_solve(w, na, w->bd);
+        for (int k = 0; k < na; ++k)
+            for (int j = 0; j < nv; ++j)
+                x[j] += jrow(w, Jn, w->rows[k], j) * w->bd[k];
+    }
+    cdyn_dense_chol_solve(nv, w->L, nv, 1, x, nv);
+}
+
+/* (x + expm1(-x)) / x^2 for x >= 0: its series sum_k (-x)^k / (k + 2)! below 1/2, where the
+ * difference would cancel. */
+static double psi2(double x)
+{
+    if (x >= 0.5)
+        return (x + expm1(-x)) / (x * x);
+    double term = 0.5, sum = 0.5;
+    for (int k = 1; k < 24; ++k) {
+        term *= -x / (k + 2);
+        sum += term;
+    }
+    return sum;
+}
+
+/* The damping half step: the exact flow over dt of the damping part of the split vector field at
+ * the point of the last accel() (q fixed, so M, Gamma_A and D are constant), with the step's
+ * force c (w->cf, balanced splitting: the undamped part's RK4 pieces take f - c):
+ *     M vdot = -D v + c + Gamma_A^T mu,  Gamma_A vdot = 0       (the rows in CONTACT),
+ * i.e. vdot = -K v + Mc c with K = Mc D. The rows in CONTACT keep their rate Gamma_A v (a half
+ * step creates no approach velocity into a closed contact or stop); with c = 0 and that rate 0,
+ * v^T M v never grows, and the flow is bounded uniformly in dt otherwise. With D = P Dd P^T
+ * (P the nd damped dofs), A = Mc P Dd^1/2, B = Dd^1/2 P^T, exp(-t A B) = I + A phi(B A) B and
+ * its integral t I + A Psi(B A) B (phi(x) = expm1(-t x) / x, Psi(x) = -t^2 psi2(t x)):
+ *     v+ = v + t Mc c + A V (phi(Lambda) V^T B v + Psi(Lambda) V^T B Mc c),
+ * V Lambda V^T = C = B A = F^T F, F = Pi L^-1 P Dd^1/2 (Pi projects off range(Y), Y = L^-1
+ * Gamma_A^T): an nd x nd eigenproblem (the SVD of the PSD C). Exact at any dt, so no stability
+ * limit; as the damping dominates, v tends to the balance of D v and c, the quasi-static motion
+ * (docs/theory.md, "Joint damping"). Then the rows' modes are settled at the new velocity, an
+ * armed BALLISTIC row that now approaches entering CONTACT (its edge; settle would disarm it),
+ * and accel() is left evaluated there. */
+static cdyn_status damp_half(cdyn_stepper *s, double dt, int *events, cdyn_report *r)
+{
+    bmg_ws *w = s->ws;
+    const int nv = w->nv, nd = w->ndamp, na = w->nactive;
+    const double *Jn = cdyn_data_jacobian(s->data, CDYN_DIR_N);
+    /* F = L^-1 P Dd^1/2, then F - Y W^+ Y^T F */
+    memset(w->F, 0, (size_t)nv * (size_t)nd * sizeof(double));
+    for (int k = 0; k < nd; ++k)
+        w->F[w->didx[k] + (size_t)k * (size_t)nv] = w->sqd[k];
+    cdyn_dense_chol_lsolve(nv, w->L, nv, nd, w->F, nv);
+    if (na > 0) {
+        cdyn_dense_gemm(1, 0, na, nd, nv, 1.0, w->Y, nv, w->F, nv, 0.0, w->X, na);
+        for (int k = 0; k < nd; ++k)
+            w_solve(w, na, w->X + (size_t)k * (size_t)na);
+        cdyn_dense_gemm(0, 0, nv, nd, na, -1.0, w->Y, nv, w->X, na, 1.0, w->F, nv);
+    }
+    cdyn_dense_gemm(1, 0, nd, nd, nv, 1.0, w->F, nv, w->F, nv, 0.0, w->C, nd);
+    if (!cdyn_dense_all_finite(nd * nd, w->C))
+        return non_finite(r);
+    if (cdyn_svd_full(nd, nd, w->C, nd, w->cs, w->CU, nd, w->CVT, nd, w->cwork, w->lc) != CDYN_OK)
+        return cdyn_fail(r, CDYN_ENUMERIC, "baumgarte: the SVD of the damping matrix failed");
+    /* dy = V (phi(Lambda) V^T B v + Psi(Lambda) V^T B Mc c) (C is PSD: its right singular
+     * vectors are its eigenvectors, its singular values its eigenvalues) */
+    memcpy(w->mcc, w->cf, (size_t)nv * sizeof(double));
+    mc_apply(w, Jn, w->mcc);
+    for (int k = 0; k < nd; ++k) {
+        w->dy[k] = w->sqd[k] * w->v[w->didx[k]];
+        w->g[k] = w->sqd[k] * w->mcc[w->didx[k]]; /* (g as nd scratch) */
+    }
+    cdyn_dense_gemv(nd, nd, 1.0, w->CVT, nd, w->dy, 0.0, w->dt);
+    cdyn_dense_gemv(nd, nd, 1.0, w->CVT, nd, w->g, 0.0, w->dc);
+    for (int k = 0; k < nd; ++k) {
+        const double lam = w->cs[k];
+        w->dt[k] = w->dt[k] * (lam > 0.0 ? expm1(-dt * lam) / lam : -dt) -
+                   w->dc[k] * dt * dt * psi2(dt * lam);
+    }
+    cdyn_dense_gemv_t(nd, nd, 1.0, w->CVT, nd, w->dt, 0.0, w->dy);
+    /* v += t Mc c + Mc g with g = P Dd^1/2 dy */
+    memset(w->g, 0, (size_t)nv * sizeof(double));
+    for (int k = 0; k < nd; ++k)
+        w->g[w->didx[k]] = w->sqd[k] * w->dy[k];
+    mc_apply(w, Jn, w->g);
+    for (int j = 0; j < nv; ++j)
+        w->v[j] += dt * w->mcc[j] + w->g[j];
+    if (!cdyn_dense_all_finite(nv, w->v))
+        return non_finite(r);
+    for (int i = 0; i < w->nr; ++i)
+        if (w->mode[i] == CDYN_MODE_BALLISTIC && w->armed[i] && row_dot(w, Jn, i, w->v) < 0.0) {
+            w->mode[i] = CDYN_MODE_CONTACT;
+            ++*events;
+        }
+    return settle(s, w->q, w->v, events, r);
+}
+
 static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double h,
                                      const cdyn_state *x0, cdyn_state *x1, cdyn_step_report *rep)
 {
@@ -544,15 +685,15 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         w->mode[nc + l] = x0->limit_mode[l] != CDYN_LIMIT_FREE ? CDYN_MODE_CONTACT : CDYN_MODE_FREE;
 
     int events = 0, located = 0;
+    if (w->ndamp > 0)
+        memset(w->cf, 0, (size_t)nv * sizeof(double));
     cdyn_status st = settle(s, w->q, w->v, &events, r);
-    if (st == CDYN_OK && w->ndamp > 0) {
-        const double rate = damping_rate(w);
-        if (h * rate > BMG_RK4_REAL_LIMIT)
-            st = cdyn_fail(r, CDYN_ENUMERIC,
-                           "baumgarte: joint damping too stiff for RK4 at this step: h trace(M^-1 "
-                           "D) = %.3g > %.3f; take h <= %.3g (or max_halvings), or an implicit "
-                           "scheme",
-                           h * rate, BMG_RK4_REAL_LIMIT, BMG_RK4_REAL_LIMIT / rate);
+    if (st == CDYN_OK && w->ndamp > 0) { /* Strang: damping h/2, the undamped step, damping h/2;
+                                          * c = the undamped force here (tau - h_RNEA) */
+        const double *bias = cdyn_data_bias(s->data);
+        for (int j = 0; j < nv; ++j)
+            w->cf[j] = w->tau[j] - bias[j] + w->damp[j] * w->v[j];
+        st = damp_half(s, 0.5 * h, &events, r);
     }
     double t = 0.0;
     while (st == CDYN_OK && t < h) {
@@ -614,6 +755,8 @@ static cdyn_status baumgarte_advance(cdyn_stepper *s, const double *tau, double 
         if (st == CDYN_OK)
             st = settle(s, w->q, w->v, &events, r);
     }
+    if (st == CDYN_OK && w->ndamp > 0)
+        st = damp_half(s, 0.5 * h, &events, r);
     r->iterations += w->solves;
     r->evaluations += w->solves;
     if (st != CDYN_OK)
