@@ -111,6 +111,7 @@ static void friction_groups(const rigid_last *L, int c, const double *zc, const 
 }
 
 cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 int np, const cdyn_param *params, double *P,
                                  cdyn_step_deriv_report *rep)
 {
     cdyn_report *r = &rep->solver;
@@ -145,7 +146,7 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
             friction_groups(&L, c, zc, uc, wnn[c], tol, side, dirs + (size_t)c * ndir, &rr[c],
                             rep);
     }
-    st = rigid_jacobians(s, &L, rr, A, B, r);
+    st = rigid_jacobians(s, &L, rr, A, B, np, params, P, r);
     if (st == CDYN_OK)
         cdyn_report_method(r, "pyramid-lcp-ift");
     return st;

@@ -1,5 +1,5 @@
 /* cdyn_step_derivatives: the public entry (cdyn/deriv.h). Validates the call and the stepper's
- * last step, then hands over to the scheme's derivative (only the implicit scheme has one yet). */
+ * last step, then hands over to the scheme's derivative (implicit_derivs.c, rigid_derivs.c). */
 #include "step/implicit_derivs.h"
 #include "step/rigid_derivs.h"
 #include "step/step_internal.h"
@@ -77,9 +77,6 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
                          cdyn_scheme_str(CDYN_SCHEME_PYRAMID_LCP),
                          cdyn_scheme_str(CDYN_SCHEME_CONE_STEP),
                          cdyn_scheme_str(CDYN_SCHEME_COULOMB_STEP));
-    if (rigid && np > 0)
-        return cdyn_fail(r, CDYN_ENOTSUP, "%s: parameter columns are not available for the %s "
-                         "scheme yet", name, cdyn_scheme_str(s->opts.scheme));
     if (s->last_substeps == 0)
         return cdyn_fail(r, CDYN_EINVAL, "%s: the stepper has no successful step to "
                          "differentiate (none yet, or the last one failed)", name);
@@ -88,9 +85,10 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
                          "the derivative of such a step (the product of its substeps' "
                          "Jacobians) is not available yet", name, s->last_substeps);
     if (sch == CDYN_SCHEME_PYRAMID_LCP)
-        st = pyr_step_derivatives(s, side, A, B, rep);
+        st = pyr_step_derivatives(s, side, A, B, np, params, P, rep);
     else if (rigid)
-        st = cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, rep);
+        st = cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, np, params,
+                                       P, rep);
     else
         st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
     rep->time = wall() - t0;
