@@ -357,6 +357,69 @@ static void test_touchdown_ncp(void **state)
 
 /* ---- bad calls ---- */
 
+/* A step taken in substeps: the Newton iterations capped (no globalization, no continuation)
+ * so that the whole step of a ball pressed into the table fails and shorter substeps succeed (the
+ * driver's adaptive substeps, of unequal lengths for the NCP rows). The derivative, chained over
+ * the substeps, against central differences of whole steps (which take the same substeps); the
+ * last substep's derivative alone (white-box: what the step would give without the chain) must
+ * miss them. */
+static void substepped(int friction_qp, int max_iter)
+{
+    srand(23);
+    scene sc;
+    cdyn_step_options o = implicit_options(friction_qp);
+    scene_open(&sc, scene_billiard(), &o);
+    sc.x->q[2] = 0.05;
+    sc.x->v[0] = 1.0;
+    sc.x->v[1] = 0.3;
+    for (int i = 3; i < 6; i++)
+        sc.x->v[i] = urand(-40, 40);
+    settle(&sc, 5);
+    sc.x->v[2] = -3.0;
+    cdyn_stepper_free(sc.s);
+    o.mcp.max_iter = max_iter;
+    o.mcp.globalize = 0;
+    o.continuation = 0;
+    assert_int_equal(cdyn_stepper_create(sc.m, &o, &sc.s, NULL), CDYN_OK);
+    cdyn_state *x1 = NULL;
+    assert_int_equal(cdyn_state_create(sc.m, NULL, &x1, NULL), CDYN_OK);
+    cdyn_state_copy(x1, sc.x, NULL);
+    cdyn_step_report rep;
+    assert_int_equal(cdyn_step(sc.s, sc.tau, x1, &rep), CDYN_OK);
+    assert_true(rep.substeps >= 2);
+    char name[64];
+    snprintf(name, sizeof name, "%d substeps %s", rep.substeps, friction_qp ? "qp" : "ncp");
+    assert_true(central_error(&sc, 1e-6, name) <= 1e-6);
+    /* the last substep alone */
+    const int nx = sc.nx, nv = sc.nv;
+    double *A = malloc((size_t)nx * nx * sizeof(double)), *B = malloc((size_t)nx * nv * 8);
+    double *A1 = malloc((size_t)nx * nx * sizeof(double));
+    cdyn_step_deriv_report dr;
+    assert_int_equal(cdyn_step(sc.s, sc.tau, sc.x, &rep), CDYN_OK);
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, B, &dr), CDYN_OK);
+    sc.s->last_substeps = 1;
+    assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A1, NULL, &dr),
+                     CDYN_OK);
+    double diff = 0, big = 0;
+    for (int i = 0; i < nx * nx; i++) {
+        diff = fmax(diff, fabs(A1[i] - A[i]));
+        big = fmax(big, fabs(A[i]));
+    }
+    assert_true(diff > 1e-2 * big);
+    free(A);
+    free(B);
+    free(A1);
+    cdyn_state_free(x1);
+    scene_close(&sc);
+}
+
+static void test_substeps(void **state)
+{
+    (void)state;
+    substepped(1, 2); /* 4 substeps of h/8 .. h/2 */
+    substepped(0, 5); /* 7 substeps down to h/16 */
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -406,12 +469,13 @@ static void test_refusals(void **state)
                      CDYN_OK);
     assert_int_equal(dr.nx, nx);
     assert_int_equal(dr.nu, nv);
-    /* a step of several substeps (after halvings; white-box: what cdyn_step records) */
+    /* a step of several substeps whose record was lost (out of memory; white-box: what
+     * cdyn_step records) */
     sc.s->last_substeps = 2;
     for (int i = 0; i < nx * nx; i++)
         A[i] = 7.0;
     assert_int_equal(cdyn_step_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, NULL, &dr),
-                     CDYN_ENOTSUP);
+                     CDYN_ENOMEM);
     assert_non_null(strstr(dr.solver.message, "substeps"));
     for (int i = 0; i < nx * nx; i++)
         assert_true(A[i] == 7.0);
@@ -455,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_spinning_body),
         cmocka_unit_test(test_touchdown_qp),
         cmocka_unit_test(test_touchdown_ncp),
+        cmocka_unit_test(test_substeps),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,9 +26,11 @@
  * smoothed NCP rows), dense or sparse backend; the rigid schemes CDYN_SCHEME_PYRAMID_LCP
  * (either bound), CDYN_SCHEME_CONE_STEP and CDYN_SCHEME_COULOMB_STEP (A and B, from each
  * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a; parameter columns
- * too, K and C giving zero columns: no rigid step reads them); after a step of one substep. Not
- * yet (CDYN_ENOTSUP with a message): Baumgarte, a step that needed halvings, joint limits (and
- * the pyramid's joint friction and restitution).
+ * too, K and C giving zero columns: no rigid step reads them). A step taken in substeps after
+ * halvings is differentiated as the chain of its substeps' Jacobians, each substep re-solved
+ * from the start the step recorded (docs/api.md, "Per-step derivatives"). Not yet
+ * (CDYN_ENOTSUP with a message): Baumgarte, joint limits (and the pyramid's joint friction and
+ * restitution).
  *
  * Mode switches: the derivative exists where no complementarity pair of the step sits at its
  * switch. A pair within 100 options.mcp.tol of it (both members, in the units of the step's
@@ -95,10 +97,11 @@ CDYN_API int cdyn_step_deriv_nx(const cdyn_stepper *stepper);
  * solution (dense LU or KLU, as the step's backend) and 2 n_v + k nd + n_v solves (rigid
  * schemes: one dense LU of the active-set system, 3 n_v solves).
  * Statuses: CDYN_EINVAL (NULL stepper or both outputs, wrong sizes, a bad side, no successful
- * step yet or the last one failed), CDYN_ENOTSUP (Baumgarte, a step that took substeps after
- * halvings, a model with joint limits, as above), CDYN_ESINGULAR (the step's
+ * step yet or the last one failed), CDYN_ENOTSUP (Baumgarte, a model with joint limits, as
+ * above), CDYN_ESINGULAR (the step's
  * Jacobian on the active set is singular at the solution: no derivative), CDYN_ENUMERIC (the model cannot be evaluated there),
- * CDYN_ENOMEM. On failure A and B are unchanged. report may be NULL. */
+ * CDYN_ENOMEM (also: the substeps of the step could not be recorded); a substep whose re-solve
+ * fails gives its status. On failure A and B are unchanged. report may be NULL. */
 CDYN_API cdyn_status cdyn_step_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side, int nx,
                                            int nu, double *A, double *B,
                                            cdyn_step_deriv_report *report);

@@ -1,5 +1,6 @@
 /* cdyn_step_derivatives: the public entry (cdyn/deriv.h). Validates the call and the stepper's
- * last step, then hands over to the scheme's derivative (implicit_derivs.c, rigid_derivs.c). */
+ * last step, then hands over to the scheme's derivative (substep_derivs.c chains it over the
+ * substeps of a step that needed halvings). */
 #include "step/implicit_derivs.h"
 #include "step/rigid_derivs.h"
 #include "step/step_internal.h"
@@ -34,7 +35,22 @@ static void report_clear(cdyn_step_deriv_report *rep)
     rep->normal_row = rep->cone_row = rep->slip_row = -1;
 }
 
-/* Both entries: the checks, then the scheme's derivative. */
+/* The scheme's derivative of its last advance (substep_derivs.h: scheme_derivs_fn). */
+static cdyn_status scheme_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A,
+                                      double *B, int np, const cdyn_param *params, double *P,
+                                      cdyn_step_deriv_report *rep)
+{
+    const cdyn_scheme sch = s->opts.scheme;
+    if (sch == CDYN_SCHEME_PYRAMID_LCP)
+        return pyr_step_derivatives(s, side, A, B, np, params, P, rep);
+    if (sch == CDYN_SCHEME_CONE_STEP || sch == CDYN_SCHEME_COULOMB_STEP)
+        return cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, np, params,
+                                      P, rep);
+    return ncp_step_derivatives(s, side, A, B, np, params, P, rep);
+}
+
+/* Both entries: the checks, then the scheme's derivative (of each substep, chained, when the
+ * step needed halvings). */
 static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, int nu, double *A,
                                double *B, int np, const cdyn_param *params, double *P,
                                cdyn_step_deriv_report *report, const char *name)
@@ -81,16 +97,9 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
         return cdyn_fail(r, CDYN_EINVAL, "%s: the stepper has no successful step to "
                          "differentiate (none yet, or the last one failed)", name);
     if (s->last_substeps > 1)
-        return cdyn_fail(r, CDYN_ENOTSUP, "%s: the last step took %d substeps after halvings; "
-                         "the derivative of such a step (the product of its substeps' "
-                         "Jacobians) is not available yet", name, s->last_substeps);
-    if (sch == CDYN_SCHEME_PYRAMID_LCP)
-        st = pyr_step_derivatives(s, side, A, B, np, params, P, rep);
-    else if (rigid)
-        st = cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, np, params,
-                                       P, rep);
+        st = substeps_derivatives(s, side, nx, A, B, np, params, P, scheme_derivatives, rep);
     else
-        st = ncp_step_derivatives(s, side, A, B, np, params, P, rep);
+        st = scheme_derivatives(s, side, A, B, np, params, P, rep);
     rep->time = wall() - t0;
     r->status = st;
     return st;

@@ -9,6 +9,7 @@
 #include "core/arena.h"
 #include "step/limit_rows.h"
 #include "step/rigid_last.h"
+#include "step/substep_derivs.h"
 
 typedef struct step_scheme step_scheme;
 
@@ -25,6 +26,7 @@ struct cdyn_stepper {
                           or it failed): what cdyn_step_derivatives may differentiate */
     lim_rows lim;      /* the model's joint-limit rows */
     rigid_last rlast;  /* the rigid schemes' last successful step (rigid_derivs.h) */
+    substep_record sub; /* the last step's substeps, when it needed halvings */
 };
 
 struct step_scheme {
@@ -43,6 +45,11 @@ struct step_scheme {
     cdyn_status (*advance)(cdyn_stepper *s, const double *tau, double h, const cdyn_state *x0,
                            cdyn_state *x1, cdyn_step_report *rep);
 };
+
+/* One attempt of length h 2^-k from x0 into x1 with the driver's bookkeeping around the
+ * scheme's advance (the arena reset, the rigid schemes' limit modes); stepper.c. */
+cdyn_status step_advance(cdyn_stepper *s, const double *tau, int k, const cdyn_state *x0,
+                         cdyn_state *x1, cdyn_step_report *rep);
 
 extern const step_scheme cdyn_scheme_implicit_ncp;
 extern const step_scheme cdyn_scheme_pyramid_lcp;

@@ -224,6 +224,7 @@ void cdyn_stepper_free(cdyn_stepper *s)
     cdyn_state_free(s->b);
     cdyn_data_free(s->data);
     lim_rows_free(&s->lim, s->opts.allocator);
+    substeps_free(s);
     cdyn_arena_destroy(&s->arena);
     const cdyn_allocator *a = s->opts.allocator;
     cdyn_mem_free(a, s);
@@ -290,11 +291,26 @@ static int scheme_reports_limits(cdyn_scheme sc)
     return sc == CDYN_SCHEME_IMPLICIT_NCP || sc == CDYN_SCHEME_BAUMGARTE;
 }
 
+cdyn_status step_advance(cdyn_stepper *s, const double *tau, int k, const cdyn_state *x0,
+                         cdyn_state *x1, cdyn_step_report *rep)
+{
+    if (cdyn_arena_reset(&s->arena) != 0)
+        return cdyn_fail(&rep->solver, CDYN_ENOMEM, "cdyn_step: out of memory (arena)");
+    const int own_limits = scheme_reports_limits(s->opts.scheme);
+    if (!own_limits && x1->nl > 0) /* written where they act */
+        memset(x1->limit_lambda, 0, (size_t)x1->nl * sizeof(double));
+    const cdyn_status st = s->scheme->advance(s, tau, ldexp(s->opts.h, -k), x0, x1, rep);
+    if (st == CDYN_OK && !own_limits)
+        lim_modes_from_position(&s->lim, x1);
+    return st;
+}
+
 /* The interval h from x0 in substeps, the result in *res (one of s->a, s->b). The first try is
  * the whole step; a (sub)step that fails is retried at half its length, down to
  * h / 2^max_halvings, from the same state; after two successes in a row the length doubles again
  * where the time reached allows it (a multiple of twice the length), so that a stiff moment
- * costs short substeps only while it lasts. */
+ * costs short substeps only while it lasts. Once a try has failed, the successful substeps are
+ * recorded for cdyn_step_derivatives (substep_derivs.h). */
 static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state *x0,
                             cdyn_state **res, cdyn_step_report *rep)
 {
@@ -305,24 +321,22 @@ static cdyn_status substeps(cdyn_stepper *s, const double *tau, const cdyn_state
     long pos = 0;
     int k = 0, streak = 0;
     while (pos < end) {
-        if (cdyn_arena_reset(&s->arena) != 0)
-            return cdyn_fail(&rep->solver, CDYN_ENOMEM, "cdyn_step: out of memory (arena)");
-        if (!scheme_reports_limits(s->opts.scheme) && next->nl > 0) /* written where they act */
-            memset(next->limit_lambda, 0, (size_t)next->nl * sizeof(double));
-        const cdyn_status st = s->scheme->advance(s, tau, ldexp(s->opts.h, -k), cur, next, rep);
+        const cdyn_status st = step_advance(s, tau, k, cur, next, rep);
         rep->solves++;
         if (st != CDYN_OK) {
             if (!retryable(st) || k >= kmax) {
                 rep->substeps = 1 << rep->halvings;
                 return st;
             }
+            if (rep->halvings == 0)
+                substeps_begin(s, tau);
             k++;
             streak = 0;
             rep->halvings = k > rep->halvings ? k : rep->halvings;
             continue;
         }
-        if (!scheme_reports_limits(s->opts.scheme))
-            lim_modes_from_position(&s->lim, next);
+        if (rep->halvings > 0)
+            substeps_keep(s, cur, k);
         const long len = end >> k;
         pos += len;
         /* the time from the start, not accumulated, so that the substeps land on t + h */
