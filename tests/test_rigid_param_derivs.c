@@ -50,6 +50,18 @@ static const char *scheme_name(int k)
     return names[k];
 }
 
+static void fill(double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = 7.0;
+}
+
+static void unchanged(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_true(x[i] == 7.0);
+}
+
 static double worst[NSCHEME]; /* per scheme, over the tests: printed at the end */
 
 static void record(int k, double err, const char *what)
@@ -323,6 +335,49 @@ static void test_mu_zero(void **state)
     }
 }
 
+/* The pyramid's mu = 0+ where its sliding direction is not unique, refused (CDYN_ENOTSUP, P
+ * unchanged): a frictionless ball sliding along t + o of its row (the diamond's directions -t
+ * and -o equally opposed), and along t with the box bound (its o axis at rest: it would stick
+ * at mu > 0, another mode). The contact frame is read from the row at rest. */
+static void test_mu_zero_ties(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const double I[3] = {0.004, 0.004, 0.004};
+        spec sp = on_plane(CDYN_GEOM_SPHERE, 0.1, 0, 0, 1.0, I, 0.0);
+        const cdyn_step_options o = rigid_options(k);
+        cdyn_model *m = build(&sp);
+        cdyn_stepper *s = NULL;
+        assert_int_equal(cdyn_stepper_create(m, &o, &s, NULL), CDYN_OK);
+        cdyn_state *x = state_of(&sp);
+        x->q[2] = 0.1;
+        cdyn_data *d = NULL;
+        cdyn_contact ct;
+        assert_int_equal(cdyn_data_create(m, NULL, &d, NULL), CDYN_OK);
+        assert_int_equal(cdyn_eval(m, d, x->q, x->v, CDYN_EVAL_CONTACTS, NULL), CDYN_OK);
+        assert_int_equal(cdyn_data_contact(d, 0, &ct), CDYN_OK);
+        cdyn_data_free(d);
+        for (int i = 0; i < 3; i++)
+            x->v[i] = ct.t[i] + (k == 0 ? ct.o[i] : 0.0);
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+        const int nx = cdyn_step_deriv_nx(s), nv = cdyn_model_nv(m);
+        double P[12];
+        fill(P, 12);
+        const cdyn_param mu = {CDYN_PARAM_MU, 0, 0};
+        cdyn_step_deriv_report dr;
+        const cdyn_status st = cdyn_step_param_derivatives(s, CDYN_DERIV_RELEASED, nx, nv,
+                                                           NULL, NULL, 1, &mu, P, &dr);
+        if (tm_verbose())
+            printf("%s: %s\n", scheme_name(k), dr.solver.message);
+        assert_int_equal(st, CDYN_ENOTSUP);
+        assert_non_null(strstr(dr.solver.message, "no unique direction"));
+        unchanged(P, 12);
+        cdyn_state_free(x);
+        cdyn_stepper_free(s);
+        cdyn_model_free(m);
+    }
+}
+
 /* At the touchdown switch: the ball (r = 0.05, mu = 0.2) with vz = 0 placed so that the free
  * step ends exactly on the plane's constraint (u_n = Psi_n / h + vz - g h = 0: Psi_n = g h^2),
  * sliding (vx - r wy != 0). The plane's height z_p and the ball's radius close the gap as they
@@ -397,18 +452,6 @@ static void test_compliance_ignored(void **state)
         cdyn_state_free(a);
         cdyn_state_free(b);
     }
-}
-
-static void fill(double *x, int n)
-{
-    for (int i = 0; i < n; i++)
-        x[i] = 7.0;
-}
-
-static void unchanged(const double *x, int n)
-{
-    for (int i = 0; i < n; i++)
-        assert_true(x[i] == 7.0);
 }
 
 /* Bad calls: a status with a message, A and P unchanged. A frictionless ball at rest (held, its
@@ -491,7 +534,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sphere_slide),     cmocka_unit_test(test_sphere_stick),
         cmocka_unit_test(test_box_edge),         cmocka_unit_test(test_planar_triangle),
-        cmocka_unit_test(test_mu_zero),          cmocka_unit_test(test_touchdown),
+        cmocka_unit_test(test_mu_zero),          cmocka_unit_test(test_mu_zero_ties),
+        cmocka_unit_test(test_touchdown),
         cmocka_unit_test(test_compliance_ignored), cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, print_worst);
