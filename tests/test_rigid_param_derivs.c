@@ -6,9 +6,9 @@
  * a planar triangle sliding on two vertices. K and C: the rigid steps do not read them (checked
  * bitwise), so their columns are 0. One-sided cases at switches: mu = 0 (a frictionless ball
  * sliding: the right derivative in mu) and the touchdown of a ball (the plane's height and the
- * ball's radius, released and held, against one-sided differences of the side). Bad calls
- * refused with outputs unchanged. The bound 1e-6 is issue 19's. CDYN_TEST_VERBOSE=1 prints the
- * errors. */
+ * ball's radius, released and held, against one-sided differences of the side); the pyramid's
+ * mu = 0+ without a unique sliding direction refused. Bad calls refused with outputs
+ * unchanged. The bound 1e-6 is issue 19's. CDYN_TEST_VERBOSE=1 prints the errors. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

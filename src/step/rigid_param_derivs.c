@@ -11,10 +11,10 @@
  *             gains; its restitution only under options.restitution, whose derivatives are
  *             refused), so their columns are 0.
  * mu = 0 is a frictionless row's switch (mu < 0 is no model): its column is the right
- * derivative. Held and sliding (|u_T| > tol), the row slides at mu = 0+: the sliding law's dE/dmu
- * (its dE/dy at mu = 0 is the frictionless row's); at zero slip speed (within tol) it sticks
- * with P_T = 0 for mu > 0: a zero column. The pyramid's most opposed direction must be unique
- * (and the box bound's groups all slide or all stick), else CDYN_ENOTSUP. */
+ * derivative. Held and sliding (|u_T| > tol), the row slides at mu = 0+: the sliding law's
+ * dE/dmu (its dE/dy at mu = 0 is the frictionless row's); at zero slip speed (within tol) it
+ * sticks with P_T = 0 for mu > 0: a zero column. The pyramid's most opposed direction must be
+ * unique (and in the box bound both axes must slide), else CDYN_ENOTSUP. */
 #include "step/rigid_derivs.h"
 
 #include "core/memory.h"
