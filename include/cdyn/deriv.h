@@ -146,9 +146,10 @@ typedef struct cdyn_param {
  * with np >= 1 and params, np = 0 with P NULL. Parameters whose pair or geometry has no row in
  * the step give zero columns. The rigid schemes: K and C columns are 0 (not read by the step);
  * MU at a frictionless row (mu = 0, its switch) is the right derivative (CDYN_ENOTSUP where the
- * pyramid's sliding direction at mu = 0+ is not unique). Statuses as cdyn_step_derivatives, and CDYN_EINVAL for an unknown
- * kind, pair, geometry or component, CDYN_ENOTSUP for a size that a pair of the step does not
- * support (cdyn_eval_geom_derivatives). On failure A, B and P are unchanged. */
+ * pyramid's sliding direction at mu = 0+ is not unique). Statuses as cdyn_step_derivatives, and
+ * CDYN_EINVAL for an unknown kind, pair, geometry or component, CDYN_ENOTSUP for a size that a
+ * pair of the step does not support (cdyn_eval_geom_derivatives). On failure A, B and P are
+ * unchanged. */
 CDYN_API cdyn_status cdyn_step_param_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side,
                                                  int nx, int nu, double *A, double *B, int np,
                                                  const cdyn_param *params, double *P,
