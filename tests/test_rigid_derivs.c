@@ -457,13 +457,13 @@ static void test_pyr_refusals(void **state)
                      CDYN_EINVAL);
     assert_int_equal(cdyn_step_derivatives(sc.s, (cdyn_deriv_side)2, nx, nv, A, B, NULL),
                      CDYN_EINVAL);
-    /* parameter columns: not for this scheme yet */
-    const cdyn_param prm = {CDYN_PARAM_MU, 0, 0};
+    /* parameter columns (test_rigid_param_derivs): a bad pair refused, P unchanged */
+    const cdyn_param prm = {CDYN_PARAM_MU, 1, 0};
     double P[12];
     fill(P, 12);
     assert_int_equal(cdyn_step_param_derivatives(sc.s, CDYN_DERIV_RELEASED, nx, nv, A, B, 1,
                                                  &prm, P, &dr),
-                     CDYN_ENOTSUP);
+                     CDYN_EINVAL);
     unchanged(P, 12);
     /* a failed step leaves none */
     cdyn_state *bad = NULL;

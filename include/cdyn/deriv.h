@@ -28,13 +28,14 @@
  * Supported: CDYN_SCHEME_IMPLICIT_NCP with both friction laws (the friction QP, default, and the
  * smoothed NCP rows), dense or sparse backend; the rigid schemes CDYN_SCHEME_PYRAMID_LCP
  * (either bound), CDYN_SCHEME_CONE_STEP and CDYN_SCHEME_COULOMB_STEP (A and B, from each
- * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a); models with joint
- * limits in all of these (each stop a complementarity pair like a frictionless contact's normal
- * one, in joint space). A step taken in substeps after halvings is differentiated as the chain
- * of its substeps' Jacobians, each substep re-solved from the start the step recorded
- * (docs/api.md, "Per-step derivatives"). Not yet (CDYN_ENOTSUP with a message): Baumgarte, the
- * pyramid's joint friction and Newton restitution, the cone and Coulomb steps' Newton
- * restitution at a stop within the step being differentiated.
+ * row's mode at the step's solution: docs/theory.md, "Time stepping" Sec. 9a; parameter columns
+ * too, K and C giving zero columns: no rigid step reads them); models with joint limits in all
+ * of these (each stop a complementarity pair like a frictionless contact's normal one, in joint
+ * space). A step taken in substeps after halvings is differentiated as the chain of its
+ * substeps' Jacobians, each substep re-solved from the start the step recorded (docs/api.md,
+ * "Per-step derivatives"). Not yet (CDYN_ENOTSUP with a message): Baumgarte, the pyramid's joint
+ * friction and Newton restitution, the cone and Coulomb steps' Newton restitution at a stop
+ * within the step being differentiated.
  *
  * Mode switches: the derivative exists where no complementarity pair of the step sits at its
  * switch (contacts' normal and cone pairs, the stops' (force, K_l (gap_l + delta_l))). A pair
@@ -158,9 +159,12 @@ typedef struct cdyn_param {
  * = d x+ / d p for the np parameters params[j], all from one factorization of the step's
  * Jacobian (each parameter costs one more solve). Any of A, B and P may be NULL, not all; P
  * with np >= 1 and params, np = 0 with P NULL. Parameters whose pair or geometry has no row in
- * the step give zero columns. Statuses as cdyn_step_derivatives, and CDYN_EINVAL for an unknown
- * kind, pair, geometry or component, CDYN_ENOTSUP for a size that a pair of the step does not
- * support (cdyn_eval_geom_derivatives). On failure A, B and P are unchanged. */
+ * the step give zero columns. The rigid schemes: K and C columns are 0 (not read by the step);
+ * MU at a frictionless row (mu = 0, its switch) is the right derivative (CDYN_ENOTSUP where the
+ * pyramid's sliding direction at mu = 0+ is not unique). Statuses as cdyn_step_derivatives, and
+ * CDYN_EINVAL for an unknown kind, pair, geometry or component, CDYN_ENOTSUP for a size that a
+ * pair of the step does not support (cdyn_eval_geom_derivatives). On failure A, B and P are
+ * unchanged. */
 CDYN_API cdyn_status cdyn_step_param_derivatives(cdyn_stepper *stepper, cdyn_deriv_side side,
                                                  int nx, int nu, double *A, double *B, int np,
                                                  const cdyn_param *params, double *P,

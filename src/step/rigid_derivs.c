@@ -23,8 +23,7 @@ static int row_size(const rigid_last *L, const rigid_row *rr, int c)
     return n;
 }
 
-/* Whether equation e + d of a row is its velocity u_d = 0 (else P_d = 0 or a friction law). */
-static int is_velocity_row(const rigid_last *L, const rigid_row *rc, int d)
+int rigid_velocity_row(const rigid_last *L, const rigid_row *rc, int d)
 {
     if (rc->kind == RD_STICK)
         return 1;
@@ -101,7 +100,7 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
         const int row = L->rows[c], e = yo[c], kind = rr[c].kind;
         /* row e + d holds u_d when set (its v+ and q entries) */
         for (int d = 0; d < nd; d++) {
-            if (!is_velocity_row(L, &rr[c], d)) {
+            if (!rigid_velocity_row(L, &rr[c], d)) {
                 Jy[(e + d) + (e + d) * ld] = 1.0; /* P_d = 0, or P_T's law below */
                 continue;
             }
@@ -127,7 +126,7 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
                 const int kdir = *dir++;
                 const double dk[3] = {0.0, L->cosk[kdir], L->sink[kdir]};
                 for (int d = 1; d < nd; d++)
-                    if (!is_velocity_row(L, &rr[c], d))
+                    if (!rigid_velocity_row(L, &rr[c], d))
                         Jy[(e + d) + (o + b) * ld] = -dk[d];
                 Jy[es + (o + b) * ld] = -1.0;
                 for (int d = 1; d < nd; d++)
@@ -144,13 +143,14 @@ static void assemble(const cdyn_stepper *s, const rigid_last *L, const rigid_row
     }
 }
 
-/* d(normalize(q0 + h G(q0) v+)) in tangent coordinates, for the columns X (ny x 3 n_v, rows
- * 0 .. n_v: dv+/dx): into out's q rows. S = H(q+) / |q~| (blockwise), T = dq~/dx. */
+/* d(normalize(q0 + h G(q0) v+)) in tangent coordinates, for the columns X (ny x nx, rows
+ * 0 .. n_v: dv+/dx; the first n_v columns are q's, the model parameters' after x and tau):
+ * into out's q rows. S = H(q+) / |q~| (blockwise), T = dq~/dx. */
 static cdyn_status q_rows(const cdyn_stepper *s, const rigid_last *L, const double *X, int ny,
-                          double *T, double *G0, double *H1, double *nrm, double *out,
+                          int nx, double *T, double *G0, double *H1, double *nrm, double *out,
                           cdyn_report *r)
 {
-    const int nq = s->nq, nv = s->nv, nx = 3 * nv;
+    const int nq = s->nq, nv = s->nv;
     cdyn_report mr;
     if (cdyn_model_G(s->model, L->q0, G0, &mr) != CDYN_OK ||
         cdyn_model_G_pinv(s->model, L->q1, H1, &mr) != CDYN_OK ||
@@ -189,9 +189,10 @@ static cdyn_status q_rows(const cdyn_stepper *s, const rigid_last *L, const doub
 }
 
 cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
-                            const int *lheld, double *A, double *B, cdyn_report *r)
+                            const int *lheld, double *A, double *B, int np,
+                            const cdyn_param *params, double *P, cdyn_report *r)
 {
-    const int nv = s->nv, nq = s->nq, nc = s->nc, nd = L->nd, nx = 2 * nv;
+    const int nv = s->nv, nq = s->nq, nc = s->nc, nd = L->nd, nx = 2 * nv, ncol = 3 * nv + np;
     const cdyn_allocator *as = &s->arena.as;
     int *yo = cdyn_mem_array(as, (size_t)L->k + 1, sizeof(int));
     if (yo == NULL)
@@ -205,19 +206,21 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
     ny += L->nl;
     const size_t n = (size_t)ny;
     double *Jy = cdyn_mem_array(as, n * n, sizeof(double));
-    double *Jx = cdyn_mem_array(as, n * 3 * nv + nv, sizeof(double));
+    double *Jx = cdyn_mem_array(as, n * ncol + nv, sizeof(double));
     double *dgv = cdyn_mem_array(as, 3 * (size_t)nc * nv + 1, sizeof(double));
     double *lam = cdyn_mem_array(as, 3 * (size_t)nc + 1, sizeof(double));
     double *acc = cdyn_mem_array(as, (size_t)nv, sizeof(double));
-    double *T = cdyn_mem_array(as, (size_t)nq * 3 * nv, sizeof(double));
+    double *T = cdyn_mem_array(as, (size_t)nq * ncol, sizeof(double));
     double *G0 = cdyn_mem_array(as, (size_t)nq * nv, sizeof(double));
     double *H1 = cdyn_mem_array(as, (size_t)nq * nv, sizeof(double));
     double *nrm = cdyn_mem_array(as, (size_t)nq, sizeof(double));
-    double *dq = cdyn_mem_array(as, (size_t)nv * 3 * nv, sizeof(double));
+    double *dq = cdyn_mem_array(as, (size_t)nv * ncol, sizeof(double));
+    double *Jp = cdyn_mem_array(as, n * np + 1, sizeof(double));
     int *ipiv = cdyn_mem_array(as, n, sizeof(int));
     int *rowsel = cdyn_mem_array(as, (size_t)nc + 1, sizeof(int));
     if (Jy == NULL || Jx == NULL || dgv == NULL || lam == NULL || acc == NULL || T == NULL ||
-        G0 == NULL || H1 == NULL || nrm == NULL || dq == NULL || ipiv == NULL || rowsel == NULL)
+        G0 == NULL || H1 == NULL || nrm == NULL || dq == NULL || ipiv == NULL || rowsel == NULL ||
+        Jp == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     /* d(Gamma_d v)/dq at v+, for the problem's rows */
     memset(rowsel, 0, (size_t)nc * sizeof(int));
@@ -241,6 +244,10 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
         if (D != NULL)
             memcpy(dgv + (size_t)d * nc * nv, D, (size_t)nc * nv * sizeof(double));
     }
+    /* the parameters' columns need the data at (q0, v+), as here (rigid_param_derivs.c) */
+    cdyn_status st = rigid_param_rhs(s, L, rr, yo, ny, lam, rowsel, np, params, Jp, r);
+    if (st != CDYN_OK)
+        return st;
     /* the inverse dynamics at (q0, v0) with the step's acceleration and forces */
     if (cdyn_eval(s->model, s->data, L->q0, L->v0, fl, &mr) != CDYN_OK ||
         cdyn_eval_derivatives(s->model, s->data, acc, lam, rowsel, &mr) != CDYN_OK)
@@ -250,31 +257,33 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     assemble(s, L, rr, &mt, yo, ny, dgv, Jy, Jx);
     rigid_limit_rows(s, L, lheld, el, ny, Jy, Jx);
+    memcpy(Jx + n * 3 * nv, Jp, n * np * sizeof(double)); /* over assemble's scratch */
     /* a nearly singular matrix is judged singular: the mode's equations lost their rank */
     const double anorm = cdyn_dense_norm1(ny, ny, Jy, ny);
     double *work = cdyn_mem_array(as, 4 * n, sizeof(double));
     int *iw = cdyn_mem_array(as, n, sizeof(int));
     if (work == NULL || iw == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
-    cdyn_status st = cdyn_dense_lu(ny, Jy, ny, ipiv);
+    st = cdyn_dense_lu(ny, Jy, ny, ipiv);
     if (st != CDYN_OK || !(cdyn_dense_lu_rcond(ny, Jy, ny, anorm, work, iw) > 1e-14))
         return cdyn_fail(r, CDYN_ESINGULAR, "cdyn_step_derivatives: the step's active-set "
                          "equations are singular at its solution (rows whose impulses are not "
                          "unique, or a degenerate mode)");
-    for (size_t i = 0; i < n * 3 * nv; i++)
+    for (size_t i = 0; i < n * ncol; i++)
         Jx[i] = -Jx[i];
-    cdyn_dense_lu_solve(0, ny, Jy, ny, ipiv, 3 * nv, Jx, ny);
-    if (!cdyn_dense_all_finite((int)(n * 3 * nv), Jx))
+    cdyn_dense_lu_solve(0, ny, Jy, ny, ipiv, ncol, Jx, ny);
+    if (!cdyn_dense_all_finite((int)(n * ncol), Jx))
         return cdyn_fail(r, CDYN_ESINGULAR, "cdyn_step_derivatives: the step's active-set "
                          "equations are singular at its solution (rows whose impulses are not "
                          "unique, or a degenerate mode)");
-    st = q_rows(s, L, Jx, ny, T, G0, H1, nrm, dq, r);
+    st = q_rows(s, L, Jx, ny, ncol, T, G0, H1, nrm, dq, r);
     if (st != CDYN_OK)
         return st;
-    /* outputs: rows (q tangent, v), columns (q tangent, v0) for A, tau for B */
-    for (int j = 0; j < 3 * nv; j++) {
-        double *col = j < nx ? (A != NULL ? A + (size_t)j * nx : NULL)
-                             : (B != NULL ? B + (size_t)(j - nx) * nx : NULL);
+    /* outputs: rows (q tangent, v), columns (q tangent, v0) for A, tau for B, p for P */
+    for (int j = 0; j < ncol; j++) {
+        double *col = j < nx       ? (A != NULL ? A + (size_t)j * nx : NULL)
+                      : j < 3 * nv ? (B != NULL ? B + (size_t)(j - nx) * nx : NULL)
+                                   : P + (size_t)(j - 3 * nv) * nx;
         if (col == NULL)
             continue;
         for (int i = 0; i < nv; i++) {

@@ -42,11 +42,26 @@ void rigid_keep_rows(cdyn_stepper *s, const struct cs_problem *p, const double *
 /* What the pyramid's derivatives do not take (a phrase), or NULL. pyramid_lcp.c. */
 const char *pyr_deriv_unsupported(const cdyn_stepper *s);
 
-/* A and B (either may be NULL; sizes 2 n_v, checked by the caller) for the last step L with
- * the rows' modes rr (L.k of them, or NULL when L.k = 0) and the limit rows' lheld (L.nl, see
- * rigid_limit_modes; NULL when L.nl = 0). rigid_derivs.c. */
+/* A, B and P (np columns for params; any may be NULL; sizes 2 n_v, checked by the caller) for
+ * the last step L with the rows' modes rr (L.k of them, or NULL when L.k = 0) and the limit
+ * rows' lheld (L.nl, see rigid_limit_modes; NULL when L.nl = 0). On failure the outputs are
+ * unchanged. rigid_derivs.c. */
 cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
-                            const int *lheld, double *A, double *B, cdyn_report *r);
+                            const int *lheld, double *A, double *B, int np,
+                            const cdyn_param *params, double *P, cdyn_report *r);
+
+/* Whether equation yo[c] + d of row c (mode rc) is its velocity u_d = 0 (else P_d = 0 or a
+ * friction law). rigid_derivs.c. */
+int rigid_velocity_row(const rigid_last *L, const rigid_row *rc, int d);
+
+/* The step's equations E differentiated in the np model parameters at fixed (q0, v0, tau) and
+ * solution: dE/dp into Jp (ny x np, the unknowns' order of rigid_jacobians: yo[c] the first
+ * equation of row c). Needs the data evaluated at (q0, v+) with contacts; lam: the impulses / h
+ * (3 n_c), rowsel: the problem's rows (n_c flags). CDYN_ENOTSUP for a size a row's pair does
+ * not take, or mu at a frictionless row's switch; CDYN_ENOMEM. rigid_param_derivs.c. */
+cdyn_status rigid_param_rhs(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
+                            const int *yo, int ny, const double *lam, const int *rowsel, int np,
+                            const cdyn_param *params, double *Jp, cdyn_report *r);
 
 /* The data's matrices dense: its own when it keeps them (dense data), else arena copies of
  * the CSC forms (the cone and Coulomb steps' data is sparse). rigid_derivs_data.c. */
@@ -79,13 +94,15 @@ int rigid_normal_held(const rigid_last *L, int c, double pn, double wnn, double 
 /* The pyramid's derivatives: modes from the final LCP solution, then rigid_jacobians.
  * rigid_derivs_pyr.c. */
 cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 int np, const cdyn_param *params, double *P,
                                  cdyn_step_deriv_report *rep);
 
 /* The Coulomb step's (relaxed = 0) or the cone step's (relaxed = 1: a sliding row's normal
  * velocity is mu |u_T|, not 0) derivatives: modes from the impulses and velocities, then
  * rigid_jacobians. rigid_derivs_cones.c. */
 cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
-                                   double *A, double *B, cdyn_step_deriv_report *rep);
+                                   double *A, double *B, int np, const cdyn_param *params,
+                                   double *dxdp, cdyn_step_deriv_report *rep);
 
 /* ---- joint-limit rows (rigid_derivs_limits.c) ---- */
 

@@ -14,7 +14,8 @@
 #include <string.h>
 
 cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side side,
-                                   double *A, double *B, cdyn_step_deriv_report *rep)
+                                   double *A, double *B, int np, const cdyn_param *params,
+                                   double *dxdp, cdyn_step_deriv_report *rep)
 {
     cdyn_report *r = &rep->solver;
     const rigid_last L = s->rlast;
@@ -75,7 +76,7 @@ cdyn_status cones_step_derivatives(cdyn_stepper *s, int relaxed, cdyn_deriv_side
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     st = rigid_limit_modes(s, &L, tol, side, lheld, rep);
     if (st == CDYN_OK)
-        st = rigid_jacobians(s, &L, rr, lheld, A, B, r);
+        st = rigid_jacobians(s, &L, rr, lheld, A, B, np, params, dxdp, r);
     if (st == CDYN_OK)
         cdyn_report_method(r, relaxed ? "cone-step-ift" : "coulomb-step-ift");
     return st;

@@ -111,6 +111,7 @@ static void friction_groups(const rigid_last *L, int c, const double *zc, const 
 }
 
 cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *A, double *B,
+                                 int np, const cdyn_param *params, double *P,
                                  cdyn_step_deriv_report *rep)
 {
     cdyn_report *r = &rep->solver;
@@ -150,7 +151,7 @@ cdyn_status pyr_step_derivatives(cdyn_stepper *s, cdyn_deriv_side side, double *
         return cdyn_fail(r, CDYN_ENOMEM, "cdyn_step_derivatives: out of memory");
     st = rigid_limit_modes(s, &L, tol, side, lheld, rep);
     if (st == CDYN_OK)
-        st = rigid_jacobians(s, &L, rr, lheld, A, B, r);
+        st = rigid_jacobians(s, &L, rr, lheld, A, B, np, params, P, r);
     if (st == CDYN_OK)
         cdyn_report_method(r, "pyramid-lcp-ift");
     return st;

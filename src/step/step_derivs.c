@@ -43,9 +43,10 @@ static cdyn_status scheme_derivatives(cdyn_stepper *s, cdyn_deriv_side side, dou
 {
     const cdyn_scheme sch = s->opts.scheme;
     if (sch == CDYN_SCHEME_PYRAMID_LCP)
-        return pyr_step_derivatives(s, side, A, B, rep);
+        return pyr_step_derivatives(s, side, A, B, np, params, P, rep);
     if (sch == CDYN_SCHEME_CONE_STEP || sch == CDYN_SCHEME_COULOMB_STEP)
-        return cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, rep);
+        return cones_step_derivatives(s, sch == CDYN_SCHEME_CONE_STEP, side, A, B, np, params,
+                                      P, rep);
     return ncp_step_derivatives(s, side, A, B, np, params, P, rep);
 }
 
@@ -93,9 +94,6 @@ static cdyn_status derivatives(cdyn_stepper *s, cdyn_deriv_side side, int nx, in
                          cdyn_scheme_str(CDYN_SCHEME_PYRAMID_LCP),
                          cdyn_scheme_str(CDYN_SCHEME_CONE_STEP),
                          cdyn_scheme_str(CDYN_SCHEME_COULOMB_STEP));
-    if (rigid && np > 0)
-        return cdyn_fail(r, CDYN_ENOTSUP, "%s: parameter columns are not available for the %s "
-                         "scheme yet", name, cdyn_scheme_str(s->opts.scheme));
     if (s->last_substeps == 0)
         return cdyn_fail(r, CDYN_EINVAL, "%s: the stepper has no successful step to "
                          "differentiate (none yet, or the last one failed)", name);
