@@ -25,6 +25,31 @@ cdyn_model *scene_sphere_g(double r, double m, double mu, double g)
     return scene_spheres(1, r, m, mu, 0.0, 1, g);
 }
 
+cdyn_model *scene_sphere_margin(double r, double m, double mu, double g, double margin)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[2] = -g;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_geom_desc fl;
+    cdyn_geom_desc_defaults(&fl);
+    int floor;
+    assert_int_equal(cdyn_builder_add_geom(b, &fl, &floor, NULL), CDYN_OK);
+    const int gs = scene_add_ball(b, r, m);
+    cdyn_contact_pair_desc p;
+    cdyn_contact_pair_desc_defaults(&p);
+    p.geom_a = floor;
+    p.geom_b = gs;
+    p.mu = mu;
+    p.margin = margin;
+    assert_int_equal(cdyn_builder_add_contact_pair(b, &p, NULL, NULL), CDYN_OK);
+    cdyn_model *model = NULL;
+    assert_int_equal(cdyn_builder_build(b, &model, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return model;
+}
+
 int scene_add_ball(cdyn_builder *b, double r, double m)
 {
     cdyn_body_desc ball;

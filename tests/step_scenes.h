@@ -19,6 +19,9 @@ cdyn_model *scene_sphere_g(double r, double m, double mu, double g);
  * with friction mu and restitution e between consecutive spheres and, when plane is nonzero,
  * between the plane z = 0 and sphere 0 (the first pair); gravity (0, 0, -g). */
 cdyn_model *scene_spheres(int n, double r, double m, double mu, double e, int plane, double g);
+/* scene_sphere_g's sphere whose row takes part only within margin of the plane (lifted off, the
+ * step's rows change). */
+cdyn_model *scene_sphere_margin(double r, double m, double mu, double g, double margin);
 /* A solid sphere (radius r, mass m, I = 2/5 m r^2) on a new free body: its geometry's id. */
 int scene_add_ball(cdyn_builder *b, double r, double m);
 /* Song-Kumar-Pang's billiard ball: r = 0.05, m = 0.2, mu = 0.2, g = 9.8. */

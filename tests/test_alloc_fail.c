@@ -34,6 +34,7 @@
 #include "mcp_testproblems.h"
 #include "model/builder_mark.h"
 #include "model_support.h"
+#include "step/implicit_ncp_ws.h"
 #include "step_scenes.h"
 #include "support.h"
 
@@ -802,6 +803,8 @@ static void test_instant(void **state)
 
 /* ---- Stepper: state, stepper, the first steps (the arena grows during warm-up) ------------ */
 
+#define STEP_CYCLE 60 /* steps of a cycle run */
+
 typedef struct step_case {
     cdyn_model *m;
     cdyn_scheme scheme;
@@ -811,6 +814,9 @@ typedef struct step_case {
     int derivs;             /* then cdyn_step_derivatives after the steps, into out (2: with
                                parameter columns, cdyn_step_param_derivatives) */
     double out[512], copy[512];
+    int analyses; /* the run's KLU analyses */
+    int cycle; /* the sparse implicit step with the sphere lifted off the floor and landing again
+                  (rows 1, 0, 1: a new solver, then a kept one), 2: keeping one solver */
 } step_case;
 
 static void step_release(void *ctx)
@@ -834,11 +840,13 @@ static cdyn_status step_run(void *ctx, const cdyn_allocator *a)
     }
     c->x = x;
     x->q[2] = 0.05;
-    x->v[0] = 1;
-    x->v[3] = 40;
+    x->v[0] = c->cycle ? 0 : 1;
+    x->v[3] = c->cycle ? 0 : 40;
     cdyn_step_options o;
     cdyn_step_defaults(&o, c->scheme);
     o.allocator = a;
+    if (c->cycle)
+        o.backend = CDYN_BACKEND_FB_SPARSE;
     cdyn_stepper *s = (cdyn_stepper *)c;
     st = cdyn_stepper_create(c->m, &o, &s, NULL);
     if (st != CDYN_OK) {
@@ -846,9 +854,15 @@ static cdyn_status step_run(void *ctx, const cdyn_allocator *a)
         return st;
     }
     c->s = s;
-    for (int i = 0; i < 3; ++i) {
+    if (c->cycle == 2)
+        ((ncp_ws *)s->ws)->nkept = 1;
+    c->analyses = 0;
+    for (int i = 0; i < (c->cycle ? STEP_CYCLE : 3); ++i) {
+        double tau[6] = {0, 0, i < 10 ? 2 * 0.2 * 9.81 : 0.0, 0, 0, 0};
+        cdyn_step_report rep;
         assert_int_equal(cdyn_state_copy(c->snap, x, NULL), CDYN_OK);
-        st = cdyn_step(s, NULL, x, NULL);
+        st = cdyn_step(s, c->cycle ? tau : NULL, x, &rep);
+        c->analyses += st == CDYN_OK ? rep.analyses : 0;
         if (st != CDYN_OK) {
             c->kept = state_equal(x, c->snap);
             return st;
@@ -903,6 +917,26 @@ static void test_stepper(void **state)
                                   step_release, &c};
             every_failure(&tp);
         }
+        cdyn_state_free(c.snap);
+        cdyn_model_free(c.m);
+    }
+    /* the implicit step's kept solvers: built, taken up again, and (keeping one) rebuilt in
+       place of the last, with each allocation failing in turn */
+    for (int cycle = 1; cycle <= 2; ++cycle) {
+        step_case c;
+        memset(&c, 0, sizeof c);
+        c.m = scene_sphere_margin(0.05, 0.2, 0.2, 9.81, 0.01);
+        c.scheme = CDYN_SCHEME_IMPLICIT_NCP;
+        c.cycle = cycle;
+        assert_int_equal(cdyn_state_create(c.m, NULL, &c.snap, NULL), CDYN_OK);
+        assert_int_equal(step_run(&c, NULL), CDYN_OK);
+        /* the run went through two row sets and back: 2 analyses, 3 with one solver kept */
+        assert_int_equal(c.analyses, cycle + 1);
+        step_release(&c);
+        test_alloc_case tc = {cycle == 1 ? "stepper (implicit NCP, kept solvers)"
+                                         : "stepper (implicit NCP, one solver)",
+                              step_run, step_unchanged, step_release, &c};
+        every_failure(&tc);
         cdyn_state_free(c.snap);
         cdyn_model_free(c.m);
     }

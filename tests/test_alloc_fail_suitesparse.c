@@ -188,11 +188,13 @@ static cdyn_status coneqp_sparse_run(void *ctx, const cdyn_allocator *a)
 }
 
 /* A stepper whose backend uses KLU (the implicit NCP, sparse backend): create, then three
- * steps; the state must be unchanged by a failed step. */
+ * steps; the state must be unchanged by a failed step. cycle: 60 steps of a sphere lifted off
+ * the floor and landing again (rows 1, 0, 1: the kept solver of 1 row taken up again, its KLU
+ * factor rebuilt). */
 typedef struct step_case {
     cdyn_model *m;
     cdyn_scheme scheme;
-    int klu;
+    int klu, cycle;
     cdyn_state *x, *snap;
     int kept;
 } step_case;
@@ -216,11 +218,12 @@ static cdyn_status step_run(void *ctx, const cdyn_allocator *a)
     memset(c->x->delta, 0, sizeof(double) * 3 * (size_t)c->x->nc);
     c->x->t = 0;
     c->x->q[2] = 0.05;
-    c->x->v[0] = 1;
-    c->x->v[3] = 40;
-    for (int i = 0; i < 3 && st == CDYN_OK; ++i) {
+    c->x->v[0] = c->cycle ? 0 : 1;
+    c->x->v[3] = c->cycle ? 0 : 40;
+    for (int i = 0; i < (c->cycle ? 60 : 3) && st == CDYN_OK; ++i) {
+        double tau[6] = {0, 0, i < 10 ? 2 * 0.2 * 9.81 : 0.0, 0, 0, 0};
         assert_int_equal(cdyn_state_copy(c->snap, c->x, NULL), CDYN_OK);
-        st = cdyn_step(s, NULL, c->x, NULL);
+        st = cdyn_step(s, c->cycle ? tau : NULL, c->x, NULL);
         if (st != CDYN_OK)
             c->kept = memcmp(c->x->q, c->snap->q, sizeof(double) * (size_t)c->x->nq) == 0 &&
                       memcmp(c->x->v, c->snap->v, sizeof(double) * (size_t)c->x->nv) == 0 &&
@@ -392,13 +395,16 @@ static void test_suitesparse_failures(void **state)
     every_ss_failure(&fcs);
 
     /* (The cone step of one sphere solves a dense QP: CHOLMOD is covered by the QP above.) */
-    static const char *names[] = {"stepper implicit NCP (KLU)"};
-    for (int k = 0; k < 1; ++k) {
+    static const char *names[] = {"stepper implicit NCP (KLU)",
+                                  "stepper implicit NCP, kept solvers (KLU)"};
+    for (int k = 0; k < 2; ++k) {
         step_case sc;
         memset(&sc, 0, sizeof sc);
-        sc.m = scene_sphere(0.05, 0.2, 0.2);
-        sc.scheme = k == 0 ? CDYN_SCHEME_IMPLICIT_NCP : CDYN_SCHEME_CONE_STEP;
-        sc.klu = k == 0;
+        sc.m = k == 0 ? scene_sphere(0.05, 0.2, 0.2)
+                      : scene_sphere_margin(0.05, 0.2, 0.2, 9.81, 0.01);
+        sc.scheme = CDYN_SCHEME_IMPLICIT_NCP;
+        sc.klu = 1;
+        sc.cycle = k == 1;
         assert_int_equal(cdyn_state_create(sc.m, NULL, &sc.x, NULL), CDYN_OK);
         assert_int_equal(cdyn_state_create(sc.m, NULL, &sc.snap, NULL), CDYN_OK);
         ss_case c = {names[k], step_run, step_unchanged, &sc};

@@ -552,9 +552,8 @@ static void test_allocation_coulomb_step(void **unused)
  * goes from 2 contacts to 1 and back again. After warm-up (the first two cycles, 80 steps, in
  * which the arenas — the step's and the kept solvers' — grow to the peak of both shapes) no step
  * allocates, in every scheme, while the contact set keeps changing. The Coulomb step's fc3d solver keeps the workspaces of its two latest shapes: no
- * step builds a shape (report.analyses = 0) after the first cycle. (The sparse implicit step
- * re-runs KLU's symbolic analysis, whose memory is SuiteSparse's, when its active set changes:
- * report.analyses counts them; the ordering is found once.) */
+ * step builds a shape (report.analyses = 0) after the first cycle; the implicit step keeps the
+ * solvers of its NCP_KEPT latest row sets, so the sparse backend runs no KLU analysis either. */
 static void changing_contacts(cdyn_scheme scheme, cdyn_step_backend backend)
 {
     const double r = 0.05, m = 0.2, g = 9.81;
@@ -634,7 +633,8 @@ static void changing_contacts(cdyn_scheme scheme, cdyn_step_backend backend)
     }
     print_message("%s (%s): %d contact-set changes after warm-up, %d analyses then\n",
                   cdyn_scheme_str(scheme), cdyn_step_backend_str(backend), changes, later);
-    if (scheme == CDYN_SCHEME_COULOMB_STEP) {
+    if (scheme == CDYN_SCHEME_COULOMB_STEP ||
+        (scheme == CDYN_SCHEME_IMPLICIT_NCP && backend == CDYN_BACKEND_FB_SPARSE)) {
         assert_int_equal(built, 2); /* warm-up: one shape for 2 contacts, one for 1 */
         assert_int_equal(later, 0);
     }
@@ -732,7 +732,7 @@ static void test_sparse_ordering_reused(void **unused)
     }
     assert_true(changes >= 2);
     assert_int_equal(orderings, 1);
-    assert_true(analyses >= changes);
+    assert_true(analyses >= 2); /* the set changed: two sets at least, one analysis each */
     assert_true(diff <= 1e-8);
     for (int k = 0; k < 2; k++) {
         cdyn_state_free(x[k]);

@@ -250,7 +250,8 @@ typedef struct cdyn_step_report {
     int jacobians, residuals;
     /* Implicit NCP, sparse backend: fill-reducing orderings of the pattern of all the model's
      * rows (one per step size, the first step's), and KLU analyses of the active rows'
-     * pattern, restricting that order (one per change of the active set or of a row's law).
+     * pattern, restricting that order (one per set of rows and laws not among the solvers of
+     * the 4 latest, which the stepper keeps: a set that comes back is not analysed again).
      * Coulomb step: analyses counts the shapes its fc3d solver built (a number of active rows or
      * a block pattern of W not among its two latest; KLU's analysis follows on the sparse path).
      */

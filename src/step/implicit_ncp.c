@@ -30,8 +30,10 @@ static void ncp_destroy(cdyn_stepper *s)
 {
     ncp_ws *w = s->ws;
     const cdyn_allocator *a = s->opts.allocator;
-    cdyn_mcp_solver_free(w->solver);
-    cdyn_arena_destroy(&w->sarena); /* the pattern's arrays */
+    for (int e = 0; e < NCP_KEPT; e++) {
+        cdyn_mcp_solver_free(w->kept[e].solver);
+        cdyn_arena_destroy(&w->kept[e].arena); /* the patterns' arrays */
+    }
     cdyn_mem_free(a, w->rows);
     cdyn_mem_free(a, w->der_keep);
     ncp_limits_free(&w->lim, a);
@@ -49,10 +51,14 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
     if (w == NULL)
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
     memset(w, 0, sizeof *w);
-    cdyn_arena_init(&w->sarena, a);
+    for (int e = 0; e < NCP_KEPT; e++)
+        cdyn_arena_init(&w->kept[e].arena, a);
+    w->nkept = NCP_KEPT;
+    w->cur = -1;
     s->ws = w;
     w->nd = nd;
-    const size_t nints = 6 * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;
+    const size_t nints =
+        (5 + NCP_KEPT) * (size_t)nc + (size_t)cdyn_model_npair(s->model) + 1 + 2 * ny;
     const size_t ndbl = (size_t)nc * (5 + 3 * (size_t)nd * nd) + 11 * ny + nx +
                         ncp_form_scratch(nq, nv, nc, nd) + 2 * ny + 8 + 2 * ny + nx + nv;
     /* one block: ints first (padded), then doubles */
@@ -61,14 +67,15 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
         ncp_destroy(s);
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
     }
-    w->solver_rows = w->rows + nc;
-    w->pin = w->solver_rows + nc;
+    w->pin = w->rows + nc;
     w->pin0 = w->pin + nc;
     w->qp_rows = w->pin0 + nc;
     w->key = w->qp_rows + nc;
     w->pairs = w->key + nc;
     w->rank = w->pairs + cdyn_model_npair(s->model) + 1;
     w->order = w->rank + ny;
+    for (int e = 0; e < NCP_KEPT; e++)
+        w->kept[e].key = w->order + ny + (size_t)e * nc;
     w->nyf = (int)ny;
     double *dp = (double *)(void *)(w->rows + ((nints + 2) & ~(size_t)1));
     w->mu = dp, dp += nc;
@@ -97,7 +104,6 @@ static cdyn_status ncp_create(cdyn_stepper *s, cdyn_report *r)
         return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory");
     }
     memset(w->beta, 0, (size_t)nc * sizeof(double));
-    w->solver_k = -1;
     w->fd = o->fd_jacobian != 0;
     const cdyn_status st = ncp_limits_create(s->model, &s->lim, a, &w->lim, r);
     if (st != CDYN_OK)

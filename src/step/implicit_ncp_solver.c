@@ -80,12 +80,12 @@ static int cb_J_sparse(void *ctx, const double *y, double *values)
     return rc;
 }
 
-/* The pattern of the step's Jacobian for the current rows, as CSC in w->colptr / w->rowind: the
- * positions ncp_form_jac writes (listed at y), sorted and merged. 0, or 1 (memory, model). */
+/* The pattern of the step's Jacobian for the rows of f, as CSC in w->colptr / w->rowind (and
+ * w->seqpos, w->seqval, w->nseq), from a: the positions ncp_form_jac writes (listed at y),
+ * sorted and merged. 0, or 1 (memory, model). */
 static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0,
-                       const double *y)
+                       const double *y, const cdyn_allocator *a)
 {
-    const cdyn_allocator *a = &w->sarena.as; /* reset by ncp_solver before this */
     const int n = f->ny;
     ncp_sink list = {NCP_SINK_LIST, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
     if (ncp_form_jac(f, x0, y, &list, NULL) != 0)
@@ -148,8 +148,8 @@ static int ncp_pattern(cdyn_stepper *s, ncp_ws *w, ncp_form *f, const double *x0
 /* The full layout's order (w->rank) for step size h: the Jacobian's pattern with every model
  * row taking part (each with its friction law at this h), listed at x0 with zero deformations
  * and forces (positions do not depend on values), ordered by COLAMD.
- * Arrays from the arena; the pattern is left in w->colptr / w->rowind (replaced by the current
- * rows' pattern next). 0, or 1 (memory, model, AMD). */
+ * Arrays from the step's arena; the pattern is left in w->colptr / w->rowind (replaced by the
+ * current rows' pattern next). 0, or 1 (memory, model, COLAMD). */
 static int ncp_full_order(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, double h)
 {
     const int nc = s->nc, nd = w->nd, n = w->nyf;
@@ -183,7 +183,7 @@ static int ncp_full_order(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, doub
     memcpy(xf, x0->q, (size_t)s->nq * sizeof(double));
     memcpy(xf + s->nq, x0->v, (size_t)s->nv * sizeof(double));
     /* x0 is xf's first nx entries: q, v and zero deformations */
-    if (ncp_pattern(s, w, &f, xf, xf) != 0)
+    if (ncp_pattern(s, w, &f, xf, xf, as) != 0)
         return 1;
     /* COLAMD (as KLU's own analysis used per active set; AMD orders led the 30-sphere scene
        of test_step_fd into a failed step: pivots on its nearly singular systems) */
@@ -233,8 +233,113 @@ static void ncp_restrict_order(const cdyn_stepper *s, ncp_ws *w)
             w->order[m++] = w->order[r];
 }
 
-/* A solver for the current rows and laws (re-created when they change; on the sparse backend
- * with the restriction of the full layout's order, found once per step size). */
+/* The kept solver for the current problem, or -1. Dense: one of its size (the dense path keeps
+ * nothing of a problem's values between runs). Sparse: one of its rows and laws (its pattern),
+ * made with the order a new one would take, that of step size f.h; the one in use is taken as it
+ * is, whatever h (continuation changes h, not the pattern). */
+static int ncp_find(const ncp_ws *w, int sparse)
+{
+    for (int e = 0; e < w->nkept; e++) {
+        const ncp_kept *c = &w->kept[e];
+        if (c->solver == NULL || c->ny != w->f.ny)
+            continue;
+        if (!sparse)
+            return e;
+        if (c->k == w->f.k && memcmp(c->key, w->key, (size_t)c->k * sizeof(int)) == 0 &&
+            (e == w->cur || c->order_h == w->f.h))
+            return e;
+    }
+    return -1;
+}
+
+/* The entry to build a new solver in: one of the same rows and laws made with another order (it
+ * would not be found again), an empty one, else the least recently used. */
+static int ncp_victim(const ncp_ws *w)
+{
+    int v = 0;
+    for (int e = 0; e < w->nkept; e++) {
+        const ncp_kept *c = &w->kept[e];
+        if (c->solver == NULL ||
+            (c->k == w->f.k && memcmp(c->key, w->key, (size_t)c->k * sizeof(int)) == 0))
+            return e;
+        if (w->kept[e].used < w->kept[v].used)
+            v = e;
+    }
+    return v;
+}
+
+/* Make entry e the one in use: w->solver and the pattern, and the problem's. */
+static void ncp_use(ncp_ws *w, int e, int sparse)
+{
+    const ncp_kept *c = &w->kept[e];
+    w->cur = e;
+    w->solver = c->solver;
+    w->colptr = c->colptr;
+    w->rowind = c->rowind;
+    w->seqpos = c->seqpos;
+    w->seqval = c->seqval;
+    w->nseq = c->nseq;
+    w->mcp.colptr = sparse ? c->colptr : NULL;
+    w->mcp.rowind = sparse ? c->rowind : NULL;
+}
+
+/* A new solver for the current rows and laws in entry e (its old one freed and its arena reset);
+ * on the sparse backend with the restriction of the full layout's order, found once per step
+ * size. */
+static cdyn_status ncp_build(cdyn_stepper *s, ncp_ws *w, int e, const cdyn_state *x0,
+                             cdyn_report *r)
+{
+    const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
+    ncp_kept *c = &w->kept[e];
+    cdyn_mcp_solver_free(c->solver);
+    c->solver = NULL;
+    c->colptr = c->rowind = c->seqpos = NULL;
+    c->seqval = NULL;
+    c->nseq = 0;
+    if (w->cur == e) {
+        w->cur = -1;
+        w->solver = NULL;
+    }
+    /* The arena grows to the largest solver built in this entry and then stops allocating: a
+     * step allocates nothing of cdyn's after warm-up even while the active set changes among
+     * more sets than are kept (KLU's own memory is SuiteSparse's). */
+    if (cdyn_arena_reset(&c->arena) != 0)
+        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (solver arena)");
+    if (sparse && w->full_h != w->f.h) {
+        if (ncp_full_order(s, w, x0, w->f.h) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (ordering)");
+        w->full_h = w->f.h;
+        w->prof->orderings++;
+    }
+    if (sparse) {
+        if (ncp_pattern(s, w, &w->f, w->x0, w->y, &c->arena.as) != 0)
+            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (pattern)");
+        c->colptr = w->colptr;
+        c->rowind = w->rowind;
+        c->seqpos = w->seqpos;
+        c->seqval = w->seqval;
+        c->nseq = w->nseq;
+        ncp_restrict_order(s, w);
+        w->prof->analyses++;
+    }
+    w->mcp.colptr = sparse ? c->colptr : NULL;
+    w->mcp.rowind = sparse ? c->rowind : NULL;
+    /* The solver outlives the step: its memory comes from the entry's arena, not the step's. */
+    cdyn_mcp_options o = s->opts.mcp;
+    o.allocator = &c->arena.as;
+    const cdyn_status st = cdyn_mcp_solver_create_ordered(&w->mcp, &o, sparse ? w->order : NULL,
+                                                          &c->solver, r);
+    if (st != CDYN_OK)
+        return st;
+    c->k = w->f.k;
+    c->ny = w->f.ny;
+    memcpy(c->key, w->key, (size_t)w->f.k * sizeof(int));
+    c->order_h = w->full_h;
+    return CDYN_OK;
+}
+
+/* A solver for the current rows and laws: a kept one (made for the same problem structure: the
+ * same pattern and order, so the same answers as a new one), else a new one. */
 cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_report *r)
 {
     const int sparse = s->opts.backend == CDYN_BACKEND_FB_SPARSE;
@@ -245,41 +350,19 @@ cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_re
     w->mcp.jac = sparse ? NULL : cb_J;
     w->mcp.jac_sparse = sparse ? cb_J_sparse : NULL;
     w->mcp.ctx = w;
-    if (w->solver != NULL && w->solver_k == w->f.k &&
-        memcmp(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int)) == 0) {
-        w->mcp.colptr = sparse ? w->colptr : NULL;
-        w->mcp.rowind = sparse ? w->rowind : NULL;
-        return CDYN_OK;
+    w->clock++;
+    int e = ncp_find(w, sparse);
+    if (e >= 0 && e != w->cur)
+        cdyn_mcp_solver_forget(w->kept[e].solver); /* KLU's pivots chosen afresh, as by a new
+                                                      solver: the answers do not depend on
+                                                      what the entry solved before */
+    if (e < 0) {
+        e = ncp_victim(w);
+        const cdyn_status st = ncp_build(s, w, e, x0, r);
+        if (st != CDYN_OK)
+            return st;
     }
-    /* A new solver and pattern for these rows: both live in the solver arena, which grows to
-     * the largest seen and then stops allocating, so that a step allocates nothing of cdyn's
-     * after warm-up even while the active set changes (KLU's own memory is SuiteSparse's). */
-    cdyn_mcp_solver_free(w->solver);
-    w->solver = NULL;
-    w->colptr = w->rowind = w->seqpos = NULL;
-    w->seqval = NULL;
-    if (cdyn_arena_reset(&w->sarena) != 0)
-        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (solver arena)");
-    if (sparse && w->full_h != w->f.h) {
-        if (ncp_full_order(s, w, x0, w->f.h) != 0)
-            return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (ordering)");
-        w->full_h = w->f.h;
-        w->prof->orderings++;
-    }
-    if (sparse && ncp_pattern(s, w, &w->f, w->x0, w->y) != 0)
-        return cdyn_fail(r, CDYN_ENOMEM, "implicit NCP: out of memory (pattern)");
-    if (sparse) {
-        ncp_restrict_order(s, w);
-        w->prof->analyses++;
-    }
-    w->mcp.colptr = sparse ? w->colptr : NULL;
-    w->mcp.rowind = sparse ? w->rowind : NULL;
-    /* The solver outlives the step: its memory comes from the solver arena, not the step's. */
-    cdyn_mcp_options o = s->opts.mcp;
-    o.allocator = &w->sarena.as;
-    cdyn_status st = cdyn_mcp_solver_create_ordered(&w->mcp, &o, sparse ? w->order : NULL,
-                                                    &w->solver, r);
-    w->solver_k = st == CDYN_OK ? w->f.k : -1;
-    memcpy(w->solver_rows, w->key, (size_t)w->f.k * sizeof(int));
-    return st;
+    w->kept[e].used = w->clock;
+    ncp_use(w, e, sparse);
+    return CDYN_OK;
 }

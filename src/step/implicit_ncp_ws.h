@@ -9,6 +9,25 @@
 #include "step/implicit_ncp_form.h"
 #include "step/step_internal.h"
 
+/* Solvers kept: a contact set that comes and goes between a few sets (a rocking or bouncing
+ * body) finds each set's solver, pattern and KLU analysis again (the measurement behind 4:
+ * docs/theory.md, implicit NCP, "Sparse Newton matrices"). */
+#define NCP_KEPT 4
+
+/* One kept solver: for the sparse backend, of one set of rows with their friction laws (key)
+ * and one fill-reducing order (that of step size order_h); for the dense one, of one size. */
+typedef struct ncp_kept {
+    cdyn_mcp_solver *solver; /* NULL: empty */
+    cdyn_arena arena;        /* the solver's and the pattern's memory */
+    int k, ny;               /* the rows and the unknowns */
+    int *key;                /* nc: w->key of those rows (sparse) */
+    double order_h;
+    int *colptr, *rowind, *seqpos; /* the pattern (sparse; ncp_ws has the same fields) */
+    double *seqval;
+    size_t nseq;
+    unsigned long used; /* ncp_ws.clock at the last use */
+} ncp_kept;
+
 typedef struct ncp_ws {
     ncp_form f;
     int nd;
@@ -32,16 +51,20 @@ typedef struct ncp_ws {
     int *key;           /* nc: 2 row + (row uses the QP): what the pattern depends on */
     int *pairs;         /* npair: the pairs of the rows taking part */
     unsigned char *der_keep; /* the model's derivative pattern: the positions those pairs fill */
-    /* the MCP solver for the current rows (solver_rows, solver_k of them) */
+    /* The MCP solver for the current rows, its sparse pattern and the positions of
+     * ncp_form_jac's entries in it (seqpos: its calls do not depend on the values; seqval: the
+     * values in that order, a SEQ sink): those of the kept entry in use (kept[cur]). */
     cdyn_mcp_solver *solver;
-    cdyn_arena sarena; /* the solver's and the pattern's memory (outlive the step's arena) */
-    int solver_k;
-    int *solver_rows;     /* nc */
-    int *colptr, *rowind; /* sparse pattern for those rows */
-    int *seqpos;          /* the position in that pattern of each of ncp_form_jac's entries, in
-                             the order it writes them (its calls do not depend on the values) */
-    double *seqval;       /* the values in that order (a SEQ sink), scattered through seqpos */
+    int *colptr, *rowind;
+    int *seqpos;
+    double *seqval;
     size_t nseq;
+    /* The solvers of the NCP_KEPT most recently used structures (ncp_solver), each with its own
+     * arena; nkept of them in use (NCP_KEPT; white-box tests set 1, the single solver
+     * re-created at every change, to compare against). */
+    ncp_kept kept[NCP_KEPT];
+    int nkept, cur;        /* cur: -1 none */
+    unsigned long clock;   /* ncp_solver calls: the entries' last use */
     cdyn_mcp mcp;
     /* Sparse backend: one fill-reducing order (COLAMD) of the unknowns of every model row (the
      * full layout: q, v, then delta, lambda, beta of all n_c rows), found once per step size h
@@ -66,9 +89,10 @@ typedef struct ncp_ws {
 /* Seconds, for the step report's profile (C11's timespec_get: the library stays portable). */
 double ncp_now(void);
 
-/* The MCP solver for the current rows and laws in w->solver, and w->mcp set up to run it:
- * dense, re-created when the rows or their laws change; sparse, with the restriction of the
- * full layout's order (found once per step size). */
+/* The MCP solver for the current rows and laws in w->solver, and w->mcp set up to run it: a
+ * kept one when one fits (dense: the size; sparse: the rows, their laws and the order), else a
+ * new one in place of the least recently used; sparse, with the restriction of the full
+ * layout's order (found once per step size). */
 cdyn_status ncp_solver(cdyn_stepper *s, ncp_ws *w, const cdyn_state *x0, cdyn_report *r);
 
 #endif

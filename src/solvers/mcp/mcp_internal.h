@@ -166,6 +166,11 @@ void cdyn_mcp_linsys_free(const cdyn_allocator *a, mcp_linsys *s);
 cdyn_status cdyn_mcp_solver_create_ordered(const cdyn_mcp *mcp, const cdyn_mcp_options *opts,
                                            const int *order, cdyn_mcp_solver **out,
                                            cdyn_report *report);
+/* Make the solver's next run choose its pivots afresh, as a new solver's first run does (KLU:
+ * the numeric factor is dropped, the analysis kept; dense: nothing is kept between runs). For a
+ * caller that keeps solvers of several structures and wants each run's answer to be the one a
+ * solver made for it would give. Accepts NULL. */
+void cdyn_mcp_solver_forget(cdyn_mcp_solver *solver);
 
 /* ---- The Newton iteration (fb_newton.c) -------------------------------------------------- */
 

@@ -33,6 +33,12 @@ void cdyn_mcp_solver_free(cdyn_mcp_solver *s)
     cdyn_mem_free(a, s);
 }
 
+void cdyn_mcp_solver_forget(cdyn_mcp_solver *s)
+{
+    if (s != NULL && s->w.ls.sys != NULL)
+        cdyn_linsys_forget(s->w.ls.sys);
+}
+
 cdyn_status cdyn_mcp_solver_create(const cdyn_mcp *p, const cdyn_mcp_options *opts,
                                    cdyn_mcp_solver **out, cdyn_report *r)
 {
