@@ -7,14 +7,14 @@
  *   incline    a box on a 20 degree incline with mu = 0.5 (tan 20 deg = 0.36 < mu: it must
  *              stick): drift after 1 s
  *   resting    1000 spheres resting on a plane, time per step
- *   pile       100 spheres dropped into a box, time per step over 1 s and the deepest
- *              interpenetration at the end
+ *   pile       100 spheres dropped into a box (1 s) and 1000 (0.5 s; also --only pile1000):
+ *              time per step, the deepest interpenetration at the end, memory
  *   sweep      N spheres resting on a plane, N = 10 ... 10^4 contacts: time per step and the
  *              exponent of a least-squares fit time ~ N^p
  * When built with ODE (CDYN_BENCH_ODE, bench_ode.c), the pile and the resting spheres also run
  * in ODE's dWorldStep and dWorldQuickStep.
  *
- * Usage: bench_step [--max-contacts N] [--csv FILE] [--only billiard|incline|pile|sweep].
+ * Usage: bench_step [--max-contacts N] [--csv FILE] [--only billiard|incline|pile|pile1000|sweep].
  * Prints the Markdown tables of docs/benchmarks.md. A cdyn scheme (or ODE stepper) whose step
  * takes longer than STEP_BUDGET seconds is not run on larger scenes (reported as "—"). Each
  * measurement of a cdyn scheme on a scene runs in a child process given RUN_LIMIT seconds
@@ -22,6 +22,7 @@
  * run goes on. */
 #include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,45 +151,59 @@ static void resting_q(int n, double *q)
     }
 }
 
-#define PILE_N 100
-#define PILE_HALF 0.3 /* half width of the box (m) */
+/* A pile: n spheres dropped in layers of side x side into a box of half width `half` (m), floor
+ * and four walls, stepped `steps` times at h = 0.005 s. */
+typedef struct pile_spec {
+    int n, side;
+    double half;
+    int steps;
+} pile_spec;
 
-/* 100 spheres in a 0.5 m x 0.5 m box: floor and four walls; every sphere-sphere pair and every
- * sphere-wall pair is a contact pair with a margin of one radius (the broad phase). */
-static cdyn_model *cdyn_pile(void)
+static const pile_spec PILE_100 = {100, 5, 0.3, 200};
+static const pile_spec PILE_1000 = {1000, 10, 0.6, 100};
+
+/* Every sphere-sphere pair and every sphere-wall pair is a contact pair with a margin of one
+ * radius (the broad phase finds the candidates among them). */
+static cdyn_model *cdyn_pile(const pile_spec *p)
 {
     const double g[3] = {0, 0, -GRAV};
     cdyn_builder *b = new_builder(g);
     const double o[3] = {0, 0, 0};
-    const double px[3] = {-PILE_HALF, 0, 0}, mx[3] = {PILE_HALF, 0, 0};
-    const double py[3] = {0, -PILE_HALF, 0}, my[3] = {0, PILE_HALF, 0};
+    const double px[3] = {-p->half, 0, 0}, mx[3] = {p->half, 0, 0};
+    const double py[3] = {0, -p->half, 0}, my[3] = {0, p->half, 0};
     int walls[5] = {add_plane(b, 0, 0, 1, o), add_plane(b, 1, 0, 0, px), add_plane(b, -1, 0, 0, mx),
                     add_plane(b, 0, 1, 0, py), add_plane(b, 0, -1, 0, my)};
-    int gs[PILE_N];
-    for (int i = 0; i < PILE_N; i++)
+    int *gs = malloc(sizeof(int) * (size_t)p->n);
+    if (gs == NULL) {
+        cdyn_builder_free(b);
+        return NULL;
+    }
+    for (int i = 0; i < p->n; i++)
         add_sphere_body(b, RADIUS, MASS, &gs[i]);
-    for (int i = 0; i < PILE_N; i++) {
+    for (int i = 0; i < p->n; i++) {
         for (int w = 0; w < 5; w++)
             add_pair(b, walls[w], gs[i], 0.5, RADIUS);
-        for (int j = i + 1; j < PILE_N; j++)
+        for (int j = i + 1; j < p->n; j++)
             add_pair(b, gs[i], gs[j], 0.5, RADIUS);
     }
+    free(gs);
     return finish(b);
 }
 
-/* 4 layers of 5 x 5 at spacing 2.2 r, starting 0.1 m up (pile_q). Consecutive layers are offset
- * by half the spacing in x and y (layer c by (c % 2 - 0.5) * 1.1 r), so a sphere above falls into
- * the gap between four below and touches them: one connected pile, not 25 separate columns as
- * when the jitter depended on i % 5 only. The small jitter on i breaks the lattice's symmetry;
- * every sphere stays 0.5 mm clear of the walls. MuJoCo's and ODE's scenes take these q. */
-static void pile_q(double *q)
+/* Layers of side x side at spacing 2.2 r, starting 0.1 m up. Consecutive layers are offset by
+ * half the spacing in x and y (layer c by (c % 2 - 0.5) * 1.1 r), so a sphere above falls into
+ * the gap between four below and touches them: one connected pile, not separate columns as when
+ * the jitter depended on i % side only. The small jitter on i breaks the lattice's symmetry;
+ * every sphere stays clear of the walls. MuJoCo's and ODE's scenes take these q. */
+static void pile_q(const pile_spec *p, double *q)
 {
-    for (int i = 0; i < PILE_N; i++) {
+    const double mid = 0.5 * (p->side - 1);
+    for (int i = 0; i < p->n; i++) {
         double *qi = q + 7 * i;
-        const int a = i % 5, bb = (i / 5) % 5, c = i / 25;
+        const int a = i % p->side, bb = (i / p->side) % p->side, c = i / (p->side * p->side);
         const double shift = (c % 2 - 0.5) * 1.1 * RADIUS;
-        qi[0] = (a - 2) * 2.2 * RADIUS + shift + 0.0004 * ((i * 7) % 11 - 5);
-        qi[1] = (bb - 2) * 2.2 * RADIUS + shift + 0.0004 * ((i * 13) % 11 - 5);
+        qi[0] = (a - mid) * 2.2 * RADIUS + shift + 0.0004 * ((i * 7) % 11 - 5);
+        qi[1] = (bb - mid) * 2.2 * RADIUS + shift + 0.0004 * ((i * 13) % 11 - 5);
         qi[2] = 0.1 + c * 2.2 * RADIUS;
         qi[3] = 1;
         qi[4] = qi[5] = qi[6] = 0;
@@ -367,12 +382,33 @@ typedef struct cdyn_result {
     int status;
     double per_step;
     step_profile prof;
+    double mem_mb; /* the child's resident memory growth while it ran (MB) */
 } cdyn_result;
+
+/* Resident memory now (MB; Linux /proc) and its peak so far (getrusage), for the pile's
+ * memory column: measured in the measuring child, whose start includes the model it inherited. */
+static double rss_mb(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL)
+        return NAN;
+    const int ok = fscanf(f, "%ld %ld", &pages, &resident) == 2;
+    fclose(f);
+    return ok ? (double)resident * 4096.0 / 1048576.0 : NAN;
+}
+
+static double peak_rss_mb(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? (double)u.ru_maxrss / 1024.0 : NAN;
+}
 
 static void cdyn_job_run(void *ctx, void *out)
 {
     const cdyn_job *j = ctx;
     cdyn_result *res = out;
+    const double start_mb = rss_mb();
     cdyn_state *fin = NULL;
     res->status = time_cdyn_here(j->m, j->sp, j->h, j->steps, j->init, j->arg, &res->per_step,
                                  &fin, &res->prof);
@@ -382,6 +418,7 @@ static void cdyn_job_run(void *ctx, void *out)
         memcpy(x + cdyn_model_nq(j->m), fin->v, sizeof(double) * (size_t)cdyn_model_nv(j->m));
     }
     cdyn_state_free(fin);
+    res->mem_mb = peak_rss_mb() - start_mb;
 }
 
 /* time_cdyn_here in a child process given RUN_LIMIT seconds (bench_fork.h): a scheme that
@@ -389,7 +426,7 @@ static void cdyn_job_run(void *ctx, void *out)
  * come back (the rest of *final is as cdyn_state_create makes it). */
 static int time_cdyn_steps(const cdyn_model *m, const scheme_spec *sp, double h, int steps,
                            void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
-                           cdyn_state **final, step_profile *prof, int *done)
+                           cdyn_state **final, step_profile *prof, int *done, double *mem_mb)
 {
     const size_t nq = (size_t)cdyn_model_nq(m), nv = (size_t)cdyn_model_nv(m);
     const size_t size = sizeof(cdyn_result) + sizeof(double) * (nq + nv);
@@ -401,6 +438,8 @@ static int time_cdyn_steps(const cdyn_model *m, const scheme_spec *sp, double h,
     int st = fr == 1 ? TOO_SLOW : fr != 0 ? DIED : res->status;
     if (done != NULL) /* the first run's steps that succeeded */
         *done = fr == 0 ? res->prof.steps : -1;
+    if (mem_mb != NULL)
+        *mem_mb = fr == 0 ? res->mem_mb : NAN;
     if (st == CDYN_OK) {
         *per_step = res->per_step;
         if (prof != NULL)
@@ -422,7 +461,7 @@ static int time_cdyn(const cdyn_model *m, const scheme_spec *sp, double h, int s
                      void (*init)(cdyn_state *x, void *arg), void *arg, double *per_step,
                      cdyn_state **final, step_profile *prof)
 {
-    return time_cdyn_steps(m, sp, h, steps, init, arg, per_step, final, prof, NULL);
+    return time_cdyn_steps(m, sp, h, steps, init, arg, per_step, final, prof, NULL, NULL);
 }
 
 static double time_mj(const mjModel *m, const double *qpos, const double *qvel, int steps,
@@ -795,20 +834,19 @@ static void bench_sweep(FILE *csv, int max_contacts)
 
 static void pile_init(cdyn_state *x, void *arg)
 {
-    (void)arg;
-    pile_q(x->q);
+    pile_q(arg, x->q);
 }
 
 /* Deepest interpenetration of the pile's spheres (with each other, the floor and the walls). */
-static double pile_depth(const double *q, int stride)
+static double pile_depth(const pile_spec *p, const double *q, int stride)
 {
     double worst = 0;
-    for (int i = 0; i < PILE_N; i++) {
+    for (int i = 0; i < p->n; i++) {
         const double *a = q + stride * i;
         worst = fmax(worst, RADIUS - a[2]);
-        worst = fmax(worst, RADIUS - (PILE_HALF - fabs(a[0])));
-        worst = fmax(worst, RADIUS - (PILE_HALF - fabs(a[1])));
-        for (int j = i + 1; j < PILE_N; j++) {
+        worst = fmax(worst, RADIUS - (p->half - fabs(a[0])));
+        worst = fmax(worst, RADIUS - (p->half - fabs(a[1])));
+        for (int j = i + 1; j < p->n; j++) {
             const double *c = q + stride * j;
             const double d = sqrt((a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]) +
                                   (a[2] - c[2]) * (a[2] - c[2]));
@@ -818,82 +856,167 @@ static double pile_depth(const double *q, int stride)
     return worst;
 }
 
-static void bench_pile(FILE *csv)
+/* MuJoCo on a pile too large to repeat: one run of `steps` steps in a child given MJ_PILE_LIMIT
+ * seconds, with its memory (bench_fork.h). */
+#define MJ_PILE_LIMIT 300.0
+typedef struct mj_pile_job {
+    const mjModel *m;
+    const double *q;
+    int steps;
+} mj_pile_job;
+
+typedef struct mj_pile_result {
+    double per_step, mem_mb, stack_mb; /* stack_mb: MuJoCo's own peak stack use */
+    int contacts;
+} mj_pile_result; /* followed by the final qpos */
+
+static void mj_pile_run(void *ctx, void *out)
 {
-    cdyn_model *m = cdyn_pile();
+    const mj_pile_job *j = ctx;
+    mj_pile_result *res = out;
+    const double start_mb = rss_mb();
+    mjData *d = mj_makeData(j->m);
+    memcpy(d->qpos, j->q, sizeof(double) * (size_t)j->m->nq);
+    const double t0 = bench_now();
+    for (int k = 0; k < j->steps; k++)
+        mj_step(j->m, d);
+    res->per_step = (bench_now() - t0) / j->steps;
+    res->mem_mb = peak_rss_mb() - start_mb;
+    res->stack_mb = (double)d->maxuse_stack * sizeof(mjtNum) / 1048576.0;
+    res->contacts = d->ncon;
+    memcpy(res + 1, d->qpos, sizeof(double) * (size_t)j->m->nq);
+    mj_deleteData(d);
+}
+
+static void fmt_mb(char *buf, size_t n, double mb)
+{
+    if (isnan(mb))
+        snprintf(buf, n, "—");
+    else if (mb >= 1024)
+        snprintf(buf, n, "%.2f GB", mb / 1024);
+    else
+        snprintf(buf, n, "%.0f MB", mb);
+}
+
+static void bench_pile(FILE *csv, const pile_spec *p)
+{
+    const double rss0 = rss_mb();
+    cdyn_model *m = cdyn_pile(p);
+    const double model_mb = rss_mb() - rss0;
+    if (m == NULL) {
+        printf("### %d spheres dropped into a box: the model could not be built\n\n", p->n);
+        return;
+    }
+    const int big = p->n >= 1000;
     bench_text t = {NULL, 0, 0};
-    bench_mj_header(&t, 0.005, "0 0 -9.8", 2000);
+    bench_mj_header(&t, 0.005, "0 0 -9.8", 20 * p->n);
     bench_put(&t, "<geom type=\"plane\" size=\"1 1 0.1\" friction=\"0.5 0 0\"/>");
-    bench_put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"1 0 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
-    bench_put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"-1 0 0\" size=\"1 1 0.1\"/>", PILE_HALF);
-    bench_put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 1 0\" size=\"1 1 0.1\"/>", -PILE_HALF);
-    bench_put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 -1 0\" size=\"1 1 0.1\"/>", PILE_HALF);
-    double q[7 * PILE_N], v[6 * PILE_N] = {0};
-    pile_q(q);
-    for (int i = 0; i < PILE_N; i++)
+    bench_put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"1 0 0\" size=\"1 1 0.1\"/>", -p->half);
+    bench_put(&t, "<geom type=\"plane\" pos=\"%g 0 0\" zaxis=\"-1 0 0\" size=\"1 1 0.1\"/>", p->half);
+    bench_put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 1 0\" size=\"1 1 0.1\"/>", -p->half);
+    bench_put(&t, "<geom type=\"plane\" pos=\"0 %g 0\" zaxis=\"0 -1 0\" size=\"1 1 0.1\"/>", p->half);
+    double *q = malloc(sizeof(double) * 7 * (size_t)p->n);
+    double *v = calloc(6 * (size_t)p->n, sizeof(double));
+    double *fq = malloc(sizeof(double) * 7 * (size_t)p->n);
+    if (q == NULL || v == NULL || fq == NULL) {
+        free(q), free(v), free(fq);
+        cdyn_model_free(m);
+        return;
+    }
+    pile_q(p, q);
+    for (int i = 0; i < p->n; i++)
         mj_ball(&t, q[7 * i], q[7 * i + 1], q[7 * i + 2], 0.5);
     bench_put(&t, "</worldbody></mujoco>");
     mjModel *mm = mj_from_xml(t.s);
     free(t.s);
+    /* MuJoCo first: its time is the ratios' reference */
+    double t_mj = NAN, depth_mj = NAN, mem_mj = NAN;
+    char mj_note[160] = "";
     mjData *md = NULL;
-    const double t_mj = time_mj(mm, q, v, 200, &md);
+    if (!big) {
+        t_mj = time_mj(mm, q, v, p->steps, &md);
+        depth_mj = pile_depth(p, md->qpos, 7);
+    } else if (mm != NULL) {
+        const size_t size = sizeof(mj_pile_result) + sizeof(double) * (size_t)mm->nq;
+        mj_pile_result *res = calloc(1, size);
+        mj_pile_job job = {mm, q, p->steps};
+        const int fr = res != NULL ? bench_fork_run(MJ_PILE_LIMIT, mj_pile_run, &job, res, size) : -1;
+        if (fr == 0) {
+            t_mj = res->per_step;
+            mem_mj = res->mem_mb;
+            depth_mj = pile_depth(p, (const double *)(res + 1), 7);
+            snprintf(mj_note, sizeof mj_note, "; its stack peaked at %.0f MB, %d contacts at the end",
+                     res->stack_mb, res->contacts);
+        } else {
+            snprintf(mj_note, sizeof mj_note, "; MuJoCo %s", fr == 1 ? "did not finish its "
+                     "run within 300 s" : "could not run (its process died)");
+        }
+        free(res);
+    }
 
-    printf("### 100 spheres dropped into a box (h = 0.005 s, 1 s)\n\n");
-    printf("cdyn's model holds all %d sphere-sphere and sphere-wall pairs (margin one radius); "
-           "MuJoCo runs its own collision detection.\n\n",
-           PILE_N * (PILE_N - 1) / 2 + 5 * PILE_N);
-    printf("| simulator | time per step | ratio to MuJoCo | deepest interpenetration at 1 s |\n"
-           "|---|---|---|---|\n");
-    char buf[32];
+    printf("### %d spheres dropped into a box (h = 0.005 s, %d steps)\n\n", p->n, p->steps);
+    printf("cdyn's model holds all %ld sphere-sphere and sphere-wall pairs (margin one radius; the "
+           "model takes %.0f MB); MuJoCo runs its own collision detection%s. Memory: the growth of "
+           "the measuring process's resident memory while it stepped (the model excluded).\n\n",
+           (long)p->n * (p->n - 1) / 2 + 5L * p->n, model_mb, mj_note);
+    printf("| simulator | time per step | ratio to MuJoCo | deepest interpenetration at the end | "
+           "memory |\n|---|---|---|---|---|\n");
+    char buf[32], mb[32];
     for (int k = 0; k < NSCHEMES; k++) {
-        double per = 0;
+        double per = 0, mem = NAN;
         cdyn_state *fin = NULL;
         int done = -1;
-        int st = time_cdyn_steps(m, &SCHEMES[k], 0.005, 200, pile_init, NULL, &per, &fin, NULL,
-                                 &done);
+        int st = time_cdyn_steps(m, &SCHEMES[k], 0.005, p->steps, pile_init, (void *)p, &per,
+                                 &fin, NULL, &done, &mem);
         if (st != CDYN_OK) {
             printf("| cdyn %s | %s", SCHEMES[k].name, step_status(st));
             if (st != TOO_SLOW && done >= 0)
-                printf(" at step %d of 200", done + 1);
-            printf(" | | |\n");
+                printf(" at step %d of %d", done + 1, p->steps);
+            printf(" | | | |\n");
             continue;
         }
         fmt_us(buf, sizeof buf, per);
-        const double depth = pile_depth(fin->q, 7);
-        printf("| cdyn %s | %s | %.2f | %.1e m |\n", SCHEMES[k].name, buf, per / t_mj, depth);
+        fmt_mb(mb, sizeof mb, mem);
+        const double depth = pile_depth(p, fin->q, 7);
+        printf("| cdyn %s | %s | %.2f | %.1e m | %s |\n", SCHEMES[k].name, buf, per / t_mj, depth,
+               mb);
         if (csv)
-            fprintf(csv, "pile,cdyn %s,%d,%.6e,%.3e\n", SCHEMES[k].name, PILE_N, per, depth);
+            fprintf(csv, "pile,cdyn %s,%d,%.6e,%.3e\n", SCHEMES[k].name, p->n, per, depth);
         cdyn_state_free(fin);
     }
-    fmt_us(buf, sizeof buf, t_mj);
-    const double depth_mj = pile_depth(md->qpos, 7);
-    printf("| MuJoCo (elliptic) | %s | 1 | %.1e m |\n", buf, depth_mj);
-    if (csv)
-        fprintf(csv, "pile,mujoco,%d,%.6e,%.3e\n", PILE_N, t_mj, depth_mj);
+    if (!isnan(t_mj)) {
+        fmt_us(buf, sizeof buf, t_mj);
+        fmt_mb(mb, sizeof mb, mem_mj);
+        printf("| MuJoCo (elliptic) | %s | 1 | %.1e m | %s |\n", buf, depth_mj, mb);
+        if (csv)
+            fprintf(csv, "pile,mujoco,%d,%.6e,%.3e\n", p->n, t_mj, depth_mj);
+    }
 #ifdef CDYN_BENCH_ODE
-    static const double planes[5][4] = {{0, 0, 1, 0},         {1, 0, 0, -PILE_HALF},
-                                        {-1, 0, 0, -PILE_HALF}, {0, 1, 0, -PILE_HALF},
-                                        {0, -1, 0, -PILE_HALF}};
+    const double planes[5][4] = {{0, 0, 1, 0},          {1, 0, 0, -p->half}, {-1, 0, 0, -p->half},
+                                 {0, 1, 0, -p->half}, {0, -1, 0, -p->half}};
     for (int w = 0; w < 2; w++) {
         bench_ode_result r;
-        double fq[7 * PILE_N];
-        if (time_ode(w, PILE_N, q, 0.5, 5, planes, 0.005, 200, &r, fq)) {
+        if (time_ode(w, p->n, q, 0.5, 5, planes, 0.005, p->steps, &r, fq)) {
             fmt_us(buf, sizeof buf, r.per_step);
             printf("| ODE %s %s | failed: too slow (> 60 s per run; %s per step over its first "
-                   "%d steps) | | |\n", bench_ode_version(), ODE_NAMES[w], buf, r.steps_done);
+                   "%d steps) | | | |\n", bench_ode_version(), ODE_NAMES[w], buf, r.steps_done);
             continue;
         }
         fmt_us(buf, sizeof buf, r.per_step);
-        const double depth = pile_depth(fq, 7);
-        printf("| ODE %s %s | %s | %.3g | %.1e m (%d contacts) |\n", bench_ode_version(),
+        const double depth = pile_depth(p, fq, 7);
+        printf("| ODE %s %s | %s | %.3g | %.1e m (%d contacts) | |\n", bench_ode_version(),
                ODE_NAMES[w], buf, r.per_step / t_mj, depth, r.contacts);
         if (csv)
-            fprintf(csv, "pile,ode %s,%d,%.6e,%.3e\n", ODE_NAMES[w], PILE_N, r.per_step, depth);
+            fprintf(csv, "pile,ode %s,%d,%.6e,%.3e\n", ODE_NAMES[w], p->n, r.per_step, depth);
     }
 #endif
     printf("\n");
-    mj_deleteData(md);
+    if (md != NULL)
+        mj_deleteData(md);
     mj_deleteModel(mm);
+    free(q);
+    free(v);
+    free(fq);
     cdyn_model_free(m);
 }
 
@@ -928,7 +1051,9 @@ int main(int argc, char **argv)
     if (only == NULL || strcmp(only, "incline") == 0)
         bench_incline(csv);
     if (only == NULL || strcmp(only, "pile") == 0)
-        bench_pile(csv);
+        bench_pile(csv, &PILE_100);
+    if (only == NULL || strcmp(only, "pile") == 0 || strcmp(only, "pile1000") == 0)
+        bench_pile(csv, &PILE_1000);
     if (only == NULL || strcmp(only, "sweep") == 0)
         bench_sweep(csv, max_contacts);
     if (csv != NULL)
