@@ -889,6 +889,15 @@ static void mj_pile_run(void *ctx, void *out)
     mj_deleteData(d);
 }
 
+/* t / ref in the format given, or "—" without a reference time (MuJoCo did not finish). */
+static void fmt_ratio(char *buf, size_t n, double t, double ref, const char *fmt)
+{
+    if (isnan(ref))
+        snprintf(buf, n, "—");
+    else
+        snprintf(buf, n, fmt, t / ref);
+}
+
 static void fmt_mb(char *buf, size_t n, double mb)
 {
     if (isnan(mb))
@@ -983,8 +992,9 @@ static void bench_pile(FILE *csv, const pile_spec *p)
         fmt_us(buf, sizeof buf, per);
         fmt_mb(mb, sizeof mb, mem);
         const double depth = pile_depth(p, fin->q, 7);
-        printf("| cdyn %s | %s | %.2f | %.1e m | %s |\n", SCHEMES[k].name, buf, per / t_mj, depth,
-               mb);
+        char ratio[32];
+        fmt_ratio(ratio, sizeof ratio, per, t_mj, "%.2f");
+        printf("| cdyn %s | %s | %s | %.1e m | %s |\n", SCHEMES[k].name, buf, ratio, depth, mb);
         if (csv)
             fprintf(csv, "pile,cdyn %s,%d,%.6e,%.3e\n", SCHEMES[k].name, p->n, per, depth);
         cdyn_state_free(fin);
@@ -1009,8 +1019,10 @@ static void bench_pile(FILE *csv, const pile_spec *p)
         }
         fmt_us(buf, sizeof buf, r.per_step);
         const double depth = pile_depth(p, fq, 7);
-        printf("| ODE %s %s | %s | %.3g | %.1e m (%d contacts) | |\n", bench_ode_version(),
-               ODE_NAMES[w], buf, r.per_step / t_mj, depth, r.contacts);
+        char ratio[32];
+        fmt_ratio(ratio, sizeof ratio, r.per_step, t_mj, "%.3g");
+        printf("| ODE %s %s | %s | %s | %.1e m (%d contacts) | |\n", bench_ode_version(),
+               ODE_NAMES[w], buf, ratio, depth, r.contacts);
         if (csv)
             fprintf(csv, "pile,ode %s,%d,%.6e,%.3e\n", ODE_NAMES[w], p->n, r.per_step, depth);
     }

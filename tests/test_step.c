@@ -274,6 +274,38 @@ static void test_cone_sphere_slip_end(void **unused)
  * a = g (sin(theta) - mu cos(theta)). The cone step's relaxation lifts the sliding block by
  * mu |v_T| h (docs/theory.md), so friction acts in most but not all steps: its speed after 1 s is
  * within 1 % of a t, and the lift equals mu v h within 5 %. */
+/* The cone step's modes: its complementarity is the dual cone's, u_n >= mu |u_T| against p_n,
+ * so a ball sliding fast on the table (u_n = mu |u_T| while the friction acts) is SLIP (STICK once
+ * it rolls, after 2 v / (7 mu g) = 0.58 s) in every step that carries a normal force and FREE
+ * only in the steps that carry none (the relaxation's lift leaves it in the air for some). Before, the rows were judged FREE by u_n alone, which
+ * mu |u_T| exceeds above about 0.7 m/s here: a sliding row with force reported FREE. */
+static void test_cone_modes(void **unused)
+{
+    (void)unused;
+    const double mass = 0.2, h = 0.01;
+    cdyn_model *m = scene_billiard(); /* r = 0.05, m = 0.2, mu = 0.2 */
+    cdyn_stepper *s = scene_stepper(m, CDYN_SCHEME_CONE_STEP, h);
+    cdyn_state *x = NULL;
+    assert_int_equal(cdyn_state_create(m, NULL, &x, NULL), CDYN_OK);
+    x->q[2] = 0.05;
+    x->v[0] = 4.0;
+    int slip = 0, free_steps = 0;
+    for (int i = 0; i < 80; i++) {
+        assert_int_equal(cdyn_step(s, NULL, x, NULL), CDYN_OK);
+        if (x->lambda[0] > 1e-3 * mass * G_ACC) {
+            assert_int_not_equal(x->mode[0], CDYN_MODE_FREE); /* SLIP, then STICK once rolling */
+            slip += x->mode[0] == CDYN_MODE_SLIP;
+        } else {
+            assert_int_equal(x->mode[0], CDYN_MODE_FREE);
+            free_steps++;
+        }
+    }
+    assert_true(slip > 10);
+    cdyn_stepper_free(s);
+    cdyn_state_free(x);
+    cdyn_model_free(m);
+}
+
 static void test_cone_incline(void **unused)
 {
     (void)unused;
@@ -855,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_cone_resting),
         cmocka_unit_test(test_cone_sphere_slip_end),
         cmocka_unit_test(test_cone_incline),
+        cmocka_unit_test(test_cone_modes),
         cmocka_unit_test(test_cone_stack),
         cmocka_unit_test(test_cone_energy),
         cmocka_unit_test(test_failed_step_untouched),

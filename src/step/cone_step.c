@@ -228,9 +228,10 @@ static cdyn_status cone_solve(cdyn_stepper *s, const cone_data *cd, double *imp,
 }
 
 /* Forces (impulse / h) per row and modes. With u = J v+ + (Psi_n / h, 0, 0): FREE when the
- * normal condition u_n exceeds what the row's own impulse contributes, W_nn p_n (the interior
- * point leaves p_n u_n small, not zero); else SLIP when the tangential velocity u_T exceeds
- * 1e-6 of the velocity scale max(1, |v+|_inf) (the interior point's accuracy), else STICK. */
+ * row's dual-cone condition u_n - mu |u_T| (zero while its friction acts, the relaxation's
+ * complementarity) exceeds what the row's own impulse contributes, W_nn p_n (the interior point
+ * leaves the products small, not zero); else SLIP when the tangential velocity u_T exceeds 1e-6
+ * of the velocity scale max(1, |v+|_inf) (the interior point's accuracy), else STICK. */
 static void cone_outputs(const cdyn_stepper *s, const cs_problem *p, const double *imp,
                          const double *u, double h, cdyn_state *x1)
 {
@@ -242,12 +243,11 @@ static void cone_outputs(const cdyn_stepper *s, const cs_problem *p, const doubl
         const int i = p->rows[c];
         for (int d = 0; d < nd; d++)
             x1->lambda[3 * i + d] = imp[c * nd + d] / h;
-        if (p->wdiag[c * nd] * imp[c * nd] <= u[c * nd])
+        const double ut = hypot(u[c * nd + 1], nd == 3 ? u[c * nd + 2] : 0.0);
+        if (p->wdiag[c * nd] * imp[c * nd] <= u[c * nd] - p->mu[c] * ut)
             x1->mode[i] = CDYN_MODE_FREE;
         else
-            x1->mode[i] = hypot(u[c * nd + 1], nd == 3 ? u[c * nd + 2] : 0.0) > 1e-6 * vscale
-                              ? CDYN_MODE_SLIP
-                              : CDYN_MODE_STICK;
+            x1->mode[i] = ut > 1e-6 * vscale ? CDYN_MODE_SLIP : CDYN_MODE_STICK;
     }
 }
 
