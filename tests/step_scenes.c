@@ -259,3 +259,48 @@ cdyn_model *scene_prismatic_ball(const double alpha[3], double m, double r, int 
     cdyn_builder_free(b);
     return mo;
 }
+
+/* Three spheres (r = 0.05, m = 0.2) dropped in a column, 0.07 m up and 0.12 m apart with 1 cm
+ * offsets in x, onto the plane: K = 1e4, C = 2, mu = 0.3, margin 5 mm (a stack whose active set
+ * changes as it lands and bounces). */
+cdyn_model *scene_dropped_stack(void)
+{
+    cdyn_builder_options bo;
+    cdyn_builder_defaults(&bo, 3);
+    bo.gravity[2] = -9.81;
+    cdyn_builder *b = NULL;
+    assert_int_equal(cdyn_builder_create(&bo, &b, NULL), CDYN_OK);
+    cdyn_geom_desc g;
+    cdyn_geom_desc_defaults(&g);
+    int prev;
+    assert_int_equal(cdyn_builder_add_geom(b, &g, &prev, NULL), CDYN_OK);
+    for (int i = 0; i < 3; i++) {
+        cdyn_body_desc d;
+        cdyn_body_desc_defaults(&d);
+        d.mass = 0.2;
+        d.inertia[0] = d.inertia[1] = d.inertia[2] = 0.4 * 0.2 * 0.05 * 0.05;
+        d.frame.pos[0] = 0.01 * i;
+        d.frame.pos[2] = 0.07 + 0.12 * i;
+        int body, gs;
+        assert_int_equal(cdyn_builder_add_body(b, &d, &body, NULL), CDYN_OK);
+        cdyn_geom_desc_defaults(&g);
+        g.body = body;
+        g.type = CDYN_GEOM_SPHERE;
+        g.size[0] = 0.05;
+        assert_int_equal(cdyn_builder_add_geom(b, &g, &gs, NULL), CDYN_OK);
+        cdyn_contact_pair_desc p;
+        cdyn_contact_pair_desc_defaults(&p);
+        p.geom_a = prev;
+        p.geom_b = gs;
+        p.mu = 0.3;
+        p.margin = 0.005;
+        p.stiffness[0] = p.stiffness[4] = p.stiffness[8] = 1e4;
+        p.damping[0] = p.damping[4] = p.damping[8] = 2;
+        assert_int_equal(cdyn_builder_add_contact_pair(b, &p, NULL, NULL), CDYN_OK);
+        prev = gs;
+    }
+    cdyn_model *m = NULL;
+    assert_int_equal(cdyn_builder_build(b, &m, NULL), CDYN_OK);
+    cdyn_builder_free(b);
+    return m;
+}

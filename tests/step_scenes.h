@@ -26,6 +26,8 @@ cdyn_model *scene_sphere_margin(double r, double m, double mu, double g, double 
 int scene_add_ball(cdyn_builder *b, double r, double m);
 /* Song-Kumar-Pang's billiard ball: r = 0.05, m = 0.2, mu = 0.2, g = 9.8. */
 cdyn_model *scene_billiard(void);
+/* Three spheres dropped in a column onto the plane (step_scenes.c). */
+cdyn_model *scene_dropped_stack(void);
 
 /* A cube of half-size 0.05 and mass 1 on the plane z = 0 (8 corner rows) under gravity tilted
  * by theta about y: a block on an incline of angle theta in the plane's frame. */
