@@ -7,6 +7,7 @@
  * inverse dynamics at (q0, v0), d(Gamma v)/dq at v+). Dense: the rigid schemes' derivatives are
  * meant for the small scenes a planner steps. */
 #include "step/rigid_derivs.h"
+#include "step/rigid_param_derivs.h"
 
 #include "core/memory.h"
 #include "core/report.h"
@@ -21,18 +22,6 @@ static int row_size(const rigid_last *L, const rigid_row *rr, int c)
     for (int g = 0; g < 2 && rr[c].kind == RD_PYR_SLIP; g++)
         n += (rr[c].slide >> g & 1) ? rr[c].gnb[g] + 1 : 0;
     return n;
-}
-
-int rigid_velocity_row(const rigid_last *L, const rigid_row *rc, int d)
-{
-    if (rc->kind == RD_STICK)
-        return 1;
-    if (rc->kind == RD_FREE)
-        return 0;
-    if (d == 0)
-        return 1;
-    /* a pyramid's sticking group: its axes (diamond: both; box: axis d in group d - 1) */
-    return rc->kind == RD_PYR_SLIP && !(rc->slide >> (L->ngroup == 2 ? d - 1 : 0) & 1);
 }
 
 /* Row c's friction law P_T + mu P_n u_T / |u_T| = 0 (rows e + 1 .. e + nd - 1, their P_T

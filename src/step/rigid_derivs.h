@@ -7,27 +7,8 @@
 #define CDYN_STEP_RIGID_DERIVS_H
 
 #include "cdyn/deriv.h"
+#include "step/rigid_rows.h"
 #include "step/step_internal.h"
-
-/* A contact row's equations at the step's solution (P: its impulse, u = Gamma v+ + (Psi_n/h,
- * 0, 0): its velocity, both nd values per row). */
-typedef enum rigid_kind {
-    RD_FREE = 0,   /* P = 0 */
-    RD_STICK = 1,  /* u = 0 */
-    RD_SMOOTH = 2, /* u_n = 0, P_T = 0 (held, no friction) */
-    RD_PYR_SLIP = 3, /* u_n = 0; per sliding group g: P_g = sum_S beta_k d_k, sum_S beta_k =
-                        mu P_n, d_k . u_T + sigma_g = 0 (k in S_g, the final basis); a
-                        sticking group's axes: u_d = 0 (P_g: P_T, or the box's axis) */
-    RD_COULOMB_SLIP = 4, /* u_n = 0, P_T = -mu P_n u_T / |u_T|: the exact cone's sliding */
-    RD_CONE_SLIP = 5     /* u_n = mu |u_T|, P_T = -mu P_n u_T / |u_T|: the cone step's */
-} rigid_kind;
-
-typedef struct rigid_row {
-    int kind;       /* rigid_kind */
-    int slide;      /* RD_PYR_SLIP: bit g set for the sliding groups */
-    int gnb[2];     /* RD_PYR_SLIP: |S_g| (0 for a sticking group) */
-    const int *dir; /* RD_PYR_SLIP: the directions of S_0, then of S_1 */
-} rigid_row;
 
 
 /* Keep the successful step x0 -> x1 (q, v) with forces tau (NULL: zeros) in s->rlast (copies
@@ -50,25 +31,7 @@ cdyn_status rigid_jacobians(cdyn_stepper *s, const rigid_last *L, const rigid_ro
                             const int *lheld, double *A, double *B, int np,
                             const cdyn_param *params, double *P, cdyn_report *r);
 
-/* Whether equation yo[c] + d of row c (mode rc) is its velocity u_d = 0 (else P_d = 0 or a
- * friction law). rigid_derivs.c. */
-int rigid_velocity_row(const rigid_last *L, const rigid_row *rc, int d);
 
-/* The step's equations E differentiated in the np model parameters at fixed (q0, v0, tau) and
- * solution: dE/dp into Jp (ny x np, the unknowns' order of rigid_jacobians: yo[c] the first
- * equation of row c). Needs the data evaluated at (q0, v+) with contacts; lam: the impulses / h
- * (3 n_c), rowsel: the problem's rows (n_c flags). CDYN_ENOTSUP for a size a row's pair does
- * not take, or mu at a frictionless row's switch; CDYN_ENOMEM. rigid_param_derivs.c. */
-cdyn_status rigid_param_rhs(cdyn_stepper *s, const rigid_last *L, const rigid_row *rr,
-                            const int *yo, int ny, const double *lam, const int *rowsel, int np,
-                            const cdyn_param *params, double *Jp, cdyn_report *r);
-
-/* The data's matrices dense: its own when it keeps them (dense data), else arena copies of
- * the CSC forms (the cone and Coulomb steps' data is sparse). rigid_derivs_data.c. */
-typedef struct rmats {
-    const double *M, *idq, *idv; /* n_v x n_v (idq, idv: when asked) */
-    const double *G[3];          /* Gamma_d, n_c x n_v (O: NULL in planar models) */
-} rmats;
 
 /* m from the data's last evaluation (id: also the inverse dynamics' derivatives). 0, or 1
  * (memory). */

@@ -15,6 +15,7 @@
  * dE/dmu (its dE/dy at mu = 0 is the frictionless row's); at zero slip speed (within tol) it
  * sticks with P_T = 0 for mu > 0: a zero column. The pyramid's most opposed direction must be
  * unique (and in the box bound both axes must slide), else CDYN_ENOTSUP. */
+#include "step/rigid_param_derivs.h"
 #include "step/rigid_derivs.h"
 
 #include "core/memory.h"

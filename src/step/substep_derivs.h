@@ -17,7 +17,7 @@ typedef struct substep_record {
     int lost;       /* a copy could not be allocated: this step has no derivative */
 } substep_record;
 
-/* Start a record for the step under way with forces tau (NULL: zeros). */
+/* substep_record.c. Start a record for the step under way with forces tau (NULL: zeros). */
 void substeps_begin(cdyn_stepper *s, const double *tau);
 /* Append the successful substep from x of length h 2^-k. */
 void substeps_keep(cdyn_stepper *s, const cdyn_state *x, int k);
@@ -29,7 +29,7 @@ typedef cdyn_status (*scheme_derivs_fn)(cdyn_stepper *s, cdyn_deriv_side side, d
                                         double *B, int np, const cdyn_param *params, double *P,
                                         cdyn_step_deriv_report *rep);
 
-/* The derivative of the last step, taken in s->last_substeps > 1 substeps: each substep re-solved
+/* substep_derivs.c. The derivative of the last step, taken in s->last_substeps > 1 substeps: each substep re-solved
  * from its recorded start (the same problem, so the same solution where it is unique),
  * differentiated by `one`, and the Jacobians chained: A = A_n ... A_1, B = sum A_n .. A_{i+1}
  * B_i, P likewise. The report's margins are the smallest over the substeps. A, B, P as the
